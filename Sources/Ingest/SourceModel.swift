@@ -1,0 +1,106 @@
+import StationModel
+
+// What each reader produces: one source's view of the network, keyed by that
+// source's own external keys. Merging (earlier source wins field by field),
+// the ID registry and the fixes turn these into a RailNetwork.
+//
+// Optional fields are ones a source may not know (N02 has no prefecture or
+// reading); a later source fills them in.
+
+public enum SourceKind: String, Codable, Sendable, CaseIterable {
+    case native      // our master CSV folder (operators/lines/stations/stations_lines.csv)
+    case ekidata     // ekidata.jp CSV folder (company/line/station/join.csv)
+    case n02         // N02 railway JPGIS GML file
+}
+
+public struct SourceOperator: Hashable, Sendable {
+    /// Unique within the source: "o:12" (native), "ekidata:company:12", "n02:operator:<name>".
+    public var key: String
+    /// Our o_id when the source defines it (native), else nil and the registry assigns one.
+    public var fixedID: Int?
+    public var name: String
+    public var type: Int?
+    public var enabled: Bool?
+    public var origin: SourceLocation
+
+    public init(key: String, fixedID: Int? = nil, name: String, type: Int?, enabled: Bool?, origin: SourceLocation) {
+        self.key = key; self.fixedID = fixedID; self.name = name; self.type = type; self.enabled = enabled; self.origin = origin
+    }
+}
+
+public struct SourceLine: Hashable, Sendable {
+    /// "l:11302" (native), "ekidata:line:11302", "n02:line:<operator>:<line name>".
+    public var key: String
+    public var fixedID: Int?
+    public var name: String
+    public var operatorKey: String
+    public var enabled: Bool?
+    public var type: Int?          // l_type; 1 Shinkansen
+    public var origin: SourceLocation
+
+    public init(key: String, fixedID: Int? = nil, name: String, operatorKey: String, enabled: Bool?, type: Int?, origin: SourceLocation) {
+        self.key = key; self.fixedID = fixedID; self.name = name; self.operatorKey = operatorKey; self.enabled = enabled; self.type = type; self.origin = origin
+    }
+}
+
+public struct SourceStation: Hashable, Sendable {
+    /// "s:1130101" (native), "ekidata:station:<company_cd>:<station_g_cd>[:shinkansen]", "n02:station:...".
+    public var key: String
+    /// Keys shared between sources that name the same station: "code:<station_cd>"
+    /// for every ekidata station_cd / N02 stationCode the station groups.
+    public var matchKeys: [String]
+    public var fixedID: Int?
+    public var name: String
+    public var yomi: String?
+    public var wiki: String?
+    public var pref: Int?
+    public var address: String?
+    public var lat: Int            // micro-degrees
+    public var lng: Int
+    public var operatorKey: String
+    public var enabled: Bool?
+    public var origin: SourceLocation
+
+    public init(key: String, matchKeys: [String] = [], fixedID: Int? = nil, name: String, yomi: String?, wiki: String?, pref: Int?,
+                address: String?, lat: Int, lng: Int, operatorKey: String, enabled: Bool?, origin: SourceLocation) {
+        self.key = key; self.matchKeys = matchKeys; self.fixedID = fixedID; self.name = name; self.yomi = yomi; self.wiki = wiki
+        self.pref = pref; self.address = address; self.lat = lat; self.lng = lng; self.operatorKey = operatorKey
+        self.enabled = enabled; self.origin = origin
+    }
+}
+
+public struct SourceStationLine: Hashable, Sendable {
+    public var lineKey: String
+    public var stationKey: String
+    public var sort: Int
+    public var origin: SourceLocation
+
+    public init(lineKey: String, stationKey: String, sort: Int, origin: SourceLocation) {
+        self.lineKey = lineKey; self.stationKey = stationKey; self.sort = sort; self.origin = origin
+    }
+}
+
+/// One source, validated on its own (types, ranges, references within it).
+/// Arrays are sorted by key so that a re-ordered input file gives the same value.
+public struct SourceNetwork: Sendable {
+    public var kind: SourceKind
+    /// How the source is named in messages and reports, e.g. "raw/ekidata".
+    public var label: String
+    public var operators: [SourceOperator]
+    public var lines: [SourceLine]
+    public var stations: [SourceStation]
+    public var stationLines: [SourceStationLine]
+
+    public init(kind: SourceKind, label: String, operators: [SourceOperator] = [], lines: [SourceLine] = [],
+                stations: [SourceStation] = [], stationLines: [SourceStationLine] = []) {
+        self.kind = kind; self.label = label; self.operators = operators; self.lines = lines
+        self.stations = stations; self.stationLines = stationLines
+    }
+
+    public mutating func sortByKey() {
+        operators.sort { $0.key < $1.key }
+        lines.sort { $0.key < $1.key }
+        stations.sort { $0.key < $1.key }
+        stationLines.sort { ($0.lineKey, $0.sort, $0.stationKey) < ($1.lineKey, $1.sort, $1.stationKey) }
+    }
+}

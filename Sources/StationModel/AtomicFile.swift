@@ -1,0 +1,58 @@
+import Foundation
+
+// Never lose data: every output is written beside its final name, flushed to
+// disk and renamed over it, so a reader sees the old file or the new one, whole.
+
+public enum AtomicFile {
+    /// A temporary path in the same folder as `path` (so rename stays on one file system).
+    public static func temporaryPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())").path
+    }
+
+    public static func write(_ data: Data, to path: String) throws {
+        let tmp = temporaryPath(for: path)
+        try createParent(of: path)
+        guard FileManager.default.createFile(atPath: tmp, contents: data) else {
+            throw EnvironmentError("cannot write \(tmp)")
+        }
+        try commit(temporary: tmp, to: path)
+    }
+
+    public static func write(_ text: String, to path: String) throws {
+        try write(Data(text.utf8), to: path)
+    }
+
+    /// fsyncs `temporary`, renames it to `path` and fsyncs the folder.
+    public static func commit(temporary: String, to path: String) throws {
+        try fsync(path: temporary)
+        if rename(temporary, path) != 0 {
+            let err = String(cString: strerror(errno))
+            unlink(temporary)
+            throw EnvironmentError("cannot rename \(temporary) to \(path): \(err)")
+        }
+        try fsync(path: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+
+    public static func fsync(path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw EnvironmentError("cannot open \(path) to flush it: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if Foundation.fsync(fd) != 0, errno != EINVAL {
+            throw EnvironmentError("cannot flush \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public static func createParent(of path: String) throws {
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try createDirectory(dir)
+    }
+
+    public static func createDirectory(_ dir: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            throw EnvironmentError("cannot create folder \(dir): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+
+// RFC 4180 CSV, read from bytes in one pass: quoted fields with commas, quotes
+// and newlines, LF or CRLF, an optional UTF-8 BOM, a missing final newline.
+// Every record remembers the line it starts on, for error messages.
+
+public struct CSVRecord: Sendable {
+    public var line: Int
+    public var fields: [String]
+}
+
+public struct CSVTable: Sendable {
+    public var file: String
+    public var header: [String]
+    public var records: [CSVRecord]
+
+    private var index: [String: Int] = [:]
+
+    public init(file: String, header: [String], records: [CSVRecord]) {
+        self.file = file; self.header = header; self.records = records
+        for (i, name) in header.enumerated() where index[name] == nil { index[name] = i }
+    }
+
+    public func column(_ name: String) -> Int? { index[name] }
+
+    /// Checks that the header names every required column.
+    public func require(_ columns: [String]) throws {
+        let missing = columns.filter { index[$0] == nil }
+        if !missing.isEmpty {
+            throw InputError(SourceLocation(file: file, line: 1, field: missing.joined(separator: ", ")),
+                             "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(header.joined(separator: ", "))")
+        }
+    }
+
+    /// Typed access to one record, collecting problems rather than stopping.
+    public func rows() -> [CSVRow] { records.map { CSVRow(table: self, record: $0) } }
+}
+
+public struct CSVRow {
+    public let table: CSVTable
+    public let record: CSVRecord
+
+    public var line: Int { record.line }
+
+    public func location(_ column: String) -> SourceLocation {
+        SourceLocation(file: table.file, line: record.line, field: column)
+    }
+
+    public func has(_ column: String) -> Bool { table.column(column) != nil }
+
+    public func string(_ column: String) -> String {
+        guard let i = table.column(column), i < record.fields.count else { return "" }
+        return record.fields[i]
+    }
+
+    /// A required integer; records a diagnostic and returns nil when absent or malformed.
+    public func int(_ column: String, _ problems: inout DiagnosticCollector, range: ClosedRange<Int>? = nil) -> Int? {
+        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        guard let v = Int(raw) else {
+            problems.add(location(column), raw.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(raw)'")
+            return nil
+        }
+        if let range, !range.contains(v) {
+            problems.add(location(column), "expected \(range.lowerBound)..\(range.upperBound), found \(v)")
+            return nil
+        }
+        return v
+    }
+
+    /// An optional integer: empty gives nil without a problem.
+    public func optionalInt(_ column: String, _ problems: inout DiagnosticCollector) -> Int? {
+        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        if raw.isEmpty { return nil }
+        guard let v = Int(raw) else {
+            problems.add(location(column), "expected an integer or nothing, found '\(raw)'")
+            return nil
+        }
+        return v
+    }
+
+    /// 0/1 (or true/false); empty gives the default.
+    public func bool(_ column: String, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool {
+        switch string(column).trimmingCharacters(in: .whitespaces).lowercased() {
+        case "": return def
+        case "1", "true": return true
+        case "0", "false": return false
+        case let raw:
+            problems.add(location(column), "expected 0 or 1, found '\(raw)'")
+            return def
+        }
+    }
+
+    /// Decimal degrees to micro-degrees.
+    public func microDegrees(_ column: String, _ problems: inout DiagnosticCollector) -> Int? {
+        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        guard let v = MicroDegrees.parse(raw) else {
+            problems.add(location(column), raw.isEmpty ? "expected decimal degrees, found nothing" : "expected decimal degrees, found '\(raw)'")
+            return nil
+        }
+        return v
+    }
+}
+
+public enum CSVReader {
+    public static func read(path: String, displayName: String? = nil) throws -> CSVTable {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EnvironmentError("cannot read \(path)")
+        }
+        return try parse(data, file: displayName ?? path)
+    }
+
+    public static func parse(_ data: Data, file: String) throws -> CSVTable {
+        try data.withUnsafeBytes { raw in
+            try parse(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count), file: file)
+        }
+    }
+
+    public static func parse(_ text: String, file: String) throws -> CSVTable {
+        try parse(Data(text.utf8), file: file)
+    }
+
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> CSVTable {
+        let quote: UInt8 = 0x22, comma: UInt8 = 0x2C, lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
+        let n = bytes.count
+        var i = 0
+        if n >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+
+        var problems = DiagnosticCollector(limit: 50)
+        var records: [CSVRecord] = []
+        var fields: [String] = []
+        var line = 1
+        var recordLine = 1
+        var field: [UInt8] = []
+        field.reserveCapacity(64)
+
+        func makeString(_ buf: UnsafeBufferPointer<UInt8>, column: Int) -> String {
+            if let s = String(validating: buf, as: UTF8.self) { return s }
+            problems.add(SourceLocation(file: file, line: line, field: "column \(column + 1)"), "invalid UTF-8 (the file must be UTF-8)")
+            return String(decoding: buf, as: UTF8.self)
+        }
+
+        guard let base = bytes.baseAddress, n > i else {
+            return CSVTable(file: file, header: [], records: [])
+        }
+        var atRecordStart = true
+        while i <= n {
+            if atRecordStart { recordLine = line; atRecordStart = false }
+            // One field.
+            if i < n, bytes[i] == quote {
+                let openLine = line
+                i += 1
+                field.removeAll(keepingCapacity: true)
+                var closed = false
+                while i < n {
+                    let b = bytes[i]
+                    if b == quote {
+                        if i + 1 < n, bytes[i + 1] == quote { field.append(quote); i += 2; continue }
+                        i += 1; closed = true; break
+                    }
+                    if b == lf { line += 1 }
+                    field.append(b); i += 1
+                }
+                if !closed {
+                    problems.add(SourceLocation(file: file, line: openLine, field: "column \(fields.count + 1)"),
+                                 "unterminated quoted field (a \" opened here is never closed)")
+                    try problems.check()
+                }
+                fields.append(field.withUnsafeBufferPointer { makeString($0, column: fields.count) })
+                if i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr {
+                    problems.add(SourceLocation(file: file, line: line, field: "column \(fields.count)"),
+                                 "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
+                    while i < n, bytes[i] != comma, bytes[i] != lf { i += 1 }
+                }
+            } else {
+                let start = i
+                while i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr { i += 1 }
+                fields.append(makeString(UnsafeBufferPointer(start: base + start, count: i - start), column: fields.count))
+            }
+            // What ends it.
+            if i < n, bytes[i] == comma { i += 1; continue }
+            if i < n, bytes[i] == cr { i += 1 }
+            if i < n, bytes[i] == lf { i += 1 }
+            line += 1
+            // A blank line (one empty field) is not a record.
+            if !(fields.count == 1 && fields[0].isEmpty) {
+                records.append(CSVRecord(line: recordLine, fields: fields))
+            }
+            fields.removeAll(keepingCapacity: true)
+            atRecordStart = true
+            if i >= n { break }
+        }
+        guard !records.isEmpty else {
+            try problems.check()
+            return CSVTable(file: file, header: [], records: [])
+        }
+        let header = records.removeFirst().fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        for r in records where r.fields.count != header.count {
+            problems.add(SourceLocation(file: file, line: r.line),
+                         "expected \(header.count) fields as in the header, found \(r.fields.count)")
+        }
+        try problems.check()
+        return CSVTable(file: file, header: header, records: records)
+    }
+}
+
+public enum CSVWriter {
+    /// One field, quoted only when it must be.
+    public static func field(_ s: String) -> String {
+        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) || s.hasPrefix(" ") || s.hasSuffix(" ") {
+            return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
+        }
+        return s
+    }
+
+    public static func line(_ fields: [String]) -> String {
+        fields.map(field).joined(separator: ",") + "\n"
+    }
+}

@@ -1,0 +1,99 @@
+// Errors carry where the problem is (file, line, field) and what was expected,
+// and map to the command's exit status.
+
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var field: String?   // column name, XML element, or "column N"
+
+    public init(file: String, line: Int? = nil, field: String? = nil) {
+        self.file = file; self.line = line; self.field = field
+    }
+
+    public var description: String {
+        var s = file
+        if let line { s += ":\(line)" }
+        if let field { s += ": \(field)" }
+        return s
+    }
+}
+
+public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
+    public var location: SourceLocation
+    public var message: String
+
+    public init(_ location: SourceLocation, _ message: String) {
+        self.location = location; self.message = message
+    }
+
+    public var description: String { "\(location): \(message)" }
+}
+
+/// Exit statuses shared by every subcommand.
+public enum ExitStatus: Int32, Sendable {
+    case success = 0
+    case differences = 1
+    case badInput = 2
+    case environment = 3
+    case guardRefused = 4
+}
+
+/// Bad input (exit 2): every problem found, up to a limit, not just the first.
+public struct InputError: Error, CustomStringConvertible, Sendable {
+    public var diagnostics: [Diagnostic]
+    public var truncated: Bool
+
+    public init(_ diagnostics: [Diagnostic], truncated: Bool = false) {
+        self.diagnostics = diagnostics; self.truncated = truncated
+    }
+
+    public init(_ location: SourceLocation, _ message: String) {
+        self.init([Diagnostic(location, message)])
+    }
+
+    public var description: String {
+        var lines = diagnostics.map { "error: \($0)" }
+        if truncated { lines.append("error: too many problems; stopped after \(diagnostics.count)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// I/O or environment failure (exit 3): a file that cannot be read or written, a network error.
+public struct EnvironmentError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { "error: \(message)" }
+}
+
+/// A guard refused to publish (exit 4).
+public struct GuardRefusal: Error, CustomStringConvertible, Sendable {
+    public var reasons: [String]
+    public init(_ reasons: [String]) { self.reasons = reasons }
+    public var description: String { reasons.map { "refused: \($0)" }.joined(separator: "\n") }
+}
+
+/// Collects problems across a whole run, so a maintainer sees them all at once.
+public struct DiagnosticCollector: Sendable {
+    public private(set) var diagnostics: [Diagnostic] = []
+    public private(set) var truncated = false
+    public let limit: Int
+
+    public init(limit: Int = 100) { self.limit = limit }
+
+    public var isEmpty: Bool { diagnostics.isEmpty && !truncated }
+    public var isFull: Bool { truncated }
+
+    public mutating func add(_ location: SourceLocation, _ message: String) {
+        if diagnostics.count < limit { diagnostics.append(Diagnostic(location, message)) } else { truncated = true }
+    }
+
+    public mutating func add(_ error: InputError) {
+        for d in error.diagnostics { add(d.location, d.message) }
+        if error.truncated { truncated = true }
+    }
+
+    /// Throws the collected problems, if any.
+    public func check() throws {
+        if !isEmpty { throw InputError(diagnostics, truncated: truncated) }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+// The staging file is where Ingest hands over to Priority and BuildDB: an
+// SQLite file with the bundle's tables (no weights yet) and a meta table of
+// source digests. It is written to a temporary name and renamed.
+
+public struct Staging: Sendable {
+    public var network: RailNetwork
+    /// Key-ordered facts about the run that made it, e.g. "source:raw/ekidata/station.csv" -> sha256.
+    public var meta: [String: String]
+
+    public init(network: RailNetwork, meta: [String: String] = [:]) {
+        self.network = network; self.meta = meta
+    }
+}
+
+public enum StagingFile {
+    public static let defaultName = "staging.sqlite"
+
+    static let schema = [
+        "PRAGMA page_size = 4096",
+        "CREATE TABLE operators (o_id INTEGER PRIMARY KEY NOT NULL, operator TEXT NOT NULL, type INTEGER NOT NULL, enabled INTEGER NOT NULL)",
+        "CREATE TABLE lines (l_id INTEGER PRIMARY KEY NOT NULL, line TEXT NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL, l_type INTEGER)",
+        "CREATE TABLE stations (s_id INTEGER PRIMARY KEY NOT NULL, station TEXT NOT NULL, yomi TEXT NOT NULL, wiki TEXT NOT NULL, pref INTEGER NOT NULL, address TEXT NOT NULL, lat INTEGER NOT NULL, lng INTEGER NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL)",
+        "CREATE TABLE stations_lines (l_id INTEGER NOT NULL, s_id INTEGER NOT NULL, s_sort INTEGER NOT NULL, PRIMARY KEY (l_id, s_id)) WITHOUT ROWID",
+        "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
+    ]
+
+    public static func write(_ staging: Staging, to path: String) throws {
+        var network = staging.network
+        network.sortByKey()
+        try AtomicFile.createParent(of: path)
+        let tmp = AtomicFile.temporaryPath(for: path)
+        unlink(tmp)
+        do {
+            let db = try SQLiteDatabase(path: tmp, mode: .create)
+            try db.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            for s in schema { try db.execute(s) }
+            try db.transaction {
+                let op = try db.prepare("INSERT INTO operators VALUES (?,?,?,?)")
+                for o in network.operators {
+                    try op.run([.integer(Int64(o.id)), .text(o.name), .integer(Int64(o.type)), .integer(o.enabled ? 1 : 0)])
+                }
+                let li = try db.prepare("INSERT INTO lines VALUES (?,?,?,?,?)")
+                for l in network.lines {
+                    try li.run([.integer(Int64(l.id)), .text(l.name), .integer(Int64(l.operatorID)), .integer(l.enabled ? 1 : 0),
+                                l.type.map { .integer(Int64($0)) } ?? .null])
+                }
+                let st = try db.prepare("INSERT INTO stations VALUES (?,?,?,?,?,?,?,?,?,?)")
+                for s in network.stations {
+                    try st.run([.integer(Int64(s.id)), .text(s.name), .text(s.yomi), .text(s.wiki), .integer(Int64(s.pref)),
+                                .text(s.address), .integer(Int64(s.lat)), .integer(Int64(s.lng)), .integer(Int64(s.operatorID)),
+                                .integer(s.enabled ? 1 : 0)])
+                }
+                let sl = try db.prepare("INSERT INTO stations_lines VALUES (?,?,?)")
+                for x in network.stationLines {
+                    try sl.run([.integer(Int64(x.lineID)), .integer(Int64(x.stationID)), .integer(Int64(x.sort))])
+                }
+                let me = try db.prepare("INSERT INTO meta VALUES (?,?)")
+                for key in staging.meta.keys.sorted() { try me.run([.text(key), .text(staging.meta[key]!)]) }
+            }
+            db.close()
+            try AtomicFile.commit(temporary: tmp, to: path)
+        } catch let e as SQLiteError {
+            unlink(tmp)
+            throw EnvironmentError("cannot write the staging file \(path): \(e)")
+        } catch {
+            unlink(tmp)
+            throw error
+        }
+    }
+
+    public static func read(from path: String) throws -> Staging {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first")
+        }
+        do {
+            let db = try SQLiteDatabase(path: path, mode: .readOnly)
+            var n = RailNetwork()
+            let o = try db.prepare("SELECT o_id, operator, type, enabled FROM operators ORDER BY o_id")
+            while try o.step() { n.operators.append(Operator(id: o.int(0), name: o.text(1), type: o.int(2), enabled: o.int(3) != 0)) }
+            let l = try db.prepare("SELECT l_id, line, o_id, enabled, l_type FROM lines ORDER BY l_id")
+            while try l.step() { n.lines.append(Line(id: l.int(0), name: l.text(1), operatorID: l.int(2), enabled: l.int(3) != 0, type: l.optionalInt(4))) }
+            let s = try db.prepare("SELECT s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled FROM stations ORDER BY s_id")
+            while try s.step() {
+                n.stations.append(Station(id: s.int(0), name: s.text(1), yomi: s.text(2), wiki: s.text(3), pref: s.int(4), address: s.text(5),
+                                          lat: s.int(6), lng: s.int(7), operatorID: s.int(8), enabled: s.int(9) != 0))
+            }
+            let x = try db.prepare("SELECT l_id, s_id, s_sort FROM stations_lines ORDER BY l_id, s_sort, s_id")
+            while try x.step() { n.stationLines.append(StationLine(lineID: x.int(0), stationID: x.int(1), sort: x.int(2))) }
+            var meta: [String: String] = [:]
+            let m = try db.prepare("SELECT key, value FROM meta")
+            while try m.step() { meta[m.text(0)] = m.text(1) }
+            return Staging(network: n, meta: meta)
+        } catch let e as SQLiteError {
+            throw EnvironmentError("cannot read the staging file \(path): \(e)")
+        }
+    }
+}
+
+/// Every station's final weight (1...13), as Priority writes it for BuildDB:
+/// a CSV `s_id,weight`, sorted by s_id.
+public enum StationWeightsFile {
+    public static let defaultName = "weights.csv"
+
+    public static func write(_ weights: [Int: Int], to path: String) throws {
+        var out = "s_id,weight\n"
+        out.reserveCapacity(weights.count * 12)
+        for id in weights.keys.sorted() { out += "\(id),\(weights[id]!)\n" }
+        try AtomicFile.write(out, to: path)
+    }
+
+    public static func read(from path: String) throws -> [Int: Int] {
+        let table = try CSVReader.read(path: path)
+        try table.require(["s_id", "weight"])
+        var problems = DiagnosticCollector()
+        var weights: [Int: Int] = [:]
+        for row in table.rows() {
+            if let id = row.int("s_id", &problems), let w = row.int("weight", &problems, range: 1...13) { weights[id] = w }
+        }
+        try problems.check()
+        return weights
+    }
+}

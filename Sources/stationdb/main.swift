@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import StationModel
+
+struct StationDB: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stationdb",
+        abstract: "Build Japan's station bundle for the station-tracking map apps.",
+        discussion: """
+        The nightly pipeline is ingest -> priority -> build; `make` runs it with the
+        right files. Each stage is also a subcommand:
+
+          stationdb ingest --raw raw --out build/staging.sqlite
+          stationdb priority --staging build/staging.sqlite --hand raw/weights.csv --out build/weights.csv
+          stationdb build --staging build/staging.sqlite --weights build/weights.csv --dist dist
+          stationdb diff dist/3 dist/4
+          stationdb verify dist
+
+        Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
+        3 I/O or environment failure, 4 a guard refused to publish.
+        """,
+        subcommands: [IngestCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
+                      VerifyCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
+    )
+}
+
+/// Runs the command and maps every failure to the exit statuses of the guide.
+func runMain() -> Never {
+    do {
+        var command = try StationDB.parseAsRoot()
+        try command.run()
+        exit(ExitStatus.success.rawValue)
+    } catch let e as InputError {
+        FileHandle.standardError.write(Data((e.description + "\n").utf8))
+        exit(ExitStatus.badInput.rawValue)
+    } catch let e as EnvironmentError {
+        FileHandle.standardError.write(Data((e.description + "\n").utf8))
+        exit(ExitStatus.environment.rawValue)
+    } catch let e as SQLiteError {
+        FileHandle.standardError.write(Data(("error: \(e)\n").utf8))
+        exit(ExitStatus.environment.rawValue)
+    } catch let e as GuardRefusal {
+        FileHandle.standardError.write(Data((e.description + "\n").utf8))
+        exit(ExitStatus.guardRefused.rawValue)
+    } catch let e as CommandExit {
+        exit(e.status.rawValue)
+    } catch {
+        let code = StationDB.exitCode(for: error)
+        if code == .success {
+            StationDB.exit(withError: error) // --help and --version print and exit 0
+        }
+        if let exitCode = error as? ExitCode { exit(exitCode.rawValue) }
+        // Usage errors: ArgumentParser's message, but our exit status 2.
+        FileHandle.standardError.write(Data((StationDB.fullMessage(for: error) + "\n").utf8))
+        exit(ExitStatus.badInput.rawValue)
+    }
+}
+
+/// Thrown by a command that has already said what it had to and only needs a status (e.g. diff's 1).
+struct CommandExit: Error {
+    var status: ExitStatus
+}
+
+runMain()

@@ -1,0 +1,8 @@
+import XCTest
+@testable import BuildDB
+
+final class BuildDBSmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}

@@ -1,0 +1,8 @@
+import XCTest
+@testable import StationModel
+
+final class StationModelSmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}

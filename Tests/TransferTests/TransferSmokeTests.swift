@@ -1,0 +1,8 @@
+import XCTest
+@testable import Transfer
+
+final class TransferSmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}
