@@ -1,0 +1,82 @@
+# stationdb: `make` builds Japan's station bundle from raw/ into dist/;
+# `make test` runs the tests. Paths may be overridden from anywhere, e.g.
+#   make -f /path/to/stationdb/Makefile RAW=/data/raw DIST=/srv/dist
+ROOT  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+RAW   ?= $(ROOT)/raw
+BUILD ?= $(ROOT)/build
+DIST  ?= $(ROOT)/dist
+# Seed of the machine weights' random picks: changing it reshuffles the country.
+SEED  ?= 20240401
+# Empty: the next version after $(DIST)/latest.json (1 for an empty dist).
+VERSION ?=
+# Set to 1 to publish a change that the nightly guards refuse (see `stationdb diff --help`).
+FORCE_PUBLISH ?=
+
+SHELL := /bin/bash
+export PATH := $(PATH):/opt/swift/usr/bin
+
+BIN      := $(ROOT)/.build/release/stationdb
+SOURCES  := $(ROOT)/Package.swift $(shell find $(ROOT)/Sources -type f 2>/dev/null)
+# Every file of raw/ that ingest reads (hand weights and renumberings are read later).
+RAW_INPUTS := $(shell find $(RAW) -type f ! -name weights.csv ! -name renumbered.csv ! -name '.*' ! -name '*.etag' 2>/dev/null | LC_ALL=C sort)
+HAND_WEIGHTS := $(wildcard $(RAW)/weights.csv)
+RENUMBERED   := $(wildcard $(RAW)/renumbered.csv)
+STAGING  := $(BUILD)/staging.sqlite
+WEIGHTS  := $(BUILD)/weights.csv
+STAMP    := $(DIST)/.published
+CONFIG   := $(BUILD)/.config
+
+.PHONY: all setup priority test bench diff clean FORCE
+.DELETE_ON_ERROR:
+
+all: $(STAMP)
+	@if [ -f $(BUILD)/.ran ]; then rm -f $(BUILD)/.ran; \
+	else echo "stationdb: nothing changed; $(DIST) is up to date (version $$(sed -n 's/.*"version" *: *\([0-9]*\).*/\1/p' $(DIST)/latest.json | head -1))"; fi
+
+setup:
+	@$(ROOT)/scripts/setup
+
+$(BIN): $(SOURCES) | setup
+	cd $(ROOT) && swift build -c release --product stationdb
+	@touch $@
+
+# The paths and seed in force: rewritten only when they change, so that
+# switching RAW or SEED redoes exactly the stages they feed.
+$(CONFIG): FORCE
+	@mkdir -p $(BUILD)
+	@printf 'RAW=%s\nSEED=%s\n' "$(abspath $(RAW))" "$(SEED)" > $@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+$(STAGING): $(RAW_INPUTS) $(BIN) $(CONFIG)
+	$(BIN) ingest --raw $(RAW) --out $@
+
+$(WEIGHTS): $(STAGING) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
+	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS)) --seed $(SEED) --out $@
+
+$(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
+	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) \
+		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
+		$(if $(FORCE_PUBLISH),--force)
+	@touch $@ $(BUILD)/.ran
+
+# After a data fix or a change of hand weights: redo priorities and the bundle.
+priority: $(BIN) $(STAGING)
+	rm -f $(WEIGHTS)
+	$(MAKE) -f $(ROOT)/Makefile all
+
+test: setup
+	cd $(ROOT) && swift build --build-tests && swift test
+
+bench: setup
+	$(ROOT)/bench/run
+
+# make diff OLD=dist/3 NEW=dist   (each a .sqlite, a version folder or a dist folder)
+diff: $(BIN)
+	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...>"; exit 2; }
+	$(BIN) diff $(OLD) $(NEW)
+
+# Removes intermediate files only: published versions in dist/ are kept.
+clean:
+	rm -rf $(BUILD)
+
+FORCE:

@@ -1,0 +1,223 @@
+import Foundation
+import StationModel
+
+// The Ingest stage end to end: read every declared source, merge them in
+// precedence order, give every entity its stable ID from the registry,
+// re-publish vanished ones disabled, apply the maintainers' fixes, validate the
+// whole, and hand over a staging file. Nothing is written unless all of it
+// succeeds.
+
+public struct IngestReport: Sendable {
+    public var disagreements: [Disagreement] = []
+    public var warnings: [String] = []
+    public var newIDs: [Registry.Kind: Int] = [:]
+    public var vanished: [Registry.Kind: Int] = [:]
+    public var sources: [String] = []
+}
+
+public struct IngestOutcome: Sendable {
+    public var staging: Staging
+    public var registry: Registry
+    public var report: IngestReport
+}
+
+public struct IngestOptions: Sendable {
+    /// The raw folder.
+    public var rawFolder: String
+    /// How raw/ is named in messages (defaults to the path as given).
+    public var rawLabel: String
+    public var registryPath: String
+    public var fixesPath: String
+    public var problemLimit: Int
+
+    public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
+        self.rawFolder = rawFolder
+        self.rawLabel = rawLabel ?? rawFolder
+        self.registryPath = registryPath ?? (rawFolder as NSString).appendingPathComponent(Registry.fileName)
+        self.fixesPath = fixesPath ?? (rawFolder as NSString).appendingPathComponent(DataFixes.fileName)
+        self.problemLimit = problemLimit
+    }
+}
+
+public enum IngestPipeline {
+    /// Reads one declared source with its reader.
+    public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
+        let path = (options.rawFolder as NSString).appendingPathComponent(source.path)
+        let label = source.path == "." ? options.rawLabel : (options.rawLabel as NSString).appendingPathComponent(source.path)
+        switch source.kind {
+        case .native: return try NativeCSVReader.read(folder: path, label: label)
+        case .ekidata: return try EkidataReader.read(folder: path, label: label)
+        case .n02: return try N02Reader.read(path: path, label: label)
+        }
+    }
+
+    public static func run(_ options: IngestOptions) throws -> IngestOutcome {
+        let config = try SourcesConfig.load(rawFolder: options.rawFolder)
+        var problems = DiagnosticCollector(limit: options.problemLimit)
+        var sources: [SourceNetwork] = []
+        for declaration in config.sources {
+            do { sources.append(try read(declaration, options: options)) } catch let e as InputError { problems.add(e) }
+        }
+        let fixes: [DataFix]
+        do { fixes = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError {
+            problems.add(e); fixes = []
+        }
+        try problems.check()
+        let registry = try Registry.load(path: options.registryPath)
+
+        var meta: [String: String] = [:]
+        let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
+        for f in files where FileManager.default.fileExists(atPath: f) {
+            meta["source:" + label(options, f)] = try SHA256.hex(fileAt: f)
+        }
+        return try assemble(sources: sources, registry: registry, fixes: fixes, meta: meta, problemLimit: options.problemLimit)
+    }
+
+    /// Merges sources already read, assigns IDs against `registry`, applies
+    /// `fixes` and validates: everything of `run` but the file reading.
+    public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], meta: [String: String] = [:],
+                                problemLimit: Int = 100) throws -> IngestOutcome {
+        var problems = DiagnosticCollector(limit: problemLimit)
+        let merger = NetworkMerger()
+        for var s in sources { s.sortByKey(); merger.add(s) }
+
+        var report = IngestReport()
+        report.sources = sources.map(\.label)
+
+        // IDs.
+        var opAssigner = IDAssigner(registered: registry._operators.mapValues(\.keys), fixedIDs: merger.operators.compactMap(\.fixedID))
+        let operatorIDs = opAssigner.assign(merger.operators.map { ($0.keys, $0.fixedID) })
+        var lineAssigner = IDAssigner(registered: registry._lines.mapValues(\.keys), fixedIDs: merger.lines.compactMap(\.fixedID))
+        let lineIDs = lineAssigner.assign(merger.lines.map { ($0.keys, $0.fixedID) })
+        var stationAssigner = IDAssigner(registered: registry._stations.mapValues(\.keys), fixedIDs: merger.stations.compactMap(\.fixedID))
+        let stationIDs = stationAssigner.assign(merger.stations.map { ($0.keys, $0.fixedID) })
+        report.newIDs[.operator_] = operatorIDs.filter { registry._operators[$0] == nil }.count
+        report.newIDs[.line] = lineIDs.filter { registry._lines[$0] == nil }.count
+        report.newIDs[.station] = stationIDs.filter { registry._stations[$0] == nil }.count
+
+        // The network under our IDs; fields no source knew get their defaults.
+        var network = RailNetwork()
+        for (i, o) in merger.operators.enumerated() {
+            network.operators.append(Operator(id: operatorIDs[i], name: o.name, type: o.type ?? OperatorType.thirdSectorOrOther.rawValue, enabled: o.enabled ?? true))
+        }
+        for (i, l) in merger.lines.enumerated() {
+            network.lines.append(Line(id: lineIDs[i], name: l.name, operatorID: operatorIDs[l.operatorIndex], enabled: l.enabled ?? true, type: l.type))
+        }
+        let prefs = fillPrefectures(merger.stations)
+        for (i, s) in merger.stations.enumerated() {
+            guard let pref = prefs[i] else {
+                problems.add(s.origin, "no prefecture: the source has none and no other source has a station within reach; add one with a fix (set,stations,...,pref,N)")
+                continue
+            }
+            network.stations.append(Station(id: stationIDs[i], name: s.name, yomi: s.yomi ?? "", wiki: s.wiki ?? "", pref: pref,
+                                            address: s.address ?? "", lat: s.lat, lng: s.lng, operatorID: operatorIDs[s.operatorIndex],
+                                            enabled: s.enabled ?? true))
+        }
+        for x in merger.stationLines {
+            network.stationLines.append(StationLine(lineID: lineIDs[x.lineIndex], stationID: stationIDs[x.stationIndex], sort: x.sort))
+        }
+
+        // Vanished entities keep their IDs and are published disabled.
+        let liveOperators = Set(operatorIDs), liveLines = Set(lineIDs), liveStations = Set(stationIDs)
+        for id in registry._operators.keys.sorted() where !liveOperators.contains(id) {
+            var o = registry._operators[id]!.row; o.enabled = false; network.operators.append(o)
+        }
+        for id in registry._lines.keys.sorted() where !liveLines.contains(id) {
+            var l = registry._lines[id]!.row; l.enabled = false; network.lines.append(l)
+        }
+        for id in registry._stations.keys.sorted() where !liveStations.contains(id) {
+            var s = registry._stations[id]!.row; s.enabled = false; network.stations.append(s)
+        }
+        report.vanished[.operator_] = registry._operators.keys.filter { !liveOperators.contains($0) }.count
+        report.vanished[.line] = registry._lines.keys.filter { !liveLines.contains($0) }.count
+        report.vanished[.station] = registry._stations.keys.filter { !liveStations.contains($0) }.count
+
+        network.sortByKey()
+        do { try DataFixes.apply(fixes, to: &network) } catch let e as InputError { problems.add(e) }
+        validate(network, &problems)
+        try problems.check()
+
+        report.disagreements = merger.disagreements.map { (idx, d) in var d = d; d.stationID = stationIDs[idx]; return d }
+            .sorted { ($0.stationID, $0.kind.rawValue, $0.other) < ($1.stationID, $1.kind.rawValue, $1.other) }
+
+        // The registry after this run: every key we saw, the rows as published.
+        var next = Registry()
+        func keys(old: [String]?, current: [String], claimedElsewhere: (String) -> Bool) -> [String] {
+            Array(Set(current + (old ?? []).filter { !claimedElsewhere($0) })).sorted()
+        }
+        let opKeyOwner = Dictionary(merger.operators.enumerated().flatMap { (i, o) in o.keys.map { ($0, operatorIDs[i]) } }, uniquingKeysWith: { a, _ in a })
+        let lineKeyOwner = Dictionary(merger.lines.enumerated().flatMap { (i, l) in l.keys.map { ($0, lineIDs[i]) } }, uniquingKeysWith: { a, _ in a })
+        let stationKeyOwner = Dictionary(merger.stations.enumerated().flatMap { (i, s) in s.keys.map { ($0, stationIDs[i]) } }, uniquingKeysWith: { a, _ in a })
+        let mergedOpKeys = Dictionary(uniqueKeysWithValues: merger.operators.enumerated().map { (operatorIDs[$0.offset], $0.element.keys) })
+        let mergedLineKeys = Dictionary(uniqueKeysWithValues: merger.lines.enumerated().map { (lineIDs[$0.offset], $0.element.keys) })
+        let mergedStationKeys = Dictionary(uniqueKeysWithValues: merger.stations.enumerated().map { (stationIDs[$0.offset], $0.element.keys) })
+        for o in network.operators {
+            next._operators[o.id] = (keys(old: registry._operators[o.id]?.keys, current: mergedOpKeys[o.id] ?? []) { opKeyOwner[$0].map { $0 != o.id } ?? false }, o)
+        }
+        for l in network.lines {
+            next._lines[l.id] = (keys(old: registry._lines[l.id]?.keys, current: mergedLineKeys[l.id] ?? []) { lineKeyOwner[$0].map { $0 != l.id } ?? false }, l)
+        }
+        for s in network.stations {
+            next._stations[s.id] = (keys(old: registry._stations[s.id]?.keys, current: mergedStationKeys[s.id] ?? []) { stationKeyOwner[$0].map { $0 != s.id } ?? false }, s)
+        }
+
+        return IngestOutcome(staging: Staging(network: network, meta: meta), registry: next, report: report)
+    }
+
+    /// Writes the registry (only if changed), then the staging file: both
+    /// atomically, the staging file last so that it is the newer one for make.
+    public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
+        try outcome.registry.write(path: registryPath)
+        try StagingFile.write(outcome.staging, to: stagingPath)
+    }
+
+    static func label(_ options: IngestOptions, _ path: String) -> String {
+        let raw = (options.rawFolder as NSString).standardizingPath
+        let p = (path as NSString).standardizingPath
+        if p.hasPrefix(raw + "/") { return (options.rawLabel as NSString).appendingPathComponent(String(p.dropFirst(raw.count + 1))) }
+        return path
+    }
+
+    /// A station whose sources give no prefecture takes the nearest one's that
+    /// has one, within 20 km (N02 carries no prefecture).
+    static func fillPrefectures(_ stations: [MergedStation]) -> [Int?] {
+        let known = stations.indices.filter { stations[$0].pref != nil }
+        // Bucket known stations by a 0.2-degree grid so the search stays linear.
+        var grid: [Int: [Int]] = [:]
+        func cell(_ lat: Int, _ lng: Int) -> (Int, Int) { (lat / 200_000, lng / 200_000) }
+        for i in known { let c = cell(stations[i].lat, stations[i].lng); grid[c.0 << 20 | c.1, default: []].append(i) }
+        return stations.map { s in
+            if let p = s.pref { return p }
+            let c = cell(s.lat, s.lng)
+            var best: (Int, Double)?
+            for dy in -1...1 { for dx in -1...1 {
+                for j in grid[(c.0 + dy) << 20 | (c.1 + dx)] ?? [] {
+                    let d = MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: stations[j].lat, lng2: stations[j].lng)
+                    if d <= 20_000, best == nil || d < best!.1 || (d == best!.1 && j < best!.0) { best = (j, d) }
+                }
+            } }
+            return best.flatMap { stations[$0.0].pref }
+        }
+    }
+
+    /// Checks the merged, fixed network as a whole: references, ranges, Japan.
+    static func validate(_ network: RailNetwork, _ problems: inout DiagnosticCollector) {
+        let operators = Set(network.operators.map(\.id))
+        let lines = Set(network.lines.map(\.id))
+        let stations = Set(network.stations.map(\.id))
+        let here = SourceLocation(file: "merged network")
+        for l in network.lines where !operators.contains(l.operatorID) {
+            problems.add(here, "line \(l.id) \(l.name) names operator \(l.operatorID), which does not exist")
+        }
+        for s in network.stations {
+            if !operators.contains(s.operatorID) { problems.add(here, "station \(s.id) \(s.name) names operator \(s.operatorID), which does not exist") }
+            if !(1...47).contains(s.pref) { problems.add(here, "station \(s.id) \(s.name): pref expected 1..47, found \(s.pref)") }
+            if !MicroDegrees.inJapan(lat: s.lat, lng: s.lng) {
+                problems.add(here, "station \(s.id) \(s.name): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
+            }
+        }
+        for x in network.stationLines where !lines.contains(x.lineID) || !stations.contains(x.stationID) {
+            problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names a missing line or station")
+        }
+    }
+}
