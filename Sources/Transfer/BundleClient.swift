@@ -1,0 +1,302 @@
+import Foundation
+import StationModel
+
+/// dist/latest.json: the newest published bundle and how to reach it.
+public struct PublishedBundle: Decodable, Sendable, Equatable {
+    public struct Renumbered: Decodable, Sendable, Hashable {
+        public var newStationID: Int
+        public var oldStationID: Int
+        public var version: Int
+
+        enum CodingKeys: String, CodingKey { case newStationID = "new_s_id", oldStationID = "old_s_id", version }
+    }
+
+    public var version: Int
+    public var previousVersion: Int?
+    /// Paths relative to the base URL.
+    public var database: String
+    public var sha256: String
+    public var bytes: Int
+    public var gzip: String
+    public var gzipSHA256: String
+    public var gzipBytes: Int
+    public var patch: String?
+    /// Optional: checked when the publisher gives them.
+    public var patchSHA256: String?
+    public var patchBytes: Int?
+    /// Row count per table of the new bundle: checked after a patch.
+    public var rows: [String: Int]?
+    public var renumbered: [Renumbered]?
+
+    enum CodingKeys: String, CodingKey {
+        case version, previousVersion = "previous_version", database, sha256, bytes, gzip
+        case gzipSHA256 = "gzip_sha256", gzipBytes = "gzip_bytes", patch
+        case patchSHA256 = "patch_sha256", patchBytes = "patch_bytes", rows, renumbered
+    }
+}
+
+public struct PullReport: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case upToDate
+        /// Patched in place (on a copy, swapped in).
+        case patched
+        /// Replaced by the full database.
+        case replaced
+    }
+
+    public var kind: Kind
+    public var localVersion: Int
+    public var publishedVersion: Int
+    /// Completion records carried over to renumbered stations.
+    public var recordsCopied: Int
+    /// Why a patch was not used although one was offered, if it was tried.
+    public var patchProblem: String?
+}
+
+/// The reference client: what an app does on startup to bring its station
+/// database up to the published version, without ever leaving it damaged.
+///
+/// Everything happens on a temporary file beside the database, which replaces
+/// it only when complete, verified and flushed; the user's `completions` table
+/// travels with it.
+public final class BundleClient {
+    public let baseURL: String
+    public let databasePath: String
+    public let http: HTTPClient
+    /// Progress lines for the user (the CLI sends them to stderr).
+    public var onNote: ((String) -> Void)?
+
+    public init(baseURL: String, databasePath: String, http: HTTPClient) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.databasePath = databasePath
+        self.http = http
+    }
+
+    func url(_ relative: String) -> String { baseURL + "/" + relative }
+
+    private var temporaryBase: String { AtomicFile.temporaryPath(for: databasePath) }
+
+    public func pull() throws -> PullReport {
+        try ensureParentFolder()
+        let manifest = try fetchManifest()
+        let local = try localVersion()
+        var report = PullReport(kind: .upToDate, localVersion: local, publishedVersion: manifest.version, recordsCopied: 0)
+        if manifest.version <= local { return report }
+        try refuseHotJournal()
+
+        if let patch = manifest.patch, local > 0, manifest.previousVersion == local {
+            do {
+                report.recordsCopied = try applyPatch(patch, manifest: manifest, localVersion: local)
+                report.kind = .patched
+                return report
+            } catch let error as TransferError where !error.isRetryable && error.exitStatus == .environment {
+                // A patch that does not fit is not fatal: the full file does the same job.
+                report.patchProblem = error.description
+            } catch let error as SQLiteError {
+                report.patchProblem = "the patch failed: \(error)"
+            }
+            onNote?("patch not used (\(report.patchProblem ?? "")); downloading the full database")
+        }
+        report.recordsCopied = try replaceWithFullDatabase(manifest: manifest, localVersion: local)
+        report.kind = .replaced
+        return report
+    }
+
+    // MARK: - Steps
+
+    private func ensureParentFolder() throws {
+        do { try AtomicFile.createParent(of: databasePath) } catch { throw TransferError.io("\(error)") }
+    }
+
+    func fetchManifest() throws -> PublishedBundle {
+        let manifestURL = url("latest.json")
+        let data = try http.fetchData(manifestURL, to: temporaryBase + ".latest.json")
+        let manifest: PublishedBundle
+        do {
+            manifest = try JSONDecoder().decode(PublishedBundle.self, from: data)
+        } catch {
+            throw TransferError.corrupt(what: manifestURL, reason: "not a usable manifest (\(error)); is this the dist/ folder of a build?")
+        }
+        if manifest.version <= 0 || manifest.bytes <= 0 || manifest.gzipBytes <= 0 {
+            throw TransferError.corrupt(what: manifestURL, reason: "version, bytes and gzip_bytes must be positive")
+        }
+        return manifest
+    }
+
+    /// The local database's user_version, or 0 when there is none yet.
+    func localVersion() throws -> Int {
+        guard FileManager.default.fileExists(atPath: databasePath) else { return 0 }
+        do {
+            let db = try SQLiteDatabase(path: databasePath, mode: .readOnly)
+            defer { db.close() }
+            return try db.userVersion
+        } catch {
+            throw TransferError.io("cannot read the local database \(databasePath): \(error); move it away to start afresh")
+        }
+    }
+
+    /// A journal beside the database would be replayed into the file we swap in.
+    private func refuseHotJournal() throws {
+        for suffix in ["-journal", "-wal"] {
+            let path = databasePath + suffix
+            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > 0 {
+                throw TransferError.io("\(path) exists: another program has the database open or crashed in a write; open and close it with sqlite3, then try again")
+            }
+        }
+    }
+
+    /// Downloads the patch, runs it on a copy of the local database in one
+    /// transaction, checks the result and swaps it in.
+    private func applyPatch(_ relative: String, manifest: PublishedBundle, localVersion: Int) throws -> Int {
+        let patchURL = url(relative)
+        let patchPath = temporaryBase + ".patch"
+        let copyPath = temporaryBase
+        defer { unlink(patchPath); removeDatabaseFiles(copyPath) }
+
+        let download = try http.download(patchURL, to: patchPath)
+        if let expected = manifest.patchBytes, expected != download.bytes {
+            throw TransferError.checksumMismatch(what: patchURL, expected: "\(expected) bytes", actual: "\(download.bytes) bytes")
+        }
+        if let expected = manifest.patchSHA256, expected.lowercased() != download.sha256 {
+            throw TransferError.checksumMismatch(what: patchURL, expected: "sha256 \(expected)", actual: download.sha256)
+        }
+        guard let data = FileManager.default.contents(atPath: patchPath), let sql = String(data: data, encoding: .utf8) else {
+            throw TransferError.corrupt(what: patchURL, reason: "not UTF-8 text")
+        }
+
+        removeDatabaseFiles(copyPath)
+        do {
+            let local = try SQLiteDatabase(path: databasePath, mode: .readOnly)
+            defer { local.close() }
+            try local.execute("VACUUM INTO \(SQLValue.text(copyPath).sqlLiteral)")
+        } catch {
+            throw TransferError.io("cannot copy the local database \(databasePath): \(error)")
+        }
+
+        let db = try SQLiteDatabase(path: copyPath, mode: .readWrite)
+        do {
+            try LinePatchRunner.apply(sql: sql, to: db)
+            if try db.userVersion != manifest.version {
+                try db.execute("PRAGMA user_version = \(manifest.version)")
+            }
+            try checkRowCounts(db, manifest: manifest, what: patchURL)
+            let copied = try carryCompletions(into: db, from: nil, renumbered: renumberings(manifest: manifest, bundle: nil, after: localVersion))
+            db.close()
+            try commit(copyPath)
+            return copied
+        } catch {
+            db.close()
+            throw error
+        }
+    }
+
+    /// Downloads the gzip of the full database, verifies both digests, moves
+    /// the user's completions over and swaps it in.
+    private func replaceWithFullDatabase(manifest: PublishedBundle, localVersion: Int) throws -> Int {
+        let gzipURL = url(manifest.gzip)
+        let gzipPath = temporaryBase + ".gz"
+        let newPath = temporaryBase
+        defer { unlink(gzipPath); removeDatabaseFiles(newPath) }
+
+        let download = try http.download(gzipURL, to: gzipPath)
+        if download.bytes != manifest.gzipBytes {
+            throw TransferError.checksumMismatch(what: gzipURL, expected: "\(manifest.gzipBytes) bytes", actual: "\(download.bytes) bytes")
+        }
+        if download.sha256 != manifest.gzipSHA256.lowercased() {
+            throw TransferError.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256)
+        }
+        removeDatabaseFiles(newPath)
+        let inflated = try Gzip.decompress(fileAt: gzipPath, to: newPath, maxBytes: max(http.options.maxBytes, manifest.bytes), what: gzipURL)
+        if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
+            throw TransferError.checksumMismatch(what: url(manifest.database),
+                                                 expected: "\(manifest.bytes) bytes, sha256 \(manifest.sha256)",
+                                                 actual: "\(inflated.bytes) bytes, sha256 \(inflated.sha256)")
+        }
+
+        let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
+        do {
+            let version = try db.userVersion
+            if version != manifest.version {
+                throw TransferError.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent")
+            }
+            let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
+            let copied = try carryCompletions(into: db, from: FileManager.default.fileExists(atPath: databasePath) ? databasePath : nil, renumbered: pairs)
+            db.close()
+            try commit(newPath)
+            return copied
+        } catch {
+            db.close()
+            throw error
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The (new, old) pairs introduced after `version`, in the order they were
+    /// made, so a station renumbered twice passes its record along the chain.
+    func renumberings(manifest: PublishedBundle, bundle: SQLiteDatabase?, after version: Int) throws -> [PublishedBundle.Renumbered] {
+        var pairs = Set((manifest.renumbered ?? []).filter { $0.version > version })
+        if let bundle, try bundle.tableExists("renumbered_stations") {
+            for row in try bundle.query("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
+                guard let n = row[0].intValue, let o = row[1].intValue, let v = row[2].intValue else { continue }
+                pairs.insert(.init(newStationID: n, oldStationID: o, version: v))
+            }
+        }
+        return pairs.sorted { ($0.version, $0.newStationID, $0.oldStationID) < ($1.version, $1.newStationID, $1.oldStationID) }
+    }
+
+    /// Copies the local completions (when `source` is given) into `db`, then
+    /// gives each renumbered station its predecessor's record unless it has
+    /// one already. Returns how many records the renumbering created.
+    func carryCompletions(into db: SQLiteDatabase, from source: String?, renumbered: [PublishedBundle.Renumbered]) throws -> Int {
+        try db.execute(BundleSchema.completionsCreateSQL)
+        var copied = 0
+        try db.transaction {
+            if let source {
+                let local = try SQLiteDatabase(path: source, mode: .readOnly)
+                defer { local.close() }
+                if try local.tableExists("completions") {
+                    let insert = try db.prepare("INSERT OR REPLACE INTO completions (s_id, comp_date, update_date, memo) VALUES (?, ?, ?, ?)")
+                    for row in try local.query("SELECT s_id, comp_date, update_date, memo FROM completions ORDER BY s_id") {
+                        try insert.run(row)
+                    }
+                }
+            }
+            let copy = try db.prepare("""
+                INSERT OR IGNORE INTO completions (s_id, comp_date, update_date, memo)
+                SELECT ?, comp_date, update_date, memo FROM completions WHERE s_id = ?
+                """)
+            for pair in renumbered {
+                try copy.run([.integer(Int64(pair.newStationID)), .integer(Int64(pair.oldStationID))])
+                copied += db.changes
+            }
+        }
+        return copied
+    }
+
+    private func checkRowCounts(_ db: SQLiteDatabase, manifest: PublishedBundle, what: String) throws {
+        guard let rows = manifest.rows else { return }
+        let known = Set(BundleSchema.tables.map(\.name) + ["renumbered_stations"])
+        for (table, expected) in rows.sorted(by: { $0.key < $1.key }) where known.contains(table) {
+            guard try db.tableExists(table) else { continue }
+            let actual = try db.scalarInt("SELECT count(*) FROM \(table)") ?? 0
+            if actual != expected {
+                throw TransferError.corrupt(what: what, reason: "after the patch \(table) has \(actual) rows, latest.json says \(expected)")
+            }
+        }
+    }
+
+    private func commit(_ temporary: String) throws {
+        do {
+            try AtomicFile.commit(temporary: temporary, to: databasePath)
+        } catch {
+            throw TransferError.io("\(error)")
+        }
+    }
+
+    private func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+}

@@ -1,0 +1,203 @@
+import CCurl
+import Foundation
+import StationModel
+
+/// Limits for every request: the nightly job and the reference client must
+/// give up rather than hang, and must not fill the disk with a runaway body.
+public struct TransferOptions: Sendable {
+    /// Seconds to establish the connection.
+    public var connectTimeout: Double
+    /// Seconds for the whole exchange, body included.
+    public var totalTimeout: Double
+    /// Largest body accepted (after Content-Encoding is undone), and largest file after gunzip.
+    public var maxBytes: Int
+    /// Attempts per request, the first included.
+    public var attempts: Int
+    /// Seconds before the second attempt; doubled before each further one.
+    public var backoff: Double
+
+    public init(connectTimeout: Double = 15, totalTimeout: Double = 600, maxBytes: Int = 1 << 30,
+                attempts: Int = 3, backoff: Double = 2) {
+        self.connectTimeout = connectTimeout; self.totalTimeout = totalTimeout
+        self.maxBytes = maxBytes; self.attempts = max(1, attempts); self.backoff = backoff
+    }
+}
+
+/// What a conditional GET sends back to the server: the validators of the copy we hold.
+public struct Validators: Sendable, Equatable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag; self.lastModified = lastModified
+    }
+}
+
+/// A completed exchange whose body (for 2xx) sits in the file given to `download`.
+public struct HTTPResult: Sendable {
+    public var status: Int
+    public var validators: Validators
+    /// Body bytes as written (Content-Encoding already undone by libcurl).
+    public var bytes: Int
+    public var sha256: String
+
+    public var notModified: Bool { status == 304 }
+}
+
+/// A blocking HTTP GET over libcurl with timeouts, a size limit and retries.
+public final class HTTPClient {
+    public let options: TransferOptions
+    /// Called before each retry with the failure and the delay; the CLI prints it.
+    public var onRetry: ((TransferError, Double) -> Void)?
+
+    public init(options: TransferOptions = TransferOptions()) {
+        self.options = options
+        HTTPClient.globalInit
+    }
+
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// GETs `url` into `path` (created or truncated), retrying timeouts, network
+    /// errors and 5xx with backoff. Returns 2xx and 304; throws everything else.
+    /// On a throw the content of `path` is unspecified: callers download to a temporary file.
+    public func download(_ url: String, to path: String, conditional: Validators? = nil) throws -> HTTPResult {
+        var delay = options.backoff
+        var attempt = 1
+        while true {
+            do {
+                return try attemptDownload(url, to: path, conditional: conditional)
+            } catch let error as TransferError where error.isRetryable && attempt < options.attempts {
+                onRetry?(error, delay)
+                if delay > 0 { usleep(UInt32(min(delay, 60) * 1_000_000)) }
+                delay *= 2
+                attempt += 1
+            }
+        }
+    }
+
+    /// GETs a small document (a manifest) into memory.
+    public func fetchData(_ url: String, to scratchPath: String) throws -> Data {
+        defer { unlink(scratchPath) }
+        _ = try download(url, to: scratchPath)
+        guard let data = FileManager.default.contents(atPath: scratchPath) else {
+            throw TransferError.io("cannot read back \(scratchPath)")
+        }
+        return data
+    }
+
+    private func attemptDownload(_ url: String, to path: String, conditional: Validators?) throws -> HTTPResult {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw TransferError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+
+        guard let curl = curl_easy_init() else { throw TransferError.io("libcurl could not start a request") }
+        defer { curl_easy_cleanup(curl) }
+
+        let sink = ResponseSink(fd: fd, limit: options.maxBytes)
+        let sinkPointer = Unmanaged.passUnretained(sink).toOpaque()
+
+        var headers: UnsafeMutablePointer<curl_slist>?
+        if let etag = conditional?.etag { headers = curl_slist_append(headers, "If-None-Match: \(etag)") }
+        if let lm = conditional?.lastModified { headers = curl_slist_append(headers, "If-Modified-Since: \(lm)") }
+        defer { curl_slist_free_all(headers) }
+
+        _ = stationdb_curl_setopt_string(curl, CURLOPT_URL, url)
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, milliseconds(options.totalTimeout))
+        // "" asks for every encoding libcurl can undo (gzip, deflate), and undoes it.
+        _ = stationdb_curl_setopt_string(curl, CURLOPT_ACCEPT_ENCODING, "")
+        _ = stationdb_curl_setopt_string(curl, CURLOPT_USERAGENT, "stationdb")
+        if headers != nil { _ = stationdb_curl_setopt_slist(curl, CURLOPT_HTTPHEADER, headers) }
+        _ = stationdb_curl_setopt_write(curl) { data, size, count, context in
+            let sink = Unmanaged<ResponseSink>.fromOpaque(context!).takeUnretainedValue()
+            return sink.write(data, size * count)
+        }
+        _ = stationdb_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, sinkPointer)
+        _ = stationdb_curl_setopt_header(curl) { data, size, count, context in
+            let sink = Unmanaged<ResponseSink>.fromOpaque(context!).takeUnretainedValue()
+            sink.header(data, size * count)
+            return size * count
+        }
+        _ = stationdb_curl_setopt_pointer(curl, CURLOPT_HEADERDATA, sinkPointer)
+
+        let code = curl_easy_perform(curl)
+        var status = 0
+        _ = stationdb_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
+
+        if let ioError = sink.ioError { throw TransferError.io(ioError) }
+        if sink.overLimit { throw TransferError.tooLarge(url: url, limit: options.maxBytes) }
+        switch code {
+        case CURLE_OK:
+            break
+        case CURLE_OPERATION_TIMEDOUT:
+            throw TransferError.timedOut(url: url, seconds: options.totalTimeout)
+        default:
+            let message = String(cString: curl_easy_strerror(code))
+            throw TransferError.network(url: url, curlCode: Int(code.rawValue), message: message)
+        }
+        if status == 304 || (200..<300).contains(status) {
+            return HTTPResult(status: status, validators: sink.validators, bytes: sink.bytes, sha256: sink.digest())
+        }
+        throw TransferError.httpStatus(url: url, status: status)
+    }
+
+    private func milliseconds(_ seconds: Double) -> Int {
+        max(1, Int((seconds * 1000).rounded()))
+    }
+}
+
+/// Receives the body and headers of one attempt: writes the body to a file,
+/// hashing and counting as it goes, and stops libcurl past the size limit.
+private final class ResponseSink {
+    let fd: Int32
+    let limit: Int
+    var bytes = 0
+    var hasher = SHA256()
+    var overLimit = false
+    var ioError: String?
+    var validators = Validators()
+
+    init(fd: Int32, limit: Int) { self.fd = fd; self.limit = limit }
+
+    func write(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard let data, count > 0 else { return count }
+        if bytes + count > limit {
+            overLimit = true
+            return 0 // any short count makes libcurl abort with CURLE_WRITE_ERROR
+        }
+        let raw = UnsafeRawBufferPointer(start: data, count: count)
+        hasher.update(raw)
+        var offset = 0
+        while offset < count {
+            let n = Foundation.write(fd, raw.baseAddress! + offset, count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                ioError = "cannot write the download: \(String(cString: strerror(errno)))"
+                return 0
+            }
+            offset += n
+        }
+        bytes += count
+        return count
+    }
+
+    func header(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) {
+        guard let data, count > 0 else { return }
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // A new status line starts a new response (after a redirect or a 100): forget the old headers.
+        if line.hasPrefix("HTTP/") { validators = Validators(); return }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if name == "etag" { validators.etag = value }
+        if name == "last-modified" { validators.lastModified = value }
+    }
+
+    func digest() -> String {
+        hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,62 @@
+import StationModel
+
+/// Every way a download can fail, with the exit status it deserves and a
+/// message that says what to do. Only network trouble and server errors are
+/// worth retrying; a 4xx or a bad checksum will not fix itself.
+public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The server answered with a status we cannot use (4xx, or 5xx after the last attempt).
+    case httpStatus(url: String, status: Int)
+    /// libcurl could not complete the exchange: refused, unreachable, reset, cut short.
+    case network(url: String, curlCode: Int, message: String)
+    /// The connect or total timeout expired.
+    case timedOut(url: String, seconds: Double)
+    /// The body grew past the configured size limit.
+    case tooLarge(url: String, limit: Int)
+    /// The body's size or digest differs from what the manifest promised.
+    case checksumMismatch(what: String, expected: String, actual: String)
+    /// The body is not what it claims to be (bad gzip, a manifest that is not JSON, a patch that fails).
+    case corrupt(what: String, reason: String)
+    /// A local file could not be read or written.
+    case io(String)
+
+    public var isRetryable: Bool {
+        switch self {
+        case .httpStatus(_, let status): return status >= 500
+        case .network, .timedOut: return true
+        case .tooLarge, .checksumMismatch, .corrupt, .io: return false
+        }
+    }
+
+    /// 2 when the request itself is wrong (4xx: a bad URL in the configuration), 3 otherwise.
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .httpStatus(_, let status) where status >= 400 && status < 500: return .badInput
+        default: return .environment
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .httpStatus(let url, let status) where status >= 400 && status < 500:
+            return "\(url): HTTP \(status); check the URL (raw/sources.json or the base URL given)"
+        case .httpStatus(let url, let status):
+            return "\(url): HTTP \(status) from the server after every retry; try again later"
+        case .network(let url, let code, let message):
+            return "\(url): \(message) (curl error \(code)); check the network and the server, then try again"
+        case .timedOut(let url, let seconds):
+            return "\(url): no complete answer within \(formatSeconds(seconds)); try again later or raise --timeout"
+        case .tooLarge(let url, let limit):
+            return "\(url): larger than the limit of \(limit) bytes; raise --max-bytes if the file really is that big"
+        case .checksumMismatch(let what, let expected, let actual):
+            return "\(what): expected \(expected) but got \(actual); the download is damaged or the server is mid-publish, try again"
+        case .corrupt(let what, let reason):
+            return "\(what): \(reason)"
+        case .io(let message):
+            return message
+        }
+    }
+}
+
+func formatSeconds(_ s: Double) -> String {
+    s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
+}
