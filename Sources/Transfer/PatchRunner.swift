@@ -12,9 +12,8 @@ enum LinePatchRunner {
         var out: [String] = []
         var pending = ""
         var quotes = 0
-        for rawLine in sql.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+        // Line ends as Java's readLine sees them: LF, CRLF (one Character in Swift) or CR.
+        for line in sql.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
             if pending.isEmpty && line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             pending += line
             quotes += line.reduce(0) { $0 + ($1 == "'" ? 1 : 0) }

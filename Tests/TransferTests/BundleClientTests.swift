@@ -1,0 +1,252 @@
+import Foundation
+import StationModel
+import XCTest
+@testable import Transfer
+
+/// `stationdb pull` against a real HTTP server on 127.0.0.1 serving a dist/
+/// built here. After every failure the local folder must be byte-identical.
+final class BundleClientTests: XCTestCase {
+    var scratch = ""
+    var fixture: DistFixture!
+    var server: TestServer!
+    var local = ""
+
+    static let fastOptions = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: 1 << 20, attempts: 3, backoff: 0.05)
+
+    override func setUpWithError() throws {
+        scratch = NSTemporaryDirectory() + "transfer-pull-\(UUID().uuidString)"
+        try AtomicFile.createDirectory(scratch + "/dist")
+        try AtomicFile.createDirectory(scratch + "/app")
+        fixture = try DistFixture(dist: scratch + "/dist")
+        server = try TestServer(root: scratch + "/dist", scratch: scratch)
+        local = scratch + "/app/stations.sqlite"
+    }
+
+    override func tearDownWithError() throws {
+        server?.stop()
+        server = nil
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    func client(base: String? = nil, options: TransferOptions = BundleClientTests.fastOptions) -> BundleClient {
+        BundleClient(baseURL: base ?? server.baseURL + "/", databasePath: local, http: HTTPClient(options: options))
+    }
+
+    /// Every file in the app folder with its digest: what "untouched" means.
+    func appFolderSnapshot() throws -> [String: String] {
+        var out: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: scratch + "/app") {
+            out[name] = try SHA256.hex(fileAt: scratch + "/app/" + name)
+        }
+        return out
+    }
+
+    /// A local database at v1 with the user's records on 100 and 102.
+    func installVersion1WithCompletions() throws {
+        try fixture.publish(1)
+        _ = try client().pull()
+        let db = try SQLiteDatabase(path: local, mode: .readWrite)
+        defer { db.close() }
+        try db.execute("INSERT INTO completions VALUES (100, 20240101, 20240102, 'first'), (102, 20240301, 20240302, 'it''s Akihabara')")
+        server.clearLog()
+    }
+
+    func completions() throws -> [[SQLValue]] {
+        let db = try SQLiteDatabase(path: local, mode: .readOnly)
+        defer { db.close() }
+        return try db.query("SELECT s_id, comp_date, update_date, memo FROM completions ORDER BY s_id")
+    }
+
+    func assertFailsUntouched(_ client: BundleClient, file: StaticString = #filePath, line: UInt = #line,
+                              _ check: (TransferError) -> Void) throws {
+        let before = try appFolderSnapshot()
+        XCTAssertThrowsError(try client.pull(), file: file, line: line) { error in
+            guard let error = error as? TransferError else { return XCTFail("not a TransferError: \(error)", file: file, line: line) }
+            check(error)
+        }
+        XCTAssertEqual(try appFolderSnapshot(), before, "the local folder changed after a failed pull", file: file, line: line)
+    }
+
+    // MARK: - Success paths
+
+    func testFirstDownloadFetchesTheFullDatabase() throws {
+        try fixture.publish(1)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertEqual(report.localVersion, 0)
+        XCTAssertEqual(report.publishedVersion, 1)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/1/stations.sqlite"))
+        XCTAssertEqual(try completions(), [])
+        XCTAssertEqual(server.requests(), ["/latest.json 200", "/1/stations.sqlite.gz 200"])
+        XCTAssertEqual(try appFolderSnapshot().keys.sorted(), ["stations.sqlite"], "temporary files left behind")
+    }
+
+    func testUpToDateFetchesOnlyTheManifest() throws {
+        try installVersion1WithCompletions()
+        let before = try appFolderSnapshot()
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .upToDate)
+        XCTAssertEqual(server.requests(), ["/latest.json 200"])
+        XCTAssertEqual(try appFolderSnapshot(), before)
+    }
+
+    func testOneVersionBehindAppliesThePatch() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(2)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .patched)
+        XCTAssertNil(report.patchProblem)
+        XCTAssertEqual(report.recordsCopied, 1)
+        XCTAssertEqual(server.requests(), ["/latest.json 200", "/2/patch-from-1.sql 200"])
+        // The patched database holds exactly what the published v2 holds, the
+        // address whose newline spans two patch lines included.
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(try completions(), [
+            [.integer(100), .integer(20240101), .integer(20240102), .text("first")],
+            [.integer(102), .integer(20240301), .integer(20240302), .text("it's Akihabara")],
+            [.integer(202), .integer(20240301), .integer(20240302), .text("it's Akihabara")],
+        ])
+        XCTAssertEqual(try appFolderSnapshot().keys.sorted(), ["stations.sqlite"])
+    }
+
+    func testMultiVersionJumpUsesTheFullFileAndFollowsRenumberingChains() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3) // previous_version 2, patch from 2 only: useless to a v1 client
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertEqual(server.requests(), ["/latest.json 200", "/3/stations.sqlite.gz 200"])
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/3/stations.sqlite"))
+        // 102 -> 202 (v2, from the bundle's renumbered_stations) -> 302 (v3).
+        XCTAssertEqual(report.recordsCopied, 2)
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(102), .integer(202), .integer(302)])
+        XCTAssertEqual(try completions().last?[3], .text("it's Akihabara"))
+    }
+
+    func testRenumberingDoesNotOverwriteAnExistingRecord() throws {
+        try installVersion1WithCompletions()
+        do {
+            let db = try SQLiteDatabase(path: local, mode: .readWrite)
+            try db.execute("INSERT INTO completions VALUES (202, 1, 2, 'already mine')")
+            db.close()
+        }
+        try fixture.publish(2)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .patched)
+        XCTAssertEqual(report.recordsCopied, 0)
+        XCTAssertEqual(try completions().last, [.integer(202), .integer(1), .integer(2), .text("already mine")])
+    }
+
+    func testABrokenPatchFallsBackToTheFullFile() throws {
+        try installVersion1WithCompletions()
+        try "INSERT INTO no_such_table VALUES (1);\n".write(toFile: scratch + "/dist/2/patch-from-1.sql", atomically: true, encoding: .utf8)
+        try fixture.publish(2)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertNotNil(report.patchProblem)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(102), .integer(202)])
+    }
+
+    func testA500ThenSuccessIsRetried() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        try server.setFaults(["/latest.json": "500-once", "/3/stations.sqlite.gz": "500-once"])
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertEqual(server.requests(), ["/latest.json 500", "/latest.json 200", "/3/stations.sqlite.gz 500", "/3/stations.sqlite.gz 200"])
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/3/stations.sqlite"))
+    }
+
+    func testPatchLinesJoinUntilTheQuotesBalance() {
+        let sql = "INSERT INTO t VALUES ('a\nb');\r\n\nUPDATE t SET x = 'it''s; fine' WHERE y = 1;\nDELETE FROM t WHERE z = '\n\n';\n"
+        XCTAssertEqual(LinePatchRunner.statements(in: sql), [
+            "INSERT INTO t VALUES ('ab');",
+            "UPDATE t SET x = 'it''s; fine' WHERE y = 1;",
+            "DELETE FROM t WHERE z = '';",
+        ])
+    }
+
+    // MARK: - Failures leave the local database byte-identical
+
+    func test404IsNotRetriedAndExitsWithBadInput() throws {
+        try installVersion1WithCompletions()
+        try assertFailsUntouched(client(base: server.baseURL + "/no-such-dist")) { error in
+            XCTAssertEqual(error, .httpStatus(url: server.baseURL + "/no-such-dist/latest.json", status: 404))
+            XCTAssertEqual(error.exitStatus, .badInput)
+        }
+        XCTAssertEqual(server.requests(), ["/no-such-dist/latest.json 404"])
+    }
+
+    func testPersistent500GivesUpAfterThreeAttempts() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        try server.setFaults(["/3/stations.sqlite.gz": "500"])
+        try assertFailsUntouched(client()) { error in
+            XCTAssertEqual(error, .httpStatus(url: server.baseURL + "/3/stations.sqlite.gz", status: 500))
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+        XCTAssertEqual(server.requests().filter { $0.hasPrefix("/3/") }.count, 3)
+    }
+
+    func testConnectionRefused() throws {
+        try installVersion1WithCompletions()
+        let deadBase = server.baseURL
+        server.stop()
+        try assertFailsUntouched(client(base: deadBase)) { error in
+            guard case .network(_, let code, _) = error else { return XCTFail("expected a network error, got \(error)") }
+            XCTAssertEqual(code, 7) // CURLE_COULDNT_CONNECT
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+    }
+
+    func testABodyCutShort() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        try server.setFaults(["/3/stations.sqlite.gz": "truncate"])
+        try assertFailsUntouched(client()) { error in
+            guard case .network(_, let code, _) = error else { return XCTFail("expected a network error, got \(error)") }
+            XCTAssertEqual(code, 18) // CURLE_PARTIAL_FILE
+        }
+    }
+
+    func testAWrongChecksum() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        try server.setFaults(["/3/stations.sqlite.gz": "corrupt"])
+        try assertFailsUntouched(client()) { error in
+            guard case .checksumMismatch = error else { return XCTFail("expected a checksum mismatch, got \(error)") }
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+        // A manifest whose digest does not match the file it names.
+        try server.setFaults([:])
+        try fixture.publish(3, gzipSHA256: String(repeating: "0", count: 64))
+        try assertFailsUntouched(client()) { error in
+            guard case .checksumMismatch = error else { return XCTFail("expected a checksum mismatch, got \(error)") }
+        }
+    }
+
+    func testAServerSlowerThanTheTimeout() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        try server.setFaults(["/latest.json": "slow"])
+        let options = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: 1 << 20, attempts: 2, backoff: 0.05)
+        try assertFailsUntouched(client(options: options)) { error in
+            XCTAssertEqual(error, .timedOut(url: server.baseURL + "/latest.json", seconds: 1))
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+    }
+
+    func testAFileOverTheSizeLimit() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        let gzipBytes = (try FileManager.default.attributesOfItem(atPath: scratch + "/dist/3/stations.sqlite.gz")[.size] as! NSNumber).intValue
+        let manifestBytes = (try FileManager.default.attributesOfItem(atPath: scratch + "/dist/latest.json")[.size] as! NSNumber).intValue
+        let limit = gzipBytes - 1
+        XCTAssertLessThan(manifestBytes, limit, "the fixture must let latest.json through")
+        let options = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: limit, attempts: 3, backoff: 0.05)
+        try assertFailsUntouched(client(options: options)) { error in
+            XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/3/stations.sqlite.gz", limit: limit))
+        }
+        XCTAssertEqual(server.requests().filter { $0.hasPrefix("/3/") }.count, 1, "a size limit is not worth retrying")
+    }
+}
