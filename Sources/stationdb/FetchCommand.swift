@@ -1,10 +1,106 @@
 import ArgumentParser
+import Foundation
+import Ingest
 import StationModel
+import Transfer
 
 struct FetchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "fetch", abstract: "(not yet written)")
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Download the sources of RAW/sources.json that have a url, if they changed.",
+        discussion: """
+        Every source in RAW/sources.json with a "url" is downloaded over HTTP(S)
+        with a conditional GET: the ETag and Last-Modified of the last download
+        are kept beside each file in <file>.etag (JSON, with the file's sha256
+        and size), so an unchanged source costs one 304 per file.
+
+        What the url names depends on the kind:
+          n02      the file itself (e.g. .../N02-stations.xml or ...xml.gz)
+          ekidata  a base URL; company.csv, line.csv, station.csv and
+                   join.csv are appended to it
+          native   a base URL; operators.csv, lines.csv, stations.csv and
+                   stations_lines.csv are appended to it
+
+        A gzip body is stored inflated (zlib checks it), and Content-Encoding
+        gzip is undone. Each file is written to a temporary file beside its
+        target; a source's files replace the old ones only once every one of them
+        has arrived whole, within --max-bytes. Timeouts, connection errors and
+        5xx are retried with backoff (--attempts, --backoff); 4xx is not.
+        On any failure the old files stay as they were; the other sources are
+        still fetched.
+
+        Exit status: 0 all fetched or unchanged; 2 bad sources.json or a 4xx
+        (fix the url); 3 network or disk failure (timeout, 5xx after retries,
+        connection refused, a body cut short, a damaged gzip): try again later.
+
+        Example raw/sources.json:
+          { "sources": [
+              { "kind": "ekidata", "path": "ekidata", "url": "https://example.org/ekidata/" },
+              { "kind": "n02", "path": "N02-stations.xml", "url": "https://example.org/N02-stations.xml.gz" } ] }
+
+        Examples:
+          stationdb fetch --raw raw
+          stationdb fetch --raw raw --timeout 120 --attempts 5
+        """)
+
+    @Option(help: "The raw folder holding sources.json and the sources.")
+    var raw: String = "raw"
+
+    @OptionGroup var network: TransferOptionGroup
 
     func run() throws {
-        throw EnvironmentError("stationdb fetch is not implemented yet")
+        let config = try SourcesConfig.load(rawFolder: raw)
+        let remote = try plan(config)
+        if remote.isEmpty {
+            note("fetch: no source in \(raw)/sources.json has a url; nothing to fetch")
+            return
+        }
+        let fetcher = SourceFetcher(http: network.makeClient())
+        var worst: ExitStatus = .success
+        for (source, files) in remote {
+            do {
+                let reports = try fetcher.fetch(files)
+                for report in reports {
+                    switch report.outcome {
+                    case .unchanged:
+                        note("fetch: \(report.file.path): unchanged")
+                    case .downloaded(let bytes, let sha256):
+                        note("fetch: \(report.file.path): \(bytes) bytes, sha256 \(sha256)")
+                    }
+                }
+            } catch let error as TransferError {
+                note("error: \(error)")
+                note("fetch: \(source.path) (\(source.kind.rawValue)) left as it was")
+                if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
+            }
+        }
+        if worst != .success { throw CommandExit(status: worst) }
+    }
+
+    /// The files of each source that has a url, with the url of each file.
+    func plan(_ config: SourcesConfig) throws -> [(SourceDeclaration, [RemoteFile])] {
+        var out: [(SourceDeclaration, [RemoteFile])] = []
+        var problems = DiagnosticCollector()
+        let configPath = (raw as NSString).appendingPathComponent(SourcesConfig.fileName)
+        for (index, source) in config.sources.enumerated() {
+            guard let url = source.url else { continue }
+            let lower = url.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                problems.add(SourceLocation(file: configPath, field: "sources.\(index).url"), "expected an http:// or https:// URL, got \"\(url)\"")
+                continue
+            }
+            let paths = SourcesConfig(sources: [source]).files(rawFolder: raw)
+            let files: [RemoteFile]
+            switch source.kind {
+            case .n02:
+                files = paths.map { RemoteFile(url: url, path: $0) }
+            case .ekidata, .native:
+                let base = url.hasSuffix("/") ? url : url + "/"
+                files = paths.map { RemoteFile(url: base + ($0 as NSString).lastPathComponent, path: $0) }
+            }
+            out.append((source, files))
+        }
+        try problems.check()
+        return out
     }
 }

@@ -1,10 +1,76 @@
 import ArgumentParser
+import Foundation
 import StationModel
+import Transfer
 
 struct PullCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pull", abstract: "(not yet written)")
+    static let configuration = CommandConfiguration(
+        commandName: "pull",
+        abstract: "Bring a local station database up to the version published at BASE_URL, as the apps do.",
+        discussion: """
+        The reference client, and a smoke test of a published dist/ served over
+        HTTP. It reads BASE_URL/latest.json; when its version is higher than the
+        local database's PRAGMA user_version it either
+          - downloads the patch, when the local database is at previous_version,
+            and runs it as the Android client does (lines joined until the count
+            of ' is even, one statement each, one transaction), or
+          - downloads the gzip of the full database, checks its size and sha256
+            before and after gunzip, and replaces the local file, as the iOS
+            client does.
+        A patch that fails or leaves row counts other than latest.json's falls
+        back to the full download. The user's completions table is carried over,
+        and each renumbered station gets its predecessor's record if it has none.
+
+        All work happens on a temporary copy beside --db that replaces it only
+        when complete, verified and flushed: a corrupt, truncated or mismatching
+        download never touches the local database.
+
+        Exit status: 0 updated or already up to date; 2 a 4xx (wrong BASE_URL);
+        3 network, checksum or disk failure: try again later.
+
+        Examples:
+          stationdb pull https://example.org/stations --db app/stations.sqlite
+          python3 -m http.server -d dist 8000 &
+          stationdb pull http://127.0.0.1:8000 --db /tmp/client.sqlite --timeout 30
+        """)
+
+    @Argument(help: "The URL of a published dist/ folder (holding latest.json).")
+    var baseURL: String
+
+    @Option(help: "The local station database (created if missing).")
+    var db: String
+
+    @OptionGroup var network: TransferOptionGroup
+
+    func validate() throws {
+        let lower = baseURL.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw ValidationError("BASE_URL must be an http:// or https:// URL, got \"\(baseURL)\"")
+        }
+    }
 
     func run() throws {
-        throw EnvironmentError("stationdb pull is not implemented yet")
+        let client = BundleClient(baseURL: baseURL, databasePath: db, http: network.makeClient())
+        client.onNote = { note("pull: \($0)") }
+        do {
+            let report = try client.pull()
+            switch report.kind {
+            case .upToDate:
+                note("pull: \(db) is up to date (version \(report.localVersion), published \(report.publishedVersion))")
+            case .patched:
+                note("pull: patched \(db) from version \(report.localVersion) to \(report.publishedVersion)\(copied(report))")
+            case .replaced:
+                let from = report.localVersion == 0 ? "no database" : "version \(report.localVersion)"
+                note("pull: replaced \(db) (\(from)) with the full version \(report.publishedVersion)\(copied(report))")
+            }
+        } catch let error as TransferError {
+            note("error: \(error)")
+            note("pull: \(db) left as it was")
+            throw CommandExit(status: error.exitStatus)
+        }
+    }
+
+    private func copied(_ report: PullReport) -> String {
+        report.recordsCopied > 0 ? "; \(report.recordsCopied) records copied to renumbered stations" : ""
     }
 }
