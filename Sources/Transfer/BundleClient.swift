@@ -96,6 +96,9 @@ public final class BundleClient {
                 report.patchProblem = error.description
             } catch let error as SQLiteError {
                 report.patchProblem = "the patch failed: \(error)"
+            } catch let error as InputError {
+                // What BundleDiff's AndroidPatchRunner throws for an unclosed quote.
+                report.patchProblem = "the patch is malformed: \(error)"
             }
             onNote?("patch not used (\(report.patchProblem ?? "")); downloading the full database")
         }

@@ -68,10 +68,20 @@ public final class SourceFetcher {
         var staged: [(file: RemoteFile, temporary: String, state: FetchedFileState)] = []
         var reports: [FetchReport] = []
         var scratch: [String] = []
-        defer { for path in scratch { unlink(path) } }
+        var createdFolders: [String] = []
+        var committed = false
+        defer {
+            for path in scratch { unlink(path) }
+            // A failed first fetch leaves no empty folder behind (rmdir removes only empty ones).
+            if !committed { for folder in createdFolders.reversed() { rmdir(folder) } }
+        }
 
         for file in files {
-            try AtomicFile.createParent(of: file.path)
+            let folder = (file.path as NSString).deletingLastPathComponent
+            if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+                try AtomicFile.createDirectory(folder)
+                createdFolders.append(folder)
+            }
             let previous = FetchedFileState.load(for: file.path, url: file.url)
             let final = AtomicFile.temporaryPath(for: file.path)
             let part = final + ".part"
@@ -106,6 +116,7 @@ public final class SourceFetcher {
             reports.append(FetchReport(file: file, outcome: .downloaded(bytes: bytes, sha256: sha256)))
         }
 
+        committed = true
         for item in staged {
             try AtomicFile.commit(temporary: item.temporary, to: item.file.path)
             try item.state.save(for: item.file.path)

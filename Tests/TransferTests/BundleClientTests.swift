@@ -147,6 +147,18 @@ final class BundleClientTests: XCTestCase {
         XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(102), .integer(202)])
     }
 
+    func testAPatchWithTheWrongChecksumFallsBackToTheFullFile() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(2)
+        try server.setFaults(["/2/patch-from-1.sql": "corrupt"])
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertTrue(report.patchProblem?.contains("sha256") ?? false, report.patchProblem ?? "no problem reported")
+        XCTAssertEqual(server.requests(), ["/latest.json 200", "/2/patch-from-1.sql 200", "/2/stations.sqlite.gz 200"])
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(report.recordsCopied, 1)
+    }
+
     func testA500ThenSuccessIsRetried() throws {
         try installVersion1WithCompletions()
         try fixture.publish(3)

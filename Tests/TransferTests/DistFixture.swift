@@ -128,7 +128,7 @@ struct DistFixture {
             "renumbered": DistFixture.renumbered.filter { $0.version == version }
                 .map { ["new_s_id": $0.newID, "old_s_id": $0.oldID, "version": $0.version] },
         ]
-        if version == 1 { manifest["previous_version"] = NSNull() }
+        if version > 1 { manifest["patch_sha256"] = try SHA256.hex(fileAt: "\(dist)/\(version)/patch-from-\(version - 1).sql") }
         let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: "\(dist)/latest.json"))
     }
