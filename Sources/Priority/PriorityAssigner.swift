@@ -60,13 +60,17 @@ public struct PriorityConfig: Hashable, Sendable {
         self.seed = seed; self.tiers = tiers; self.restWeight = restWeight; self.disabledWeight = disabledWeight
     }
 
-    /// The tuned tiers (see PriorityAssigner's notes and the stage report):
-    /// 11 for the first 1 ticket per 2nd-mesh square (10 km), 12 for the first
-    /// 2 per 5 km square. On the national stand-in data (9,521 live stations,
-    /// no hand weights) this gives 1,823 at 11, 3,666 at 12 and 4,032 at 13.
+    /// The tuned tiers (chosen with `stationdb priority report`, see the stage
+    /// report): 11 for the first ticket of each 2nd-mesh square (10 km); 12 for
+    /// the first ticket of each 5 km square plus one more per 6 live stations
+    /// in it beyond the first (dense squares get more 12s, at most 20), so a
+    /// dense city view is not left to the distance order of the 13s. On the
+    /// national stand-in data (9,521 live stations) this gives 1,823 at 11,
+    /// 2,189 at 12 and 5,509 at 13 without hand weights; with 1,207 hand
+    /// weights from `suggest`, 1,322 / 1,768 / 5,224.
     public static let standardTiers = [
         MeshTier(weight: 11, level: .second, picks: 1),
-        MeshTier(weight: 12, level: .fiveKilometre, picks: 2),
+        MeshTier(weight: 12, level: .fiveKilometre, picks: 1, stationsPerExtraPick: 6, maxPicks: 20),
     ]
 }
 

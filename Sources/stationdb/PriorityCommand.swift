@@ -71,11 +71,13 @@ struct PriorityAssignCommand: ParsableCommand {
         discussion: """
         Hand weights (1..10) come from the hand file (s_id, weight, optional note); a bad row
         (unknown s_id, duplicate, weight outside 1..10) stops with exit 2 naming file and line.
-        Every other live station gets a machine weight from Japan's grid squares: per 10 km
-        (2nd mesh) square the first ticket of a seeded lottery gets 11, per 5 km square the
-        first two get 12, the rest 13. Hand-weighted stations take the first places of their
-        squares. Disabled stations get 13 unless hand-weighted. A station's weight depends only
-        on the stations in its own squares, so a one-station fix changes weights only there.
+        Every other live station gets a machine weight from Japan's grid squares: in each 10 km
+        (2nd mesh) square the first ticket of a seeded lottery gets 11; in each 5 km square the
+        first ticket, and one more per 6 stations in it, get 12; the rest get 13. Hand-weighted
+        stations take the first places of their squares. Disabled stations get 13 unless
+        hand-weighted. A station's weight depends only on the stations in its own squares, so a
+        one-station fix changes weights only there. The summary on stderr gives the counts per
+        weight and, with --previous, how many weights changed against that bundle.
 
           stationdb priority --staging build/staging.sqlite --hand raw/weights.csv --out build/weights.csv --previous dist/current.sqlite
         """
