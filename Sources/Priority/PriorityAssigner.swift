@@ -79,64 +79,68 @@ public enum PriorityAssigner {
     /// machine weights for every other live station, `disabledWeight` for
     /// disabled ones without a hand weight.
     public static func assign(network: RailNetwork, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int: Int] {
+        let w = weights(network: network, hand: hand, config: config)
+        var result: [Int: Int] = [:]
+        result.reserveCapacity(w.count)
+        for i in w.indices { result[network.stations[i].id] = w[i] }
+        return result
+    }
+
+    /// The same weights as an array parallel to `network.stations` (the
+    /// assignment itself, without building a dictionary; what the bench times).
+    public static func weights(network: RailNetwork, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int] {
         let stations = network.stations
         var handWeight: [Int: Int] = [:]
         handWeight.reserveCapacity(hand.count)
         for h in hand { handWeight[h.stationID] = h.weight }
 
         var weights = [Int](repeating: config.restWeight, count: stations.count)
-        var isHand = [Bool](repeating: false, count: stations.count)
-        var live: [Int32] = []   // indexes into `stations`
-        live.reserveCapacity(stations.count)
-        var tickets = [UInt64](repeating: 0, count: stations.count)
-        for (i, s) in stations.enumerated() {
-            if let w = handWeight[s.id] {
-                weights[i] = w; isHand[i] = true
-            } else if !s.enabled {
-                weights[i] = config.disabledWeight
-            }
-            if s.enabled {
-                live.append(Int32(i))
-                tickets[i] = StationHash.ticket(seed: config.seed, stationID: s.id)
-            }
+        // The live stations, as plain arrays (no String copies in the loops).
+        var liveIndex: [Int32] = [], lat: [Int] = [], lng: [Int] = [], ids: [Int] = []
+        var order: [UInt64] = []   // 0 for a hand pick (first in its square), else its ticket
+        liveIndex.reserveCapacity(stations.count); lat.reserveCapacity(stations.count)
+        lng.reserveCapacity(stations.count); ids.reserveCapacity(stations.count); order.reserveCapacity(stations.count)
+        for i in stations.indices {
+            let id = stations[i].id, enabled = stations[i].enabled
+            let hand = handWeight.isEmpty ? nil : handWeight[id]
+            if let hand { weights[i] = hand } else if !enabled { weights[i] = config.disabledWeight }
+            guard enabled else { continue }
+            liveIndex.append(Int32(i)); lat.append(stations[i].lat); lng.append(stations[i].lng); ids.append(id)
+            order.append(hand != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id))
         }
+        let n = liveIndex.count
 
-        // One sort per tier, by (square, hand first, ticket, s_id): the first
-        // places of each run of equal squares are its picks.
-        struct Entry { var square: Int; var order: UInt64; var id: Int; var index: Int32 }
-        var entries: [Entry] = []
-        entries.reserveCapacity(live.count)
+        // Order the live stations once by lottery (hand picks first, then
+        // ticket, ties by s_id), then per tier group them by square with a
+        // stable radix sort on the code: each square's stations come out in
+        // lottery order and its first places are its picks. Every step is a
+        // linear radix pass; nothing compares pairs of stations.
+        var byLottery = (0..<Int32(n)).map { $0 }
+        if !ids.indices.dropFirst().allSatisfy({ ids[$0 - 1] < ids[$0] }) {
+            byLottery = radixSorted(ids.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, from: byLottery)
+        }
+        // The top 44 bits of the tickets: ties (rare) keep s_id order.
+        byLottery = radixSorted(order.map { $0 >> 20 }, from: byLottery)
+
+        var codes = [UInt64](repeating: 0, count: n)
         for tier in config.tiers {
-            entries.removeAll(keepingCapacity: true)
-            for i in live {
-                let s = stations[Int(i)]
-                let square = MeshCode.code(lat: s.lat, lng: s.lng, level: tier.level)
-                entries.append(Entry(square: square, order: isHand[Int(i)] ? 0 : tickets[Int(i)] | 1, id: s.id, index: i))
-            }
-            entries.sort { a, b in
-                if a.square != b.square { return a.square < b.square }
-                if a.order != b.order { return a.order < b.order }
-                return a.id < b.id
-            }
+            for k in 0..<n { codes[k] = UInt64(bitPattern: Int64(MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level))) }
+            let members = radixSorted(codes, from: byLottery)
             var start = 0
-            while start < entries.count {
+            while start < n {
+                let square = codes[Int(members[start])]
                 var end = start + 1
-                while end < entries.count, entries[end].square == entries[start].square { end += 1 }
-                let picks = tier.picks(inSquareOf: end - start)
-                var k = start
-                while k < min(end, start + picks) {
-                    let i = Int(entries[k].index)
-                    if !isHand[i], weights[i] > tier.weight { weights[i] = tier.weight }
-                    k += 1
+                while end < n, codes[Int(members[end])] == square { end += 1 }
+                let picks = min(end - start, tier.picks(inSquareOf: end - start))
+                for k in start..<(start + picks) {
+                    let m = Int(members[k])
+                    let i = Int(liveIndex[m])
+                    if order[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
                 }
                 start = end
             }
         }
-
-        var result: [Int: Int] = [:]
-        result.reserveCapacity(stations.count)
-        for (i, s) in stations.enumerated() { result[s.id] = weights[i] }
-        return result
+        return weights
     }
 
     /// How many stations hold each weight, index 0 unused: counts[w] for w in 1...13.
@@ -149,6 +153,49 @@ public enum PriorityAssigner {
         }
         return counts
     }
+}
+
+/// `initial` (a permutation of keys' indexes) stably ordered by key: LSD
+/// radix sort, 11 bits a pass, as many passes as the largest key needs (a
+/// 10-digit mesh code: 3; a 44-bit ticket prefix: 4). Keys travel with their
+/// indexes so every pass reads sequentially.
+func radixSorted(_ keys: [UInt64], from initial: [Int32]) -> [Int32] {
+    let n = initial.count
+    let maxKey = keys.max() ?? 0
+    var passes = 0
+    while passes * 11 < 64, (maxKey >> UInt64(passes * 11)) > 0 { passes += 1 }
+    if passes == 0 { return initial }
+    var ka = [UInt64](repeating: 0, count: n), kb = ka
+    var ia = initial, ib = [Int32](repeating: 0, count: n)
+    var count = [Int](repeating: 0, count: 2049)
+    keys.withUnsafeBufferPointer { key in
+        ka.withUnsafeMutableBufferPointer { pka in
+            kb.withUnsafeMutableBufferPointer { pkb in
+                ia.withUnsafeMutableBufferPointer { pia in
+                    ib.withUnsafeMutableBufferPointer { pib in
+                        count.withUnsafeMutableBufferPointer { c in
+                            for j in 0..<n { pka[j] = key[Int(pia[j])] }
+                            var sk = pka, dk = pkb, si = pia, di = pib
+                            for pass in 0..<passes {
+                                let shift = UInt64(pass * 11)
+                                for k in 0..<c.count { c[k] = 0 }
+                                for j in 0..<n { c[Int((sk[j] >> shift) & 2047) + 1] += 1 }
+                                for k in 1..<c.count { c[k] += c[k - 1] }
+                                for j in 0..<n {
+                                    let k = sk[j]
+                                    let d = Int((k >> shift) & 2047)
+                                    let at = c[d]
+                                    dk[at] = k; di[at] = si[j]; c[d] = at + 1
+                                }
+                                swap(&sk, &dk); swap(&si, &di)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return passes % 2 == 0 ? ia : ib
 }
 
 /// How a new weighting differs from a previous bundle's.
