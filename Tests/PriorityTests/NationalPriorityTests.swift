@@ -1,0 +1,59 @@
+import Foundation
+import StationModel
+import XCTest
+@testable import Priority
+
+/// On the national stand-in data (../shared/data/ekidata; skipped where absent).
+final class NationalPriorityTests: XCTestCase {
+    func testCountsPerWeightOnNationalData() throws {
+        let network = try NationalData.network()
+        XCTAssertEqual(network.liveStations.count, 9521)
+        let w = PriorityAssigner.assign(network: network, hand: [])
+        let c = PriorityAssigner.counts(w, liveOnly: network)
+        // The counts documented on PriorityConfig.standardTiers.
+        XCTAssertEqual([c[11], c[12], c[13]], [1823, 2189, 5509])
+        XCTAssertEqual(w.count, network.stations.count)
+    }
+
+    func testCountsWithSuggestedHandWeights() throws {
+        let network = try NationalData.network()
+        let suggestions = HandWeightSuggestions.suggest(network: network, hand: [])
+        let hand = suggestions.map { HandWeight(stationID: $0.stationID, weight: $0.suggestedWeight) }
+        XCTAssertEqual(hand.count, 1207)
+        let w = PriorityAssigner.assign(network: network, hand: hand)
+        let c = PriorityAssigner.counts(w, liveOnly: network)
+        XCTAssertEqual([c[1...10].reduce(0, +), c[11], c[12], c[13]], [1207, 1322, 1768, 5224])
+    }
+
+    /// The stage's acceptance bar, on fewer viewports than the CLI's 1,000 to
+    /// keep the debug test quick: beat the random 11/12/13 baseline by 0.04 in
+    /// coverage without losing pan stability (no hand weights yet: there is
+    /// no national raw/weights.csv).
+    func testMeshWeightsBeatRandomOnNationalData() throws {
+        let network = try NationalData.network()
+        let ours = WeightedStations.from(network: network, weights: PriorityAssigner.assign(network: network, hand: []))
+        let random = WeightedStations.randomMachineWeights(ours, seed: StationHash.defaultSeed)
+        XCTAssertEqual(random.filter(\.enabled).map(\.weight).sorted(), ours.filter(\.enabled).map(\.weight).sorted(), "same counts")
+        let config = ViewportReportConfig(viewports: 300, pins: 100)
+        let a = ViewportReport.run(stations: ours, config: config), b = ViewportReport.run(stations: random, config: config)
+        XCTAssertEqual(a.overall.viewports, b.overall.viewports, "same viewports for both")
+        XCTAssertGreaterThan(a.overall.viewports, 100)
+        XCTAssertGreaterThanOrEqual(a.overall.coverage - b.overall.coverage, 0.04, "\(a.overall) vs \(b.overall)")
+        XCTAssertGreaterThanOrEqual(a.overall.panStability, b.overall.panStability, "\(a.overall) vs \(b.overall)")
+    }
+
+    func testSuggestionsRankJunctionsAndSkipHandPicks() throws {
+        let network = try NationalData.network()
+        let all = HandWeightSuggestions.suggest(network: network, hand: [], limit: 20)
+        XCTAssertEqual(all.count, 20)
+        XCTAssertEqual(all.first?.name, "東京")
+        XCTAssertTrue(all.allSatisfy { !$0.reasons.isEmpty && (1...10).contains($0.suggestedWeight) })
+        XCTAssertEqual(all.map(\.score), all.map(\.score).sorted(by: >))
+        let without = HandWeightSuggestions.suggest(network: network, hand: [HandWeight(stationID: all[0].stationID, weight: 1)], limit: 20)
+        XCTAssertFalse(without.contains { $0.stationID == all[0].stationID })
+        let csv = HandWeightSuggestions.csv(Array(all.prefix(3)))
+        XCTAssertTrue(csv.hasPrefix("s_id,weight,note\n\(all[0].stationID),"))
+        // Usable as a hand file as it stands.
+        XCTAssertEqual(try HandWeights.parse(csv, label: "suggested.csv", network: network).weights.count, 3)
+    }
+}

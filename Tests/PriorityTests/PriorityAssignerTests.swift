@@ -1,0 +1,146 @@
+import Foundation
+import StationModel
+import XCTest
+@testable import Priority
+
+final class PriorityAssignerTests: XCTestCase {
+    /// A seeded synthetic network: dense clusters and sparse countryside.
+    static func syntheticNetwork(count: Int = 3000, seed: UInt64 = 42) -> RailNetwork {
+        var rng = SeededGenerator(seed: seed)
+        var n = RailNetwork(operators: [Operator(id: 1, name: "Op", type: 5)])
+        let cities = [(35_680_000, 139_760_000), (34_700_000, 135_500_000), (43_060_000, 141_350_000)]
+        for i in 0..<count {
+            let lat: Int, lng: Int
+            if i % 3 == 0 {
+                let c = cities[rng.below(cities.count)]
+                lat = c.0 + rng.below(300_000) - 150_000; lng = c.1 + rng.below(300_000) - 150_000
+            } else {
+                lat = 31_000_000 + rng.below(12_000_000); lng = 130_000_000 + rng.below(12_000_000)
+            }
+            n.stations.append(Station(id: 1000 + i * 7, name: "S\(i)", pref: 13, lat: lat, lng: lng, operatorID: 1, enabled: i % 50 != 49))
+        }
+        return n
+    }
+
+    func testEveryStationGetsAWeightInRange() {
+        let n = Self.syntheticNetwork()
+        let hand = [HandWeight(stationID: 1000, weight: 3), HandWeight(stationID: 1000 + 49 * 7, weight: 5)] // the second is disabled
+        let w = PriorityAssigner.assign(network: n, hand: hand)
+        XCTAssertEqual(w.count, n.stations.count)
+        XCTAssertEqual(w[1000], 3)
+        XCTAssertEqual(w[1000 + 49 * 7], 5, "a hand weight on a disabled station is kept")
+        for s in n.stations {
+            XCTAssertTrue((1...13).contains(w[s.id]!))
+            if !s.enabled, s.id != 1000 + 49 * 7 { XCTAssertEqual(w[s.id], 13, "disabled stations get 13") }
+        }
+        let c = PriorityAssigner.counts(w, liveOnly: n)
+        XCTAssertGreaterThan(c[11], 0); XCTAssertGreaterThan(c[12], 0); XCTAssertGreaterThan(c[13], 0)
+    }
+
+    /// Every occupied 2nd-mesh square has exactly one weight-11 station or a hand pick
+    /// in its first place; no square has two 11s.
+    func testOneElevenPerSecondMeshSquareUnlessHandPicked() {
+        let n = Self.syntheticNetwork()
+        let handID = n.stations.first { $0.enabled }!.id
+        let w = PriorityAssigner.assign(network: n, hand: [HandWeight(stationID: handID, weight: 2)])
+        var elevens: [Int: Int] = [:], hasHand: [Int: Bool] = [:]
+        for s in n.stations where s.enabled {
+            let sq = MeshCode.code(lat: s.lat, lng: s.lng, level: .second)
+            elevens[sq, default: 0] += w[s.id] == 11 ? 1 : 0
+            if w[s.id]! <= 10 { hasHand[sq] = true }
+        }
+        for (sq, k) in elevens { XCTAssertEqual(k, hasHand[sq] == true ? 0 : 1, "square \(sq)") }
+    }
+
+    func testSameWeightsWhateverTheInputOrder() {
+        let n = Self.syntheticNetwork()
+        let base = PriorityAssigner.assign(network: n, hand: [])
+        var shuffled = n
+        var rng = SeededGenerator(seed: 99)
+        for i in stride(from: shuffled.stations.count - 1, to: 0, by: -1) { shuffled.stations.swapAt(i, rng.below(i + 1)) }
+        XCTAssertNotEqual(shuffled.stations.map(\.id), n.stations.map(\.id))
+        XCTAssertEqual(PriorityAssigner.assign(network: shuffled, hand: []), base)
+        XCTAssertEqual(PriorityAssigner.assign(network: n, hand: []), base, "same seed, same weights")
+        let other = PriorityAssigner.assign(network: n, hand: [], config: PriorityConfig(seed: 7))
+        XCTAssertNotEqual(other, base, "the seed decides the lottery")
+        XCTAssertEqual(PriorityAssigner.counts(other, liveOnly: n)[11], PriorityAssigner.counts(base, liveOnly: n)[11],
+                       "the seed changes who, not how many, per square")
+    }
+
+    func testTicketsAreFixedValues() {
+        // SplitMix64, not Swift's per-process Hasher: these never change between runs.
+        XCTAssertEqual(StationHash.mix(0), 0xE220_A839_7B1D_CDAF)
+        XCTAssertEqual(StationHash.ticket(seed: 1, stationID: 1), StationHash.ticket(seed: 1, stationID: 1))
+        XCTAssertNotEqual(StationHash.ticket(seed: 1, stationID: 1), StationHash.ticket(seed: 2, stationID: 1))
+    }
+
+    /// The squares (at every tier's level) a point lies in.
+    private func squares(_ lat: Int, _ lng: Int) -> Set<MeshCode> {
+        Set(PriorityConfig.standardTiers.map { MeshCode(lat: lat, lng: lng, level: $0.level) })
+    }
+
+    private func changedOutside(_ before: [Int: Int], _ after: [Int: Int], network: RailNetwork, squares allowed: Set<MeshCode>) -> [Int] {
+        network.stations.filter { s in
+            guard let a = before[s.id], let b = after[s.id], a != b else { return false }
+            return squares(s.lat, s.lng).isDisjoint(with: allowed)
+        }.map(\.id)
+    }
+
+    func testMovingOneStationChangesWeightsOnlyInTheSquaresItLeftOrEntered() {
+        let n = Self.syntheticNetwork()
+        let before = PriorityAssigner.assign(network: n, hand: [])
+        var rng = SeededGenerator(seed: 5)
+        var totalChanged = 0
+        for _ in 0..<40 {
+            var fixed = n
+            let i = rng.below(n.stations.count)
+            let old = fixed.stations[i]
+            // Move it to another live station's place (a dense square) or a few km away.
+            let target = n.stations[rng.below(n.stations.count)]
+            fixed.stations[i].lat = rng.below(2) == 0 ? target.lat + 1 : old.lat + 30_000
+            fixed.stations[i].lng = rng.below(2) == 0 ? target.lng + 1 : old.lng - 40_000
+            let after = PriorityAssigner.assign(network: fixed, hand: [])
+            let allowed = squares(old.lat, old.lng).union(squares(fixed.stations[i].lat, fixed.stations[i].lng))
+            XCTAssertEqual(changedOutside(before, after, network: fixed, squares: allowed), [])
+            totalChanged += WeightChanges.between(previous: before, current: after).changed
+        }
+        XCTAssertGreaterThan(totalChanged, 0, "some moves must change something, or the test tests nothing")
+    }
+
+    func testAddingOrRemovingOneStationChangesWeightsOnlyInItsSquares() {
+        let n = Self.syntheticNetwork()
+        let before = PriorityAssigner.assign(network: n, hand: [])
+        var rng = SeededGenerator(seed: 6)
+        for _ in 0..<30 {
+            let i = rng.below(n.stations.count)
+            var removed = n
+            let gone = removed.stations.remove(at: i)
+            let afterRemoval = PriorityAssigner.assign(network: removed, hand: [])
+            XCTAssertEqual(changedOutside(before, afterRemoval, network: removed, squares: squares(gone.lat, gone.lng)), [])
+            XCTAssertEqual(WeightChanges.between(previous: before, current: afterRemoval).removed, 1)
+
+            var added = n
+            var extra = n.stations[i]
+            extra.id = 999_999; extra.enabled = true
+            added.stations.append(extra)
+            let afterAdding = PriorityAssigner.assign(network: added, hand: [])
+            XCTAssertEqual(changedOutside(before, afterAdding, network: n, squares: squares(extra.lat, extra.lng)), [])
+            XCTAssertEqual(WeightChanges.between(previous: before, current: afterAdding).added, 1)
+        }
+    }
+
+    func testWeightChangesCount() {
+        let c = WeightChanges.between(previous: [1: 11, 2: 12, 3: 13], current: [1: 11, 2: 13, 4: 12])
+        XCTAssertEqual(c, WeightChanges(changed: 1, added: 1, removed: 1))
+    }
+
+    func testWeightsFileRoundTrip() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("priority-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let n = Self.syntheticNetwork(count: 300)
+        let w = PriorityAssigner.assign(network: n, hand: [])
+        let path = dir.appendingPathComponent("weights.csv").path
+        try StationWeightsFile.write(w, to: path)
+        XCTAssertEqual(try StationWeightsFile.read(from: path), w)
+    }
+}
