@@ -1,0 +1,591 @@
+import CLibXML2
+import StationModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads an N02 railway file (JPGIS 2.1 GML, sources.md section 3) into a `SourceNetwork` of kind `.n02`.
+///
+/// The document is streamed through libxml2's SAX2 push parser in fixed-size chunks: no tree is
+/// built and the file is never held in memory. Per curve only its middle point is kept, so memory
+/// grows with the number of curves and features, not with the length of their coordinate lists.
+/// The declared encoding (UTF-8, Shift_JIS, ...) is honoured by libxml2 (iconv).
+public enum N02Reader {
+    public static func read(path: String, label: String) throws -> SourceNetwork {
+        let parser = N02Parser(label: label)
+        try parser.parse(path: path)
+        try parser.diagnostics.check()
+        var assembly = N02Assembly(label: label, curves: parser.curves,
+                                   stations: parser.stations, sections: parser.sections)
+        return try assembly.build()
+    }
+}
+
+// MARK: - Records the parser keeps
+
+/// A curve's middle point (nil when its coordinates were bad; that was reported already).
+struct N02Curve {
+    var line: Int
+    var lat: Int
+    var lng: Int
+    var valid: Bool
+}
+
+/// The attributes shared by ksj:Station and ksj:RailroadSection.
+struct N02FeatureCore {
+    var gmlID: String
+    var line: Int            // line of the feature's start tag
+    var curveID: String      // xlink:href without the '#'
+    var hrefLine: Int        // line of ksj:location
+    var company: String
+    var lineName: String
+    var serviceProviderType: Int?
+    var railwayType: Int?
+}
+
+struct N02StationRecord {
+    var core: N02FeatureCore
+    var name: String
+    var code: String?
+    var group: String?
+    var isShinkansen: Bool { core.serviceProviderType == 1 }
+}
+
+// MARK: - The streaming parser
+
+/// Elements the reader cares about; everything else is `.other` and skipped.
+enum N02Tag: UInt8 {
+    case other, dataset, curve, posList
+    case railroadSection, station
+    case location, railwayType, serviceProviderType, railwayLineName, operationCompany
+    case stationName, stationCode, groupCode
+
+    var qualifiedName: String {
+        switch self {
+        case .other: return "?"
+        case .dataset: return "ksj:Dataset"
+        case .curve: return "gml:Curve"
+        case .posList: return "gml:posList"
+        case .railroadSection: return "ksj:RailroadSection"
+        case .station: return "ksj:Station"
+        case .location: return "ksj:location"
+        case .railwayType: return "ksj:railwayType"
+        case .serviceProviderType: return "ksj:serviceProviderType"
+        case .railwayLineName: return "ksj:railwayLineName"
+        case .operationCompany: return "ksj:operationCompany"
+        case .stationName: return "ksj:stationName"
+        case .stationCode: return "ksj:stationCode"
+        case .groupCode: return "ksj:groupCode"
+        }
+    }
+}
+
+private let ksjNamespace: StaticString = "http://nlftp.mlit.go.jp/ksj/schemas/ksj-app"
+private let gmlNamespace: StaticString = "http://www.opengis.net/gml/3.2"
+private let xlinkNamespace: StaticString = "http://www.w3.org/1999/xlink"
+
+/// Whether a NUL-terminated libxml2 string equals a static ASCII string, without making a Swift String.
+@inline(__always)
+private func equals(_ p: UnsafePointer<xmlChar>, _ s: StaticString) -> Bool {
+    let n = s.utf8CodeUnitCount
+    let q = s.utf8Start
+    var i = 0
+    while i < n {
+        if p[i] != q[i] { return false }
+        i += 1
+    }
+    return p[n] == 0
+}
+
+final class N02Parser {
+    let label: String
+    var diagnostics = DiagnosticCollector()
+
+    private(set) var curves: [String: N02Curve] = [:]
+    private(set) var stations: [N02StationRecord] = []
+    private(set) var sections: [N02FeatureCore] = []
+
+    private var ctxt: xmlParserCtxtPtr?
+    private var sawRoot = false
+    private var sawFatalXMLError = false
+    private var stack: [N02Tag] = []
+
+    // Namespace URIs come from libxml2's dictionary, so the same URI arrives as the same pointer;
+    // the cache turns most namespace checks into one pointer comparison.
+    private var ksjURI: UnsafePointer<xmlChar>?
+    private var gmlURI: UnsafePointer<xmlChar>?
+    private var xlinkURI: UnsafePointer<xmlChar>?
+
+    // Current gml:Curve.
+    private var curveID: String?
+    private var curveLine = 0
+    private var curveInvalid = false
+    private var points: [(lat: Int, lng: Int)] = []
+
+    // Current gml:posList: numbers are parsed straight from the character callbacks.
+    private var inPosList = false
+    private var posListLine = 0
+    private var posListNewlines = 0
+    private var numberCount = 0
+    private var pendingLat: Int?
+    private var token: [UInt8] = []
+    private var tokenLine = 0
+
+    // Current feature.
+    private var featureTag: N02Tag?
+    private var featureID = ""
+    private var featureLine = 0
+    private var field: [N02Tag: String] = [:]
+    private var href: String?
+    private var hrefLine = 0
+    private var sawLocation = false
+    private var capture: N02Tag?
+    private var text: [UInt8] = []
+
+    init(label: String) {
+        self.label = label
+        points.reserveCapacity(64)
+        token.reserveCapacity(64)
+        text.reserveCapacity(256)
+    }
+
+    // MARK: Driving libxml2
+
+    func parse(path: String) throws {
+        guard let file = fopen(path, "rb") else {
+            throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+
+        xmlInitParser()
+        var sax = xmlSAXHandler()
+        sax.initialized = 0xDEEDBEAF  // XML_SAX2_MAGIC: use the namespace-aware callbacks and serror
+        sax.startElementNs = { ctx, localname, _, uri, _, _, attributeCount, _, attributes in
+            N02Parser.from(ctx).startElement(localname!, uri, Int(attributeCount), attributes)
+        }
+        sax.endElementNs = { ctx, _, _, _ in
+            N02Parser.from(ctx).endElement()
+        }
+        sax.characters = { ctx, ch, len in
+            N02Parser.from(ctx).characters(ch!, Int(len))
+        }
+        sax.cdataBlock = sax.characters
+        sax.serror = { ctx, error in
+            guard let ctx, let error else { return }
+            N02Parser.from(ctx).xmlError(error)
+        }
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        // Encoding and I/O errors are raised without a parser context, so they reach the
+        // thread's global structured handler: route them here too, then put the old one back.
+        let savedHandler = __xmlStructuredError().pointee
+        let savedContext = __xmlStructuredErrorContext().pointee
+        xmlSetStructuredErrorFunc(me, sax.serror)
+        defer { xmlSetStructuredErrorFunc(savedContext, savedHandler) }
+
+        let chunkSize = 1 << 16
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
+        defer { buffer.deallocate() }
+
+        // The first bytes let libxml2 detect the encoding family before the prolog is read.
+        let head = fread(buffer, 1, 4, file)
+        guard let ctxt = xmlCreatePushParserCtxt(&sax, me, buffer, Int32(head), label) else {
+            throw EnvironmentError("cannot create an XML parser for \(label)")
+        }
+        self.ctxt = ctxt
+        defer { xmlFreeParserCtxt(ctxt); self.ctxt = nil }
+        _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+                                          | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue))
+
+        while !shouldStop {
+            let n = fread(buffer, 1, chunkSize, file)
+            if n == 0 {
+                if ferror(file) != 0 {
+                    throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+                }
+                _ = xmlParseChunk(ctxt, nil, 0, 1)
+                break
+            }
+            _ = xmlParseChunk(ctxt, buffer, Int32(n), 0)
+        }
+    }
+
+    private var shouldStop: Bool {
+        sawFatalXMLError || diagnostics.isFull
+    }
+
+    @inline(__always)
+    static func from(_ ctx: UnsafeMutableRawPointer?) -> N02Parser {
+        Unmanaged<N02Parser>.fromOpaque(ctx!).takeUnretainedValue()
+    }
+
+    private var currentLine: Int {
+        guard let ctxt else { return 0 }
+        return Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer(ctxt)))
+    }
+
+    private func stop() {
+        if let ctxt { xmlStopParser(ctxt) }
+    }
+
+    private func report(line: Int, field: String? = nil, _ message: String) {
+        diagnostics.add(SourceLocation(file: label, line: line, field: field), message)
+        if diagnostics.isFull { stop() }
+    }
+
+    func xmlError(_ error: UnsafePointer<xmlError>) {
+        let e = error.pointee
+        // Warnings (e.g. a relative namespace URI) do not make the data wrong.
+        if e.level == XML_ERR_WARNING || e.level == XML_ERR_NONE { return }
+        // After a fatal error libxml2 keeps scanning and reports consequences; the first one is the cause.
+        if sawFatalXMLError { return }
+        var message = e.message.map { String(cString: $0) } ?? "error \(e.code)"
+        message = message.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: " \t") }
+            .filter { !$0.isEmpty }
+            .joined(separator: " ")
+        let line = e.line > 0 ? Int(e.line) : currentLine
+        let column = e.int2 > 0 ? "column \(e.int2)" : nil
+        report(line: line, field: column, "malformed XML: \(message)")
+        if e.level == XML_ERR_FATAL {
+            sawFatalXMLError = true
+            stop()
+        }
+    }
+
+    // MARK: SAX callbacks
+
+    private enum Namespace { case ksj, gml, xlink, other }
+
+    @inline(__always)
+    private func namespace(_ uri: UnsafePointer<xmlChar>?) -> Namespace {
+        guard let uri else { return .other }
+        if uri == ksjURI { return .ksj }
+        if uri == gmlURI { return .gml }
+        if uri == xlinkURI { return .xlink }
+        if equals(uri, ksjNamespace) { ksjURI = uri; return .ksj }
+        if equals(uri, gmlNamespace) { gmlURI = uri; return .gml }
+        if equals(uri, xlinkNamespace) { xlinkURI = uri; return .xlink }
+        return .other
+    }
+
+    private func classify(_ local: UnsafePointer<xmlChar>, _ uri: UnsafePointer<xmlChar>?) -> N02Tag {
+        switch namespace(uri) {
+        case .gml:
+            if equals(local, "posList") { return .posList }
+            if equals(local, "Curve") { return .curve }
+            return .other
+        case .ksj:
+            switch local[0] {
+            case UInt8(ascii: "l"): return equals(local, "location") ? .location : .other
+            case UInt8(ascii: "r"):
+                if equals(local, "railwayType") { return .railwayType }
+                if equals(local, "railwayLineName") { return .railwayLineName }
+                return .other
+            case UInt8(ascii: "s"):
+                if equals(local, "serviceProviderType") { return .serviceProviderType }
+                if equals(local, "stationName") { return .stationName }
+                if equals(local, "stationCode") { return .stationCode }
+                return .other
+            case UInt8(ascii: "o"): return equals(local, "operationCompany") ? .operationCompany : .other
+            case UInt8(ascii: "g"): return equals(local, "groupCode") ? .groupCode : .other
+            case UInt8(ascii: "S"): return equals(local, "Station") ? .station : .other
+            case UInt8(ascii: "R"): return equals(local, "RailroadSection") ? .railroadSection : .other
+            case UInt8(ascii: "D"): return equals(local, "Dataset") ? .dataset : .other
+            default: return .other
+            }
+        default:
+            return .other
+        }
+    }
+
+    /// The value of the attribute `local` in namespace `ns` (SAX2 gives 5 pointers per attribute:
+    /// localname, prefix, URI, value start, value end).
+    private func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ count: Int,
+                           _ ns: Namespace, _ local: StaticString) -> String? {
+        guard let attributes else { return nil }
+        for i in 0..<count {
+            let base = attributes + 5 * i
+            guard let name = base[0], equals(name, local), namespace(base[2]) == ns,
+                  let start = base[3], let end = base[4] else { continue }
+            return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+        }
+        return nil
+    }
+
+    func startElement(_ local: UnsafePointer<xmlChar>, _ uri: UnsafePointer<xmlChar>?, _ attributeCount: Int,
+                      _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        var tag = classify(local, uri)
+        if !sawRoot {
+            sawRoot = true
+            if tag != .dataset {
+                let name = String(cString: local)
+                report(line: currentLine, "the root element is \(name), expected ksj:Dataset")
+                sawFatalXMLError = true
+                stop()
+                return
+            }
+        }
+        switch tag {
+        case .curve where curveID == nil && featureTag == nil:
+            curveID = attribute(attributes, attributeCount, .gml, "id") ?? ""
+            curveLine = currentLine
+            curveInvalid = false
+            points.removeAll(keepingCapacity: true)
+        case .posList where curveID != nil && !inPosList:
+            inPosList = true
+            posListLine = currentLine
+            posListNewlines = 0
+            numberCount = 0
+            pendingLat = nil
+            token.removeAll(keepingCapacity: true)
+        case .station where featureTag == nil && curveID == nil,
+             .railroadSection where featureTag == nil && curveID == nil:
+            featureTag = tag
+            featureID = attribute(attributes, attributeCount, .gml, "id") ?? ""
+            featureLine = currentLine
+            field.removeAll(keepingCapacity: true)
+            href = nil
+            sawLocation = false
+        case .location where featureTag != nil:
+            if !sawLocation {
+                sawLocation = true
+                href = attribute(attributes, attributeCount, .xlink, "href")
+                hrefLine = currentLine
+            }
+        case .railwayType, .serviceProviderType, .railwayLineName, .operationCompany,
+             .stationName, .stationCode, .groupCode:
+            if featureTag != nil && capture == nil {
+                capture = tag
+                text.removeAll(keepingCapacity: true)
+            } else {
+                tag = .other
+            }
+        case .dataset where stack.isEmpty:
+            break
+        default:
+            tag = .other
+        }
+        stack.append(tag)
+    }
+
+    func endElement() {
+        guard let tag = stack.popLast() else { return }
+        switch tag {
+        case .posList:
+            endPosList()
+        case .curve:
+            endCurve()
+        case .station, .railroadSection:
+            endFeature()
+        case .railwayType, .serviceProviderType, .railwayLineName, .operationCompany,
+             .stationName, .stationCode, .groupCode:
+            if capture == tag {
+                let value = String(decoding: text, as: UTF8.self).trimmingCharacters(in: " \t\n\r")
+                if field[tag] == nil { field[tag] = value }
+                capture = nil
+            }
+        default:
+            break
+        }
+    }
+
+    func characters(_ ch: UnsafePointer<xmlChar>, _ len: Int) {
+        if inPosList {
+            scanPosList(ch, len)
+        } else if capture != nil {
+            text.append(contentsOf: UnsafeBufferPointer(start: ch, count: len))
+        }
+    }
+
+    // MARK: Curves
+
+    private var curveField: String { "gml:Curve \(curveID ?? "")" }
+
+    private func scanPosList(_ ch: UnsafePointer<xmlChar>, _ len: Int) {
+        var i = 0
+        while i < len {
+            let b = ch[i]
+            if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D {
+                if !token.isEmpty { endNumber() }
+                if b == 0x0A { posListNewlines += 1 }
+            } else {
+                if token.isEmpty { tokenLine = posListLine + posListNewlines }
+                token.append(b)
+            }
+            i += 1
+        }
+    }
+
+    private func endNumber() {
+        defer { token.removeAll(keepingCapacity: true) }
+        numberCount += 1
+        if curveInvalid { return }
+        guard let value = N02Parser.parseMicroDegrees(token) else {
+            let shown = String(decoding: token.prefix(40), as: UTF8.self)
+            report(line: tokenLine, field: curveField, "'\(shown)' in gml:posList is not a number")
+            curveInvalid = true
+            return
+        }
+        guard let lat = pendingLat else { pendingLat = value; return }
+        pendingLat = nil
+        if !MicroDegrees.inJapan(lat: lat, lng: value) {
+            report(line: tokenLine, field: curveField,
+                   "point \(MicroDegrees.format(lat)) \(MicroDegrees.format(value)) lies outside Japan (20..46 N, 122..154 E)")
+            curveInvalid = true
+            return
+        }
+        points.append((lat, value))
+    }
+
+    private func endPosList() {
+        if !token.isEmpty { endNumber() }
+        inPosList = false
+        if pendingLat != nil && !curveInvalid {
+            report(line: posListLine, field: curveField,
+                   "gml:posList has an odd count of numbers (\(numberCount)); expected lat lng pairs")
+            curveInvalid = true
+        }
+        pendingLat = nil
+    }
+
+    private func endCurve() {
+        guard let id = curveID else { return }
+        curveID = nil
+        if !curveInvalid && points.isEmpty {
+            report(line: curveLine, field: "gml:Curve \(id)", "the curve has no coordinates")
+            curveInvalid = true
+        }
+        if id.isEmpty { return }  // nothing can refer to it
+        if let first = curves[id] {
+            report(line: curveLine, field: "gml:Curve \(id)", "duplicate gml:id (first at line \(first.line))")
+            return
+        }
+        if curveInvalid {
+            curves[id] = N02Curve(line: curveLine, lat: 0, lng: 0, valid: false)
+        } else {
+            let middle = N02Geometry.middle(of: points)
+            curves[id] = N02Curve(line: curveLine, lat: middle.lat, lng: middle.lng, valid: true)
+        }
+    }
+
+    /// Decimal degrees to micro-degrees from bytes, with MicroDegrees.parse's rounding
+    /// (half away from zero on the 7th decimal), so no String is made per number.
+    static func parseMicroDegrees(_ bytes: [UInt8]) -> Int? {
+        var i = 0
+        let n = bytes.count
+        guard n > 0 else { return nil }
+        var negative = false
+        if bytes[0] == UInt8(ascii: "-") { negative = true; i = 1 } else if bytes[0] == UInt8(ascii: "+") { i = 1 }
+        var whole = 0, frac = 0, fracDigits = 0, digits = 0
+        var seenDot = false, roundUp = false
+        while i < n {
+            let b = bytes[i]
+            i += 1
+            if b == UInt8(ascii: ".") {
+                if seenDot { return nil }
+                seenDot = true
+                continue
+            }
+            guard b >= 48, b <= 57 else { return nil }
+            let d = Int(b - 48)
+            digits += 1
+            if !seenDot {
+                whole = whole * 10 + d
+                if whole > 1_000 { return nil }
+            } else if fracDigits < 6 {
+                frac = frac * 10 + d
+                fracDigits += 1
+            } else if fracDigits == 6 {
+                roundUp = d >= 5
+                fracDigits += 1
+            }
+        }
+        guard digits > 0 else { return nil }
+        while fracDigits < 6 { frac *= 10; fracDigits += 1 }
+        let v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
+        return negative ? -v : v
+    }
+
+    // MARK: Features
+
+    private func endFeature() {
+        guard let tag = featureTag else { return }
+        featureTag = nil
+        capture = nil
+        let where_ = featureID.isEmpty ? tag.qualifiedName : "\(tag.qualifiedName) \(featureID)"
+        var ok = true
+
+        func required(_ t: N02Tag) -> String {
+            guard let v = field[t] else {
+                report(line: featureLine, field: where_, "missing \(t.qualifiedName)")
+                ok = false
+                return ""
+            }
+            if v.isEmpty {
+                report(line: featureLine, field: where_, "empty \(t.qualifiedName)")
+                ok = false
+            }
+            return v
+        }
+        func integer(_ t: N02Tag) -> Int? {
+            guard let v = field[t], !v.isEmpty else { return nil }
+            guard let n = Int(v) else {
+                report(line: featureLine, field: where_, "\(t.qualifiedName) '\(v)' is not an integer")
+                ok = false
+                return nil
+            }
+            return n
+        }
+        func optional(_ t: N02Tag) -> String? {
+            guard let v = field[t], !v.isEmpty else { return nil }
+            return v
+        }
+
+        var curveRef = ""
+        if !sawLocation {
+            report(line: featureLine, field: where_, "missing ksj:location")
+            ok = false
+        } else if let href, href.hasPrefix("#"), href.count > 1 {
+            curveRef = String(href.dropFirst())
+        } else if let href {
+            report(line: hrefLine, field: where_, "ksj:location xlink:href '\(href)' is not a reference to a gml:id in this file (#id)")
+            ok = false
+        } else {
+            report(line: hrefLine, field: where_, "ksj:location has no xlink:href")
+            ok = false
+        }
+        let company = required(.operationCompany)
+        let lineName = required(.railwayLineName)
+        let name = tag == .station ? required(.stationName) : ""
+        let railwayType = integer(.railwayType)
+        let serviceProviderType = integer(.serviceProviderType)
+        guard ok else { return }
+
+        let core = N02FeatureCore(gmlID: featureID, line: featureLine, curveID: curveRef, hrefLine: hrefLine,
+                                  company: company, lineName: lineName,
+                                  serviceProviderType: serviceProviderType, railwayType: railwayType)
+        if tag == .station {
+            stations.append(N02StationRecord(core: core, name: name,
+                                             code: optional(.stationCode), group: optional(.groupCode)))
+        } else {
+            sections.append(core)
+        }
+    }
+}
+
+private extension String {
+    func trimmingCharacters(in set: String) -> String {
+        let bad = Set(set.unicodeScalars)
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !bad.contains($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !bad.contains($0) })!
+        return String(scalars[first...last])
+    }
+}
+
+private extension Substring {
+    func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+}
