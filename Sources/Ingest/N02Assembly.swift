@@ -89,11 +89,16 @@ enum N02Geometry {
 
 /// Orders of codes and ids that do not depend on the document.
 enum N02Order {
-    /// Natural order: runs of digits compare as numbers ("eb03_9" < "eb03_10"), the rest as bytes.
+    /// Natural order: runs of digits compare as numbers ("eb03_9" < "eb03_10"), the rest as bytes;
+    /// strings equal that way ("01" and "1") fall back to byte order.
     static func naturalLess(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        var a = a, b = b
+        return a.withUTF8 { x in b.withUTF8 { y in naturalLess(x, y) } }
+    }
+
+    static func naturalLess(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        @inline(__always) func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
         var i = 0, j = 0
-        func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
         while i < x.count && j < y.count {
             if isDigit(x[i]) && isDigit(y[j]) {
                 var i2 = i, j2 = j
@@ -112,7 +117,7 @@ enum N02Order {
             }
         }
         if x.count - i != y.count - j { return x.count - i < y.count - j }
-        return a < b
+        return x.lexicographicallyPrecedes(y)
     }
 
     /// Members with a station code first, by code; then the rest by gml:id; the document line
@@ -132,6 +137,8 @@ enum N02Order {
 struct N02Assembly {
     let label: String
     let curves: [String: N02Curve]
+    let companies: [String]
+    let lineNames: [String]
     let stations: [N02StationRecord]
     let sections: [N02FeatureCore]
     var diagnostics = DiagnosticCollector()
@@ -140,20 +147,24 @@ struct N02Assembly {
     /// group code) are one station.
     static let sameStationMetres = 1_000.0
 
-    init(label: String, curves: [String: N02Curve], stations: [N02StationRecord], sections: [N02FeatureCore]) {
-        self.label = label; self.curves = curves; self.stations = stations; self.sections = sections
+    init(label: String, curves: [String: N02Curve], companies: [String], lineNames: [String],
+         stations: [N02StationRecord], sections: [N02FeatureCore]) {
+        self.label = label; self.curves = curves; self.companies = companies; self.lineNames = lineNames
+        self.stations = stations; self.sections = sections
     }
 
-    static func operatorKey(_ company: String) -> String { "n02:operator:\(company)" }
-    static func lineKey(_ company: String, _ line: String) -> String { "n02:line:\(company):\(line)" }
+    func operatorKey(_ company: Int) -> String { "n02:operator:\(companies[company])" }
+    func lineKey(_ line: LineID) -> String { "n02:line:\(companies[line.company]):\(lineNames[line.name])" }
+
+    struct LineID: Hashable { var company: Int; var name: Int }
 
     mutating func build() throws -> SourceNetwork {
         // Resolve every reference first: a curve may come before or after its feature.
-        var located: [(record: N02StationRecord, lat: Int, lng: Int)] = []
+        var located: [Member] = []
         located.reserveCapacity(stations.count)
         for record in stations {
             if let curve = resolve(record.core, kind: "ksj:Station"), curve.valid {
-                located.append((record, curve.lat, curve.lng))
+                located.append(Member(record: record, lat: curve.lat, lng: curve.lng))
             }
         }
         for section in sections { _ = resolve(section, kind: "ksj:RailroadSection") }
@@ -175,110 +186,145 @@ struct N02Assembly {
         return nil
     }
 
-    private var allFeatures: [N02FeatureCore] { stations.map(\.core) + sections }
+    private func forEachFeature(_ body: (N02FeatureCore) -> Void) {
+        for s in stations { body(s.core) }
+        for f in sections { body(f) }
+    }
 
     private func buildOperators() -> [SourceOperator] {
-        struct Tally { var line: Int; var counts: [Int: Int] = [:] }
-        var tallies: [String: Tally] = [:]
-        for f in allFeatures {
-            let type = N02Classification.operatorType(company: f.company, serviceProviderType: f.serviceProviderType,
+        var counts = Array(repeating: [Int](repeating: 0, count: 11), count: companies.count)
+        var firstLine = Array(repeating: Int.max, count: companies.count)
+        forEachFeature { f in
+            let type = N02Classification.operatorType(company: companies[f.company],
+                                                      serviceProviderType: f.serviceProviderType,
                                                       railwayType: f.railwayType)
-            tallies[f.company, default: Tally(line: f.line)].counts[type, default: 0] += 1
-            tallies[f.company]!.line = min(tallies[f.company]!.line, f.line)
+            counts[f.company][type] += 1
+            firstLine[f.company] = min(firstLine[f.company], f.line)
         }
-        return tallies.keys.sorted().map { company in
-            let tally = tallies[company]!
+        return companies.indices.compactMap { company in
+            guard firstLine[company] != .max else { return nil }
             // Most features decide (a major private railway's cable car line does not make it a
             // cable operator); ties go to the smaller code.
-            let type = tally.counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.first!.key
-            return SourceOperator(key: Self.operatorKey(company), name: company, type: type, enabled: nil,
-                                  origin: SourceLocation(file: label, line: tally.line))
+            let tally = counts[company]
+            let type = tally.indices.max { (tally[$0], -$0) < (tally[$1], -$1) }!
+            return SourceOperator(key: operatorKey(company), name: companies[company], type: type, enabled: nil,
+                                  origin: SourceLocation(file: label, line: firstLine[company]))
         }
     }
 
     private func buildLines() -> [SourceLine] {
-        struct Draft { var company: String; var name: String; var line: Int; var shinkansen: Bool }
-        var drafts: [String: Draft] = [:]
-        for f in allFeatures {
-            let key = Self.lineKey(f.company, f.lineName)
-            var d = drafts[key] ?? Draft(company: f.company, name: f.lineName, line: f.line, shinkansen: false)
+        struct Draft { var line: Int; var shinkansen: Bool }
+        var drafts: [LineID: Draft] = [:]
+        forEachFeature { f in
+            let id = LineID(company: f.company, name: f.lineName)
+            var d = drafts[id] ?? Draft(line: f.line, shinkansen: false)
             d.line = min(d.line, f.line)
             if f.serviceProviderType == 1 { d.shinkansen = true }
-            drafts[key] = d
+            drafts[id] = d
         }
-        return drafts.keys.sorted().map { key in
-            let d = drafts[key]!
-            return SourceLine(key: key, name: d.name, operatorKey: Self.operatorKey(d.company), enabled: nil,
-                              type: N02Classification.lineType(serviceProviderType: d.shinkansen ? 1 : nil),
-                              origin: SourceLocation(file: label, line: d.line))
+        // Any order: sortByKey orders the result.
+        return drafts.map { id, d in
+            SourceLine(key: lineKey(id), name: lineNames[id.name], operatorKey: operatorKey(id.company), enabled: nil,
+                       type: N02Classification.lineType(serviceProviderType: d.shinkansen ? 1 : nil),
+                       origin: SourceLocation(file: label, line: d.line))
         }
     }
 
-    private typealias Member = (record: N02StationRecord, lat: Int, lng: Int)
+    struct Member {
+        var record: N02StationRecord
+        var lat: Int
+        var lng: Int
+    }
+
+    private struct GroupID: Hashable {
+        var company: Int
+        var shinkansen: Bool
+        var groupCode: String?
+        var name: String?
+    }
 
     private func buildStations(_ located: [Member]) -> ([SourceStation], [SourceStationLine]) {
-        // Canonical order first, so grouping, representatives and ranks ignore document order.
-        let members = located.sorted { N02Order.memberLess($0.record, $1.record) }
+        // One canonical order, so grouping, representatives and ranks ignore document order;
+        // from here on a member is its index in this order.
+        // (Indices are sorted rather than the records, which are costly to move.)
+        let members = located.indices
+            .sorted { N02Order.memberLess(located[$0].record, located[$1].record) }
+            .map { located[$0] }
 
-        // Station key -> its members, in canonical order.
-        var groups: [String: [Member]] = [:]
-        var byName: [String: [[Member]]] = [:]   // name-group base key -> clusters
-        for m in members {
+        // Each group lists its members' indices ascending, so its first is its representative.
+        var groups: [(key: String, members: [Int])] = []
+        var byGroupCode: [GroupID: Int] = [:]
+        var byName: [GroupID: [Int]] = [:]     // clusters (indices into groups) sharing company + name
+        for (i, m) in members.enumerated() {
             let r = m.record
+            let company = companies[r.core.company]
             let suffix = r.isShinkansen ? ":shinkansen" : ""
-            if let group = r.group {
-                groups["n02:station:\(r.core.company):\(group)\(suffix)", default: []].append(m)
+            if let code = r.group {
+                let id = GroupID(company: r.core.company, shinkansen: r.isShinkansen, groupCode: code, name: nil)
+                if let g = byGroupCode[id] {
+                    groups[g].members.append(i)
+                } else {
+                    byGroupCode[id] = groups.count
+                    groups.append(("n02:station:\(company):\(code)\(suffix)", [i]))
+                }
                 continue
             }
             // Without a group code, same operator + name is one station only when close by:
-            // a member joins the first cluster all of whose members lie within 1 km of it.
-            let base = "n02:station:\(r.core.company):\(r.name)\(suffix)"
-            var clusters = byName[base] ?? []
-            if let i = clusters.firstIndex(where: { cluster in
-                cluster.allSatisfy {
-                    MicroDegrees.distanceMetres(lat1: $0.lat, lng1: $0.lng, lat2: m.lat, lng2: m.lng) <= Self.sameStationMetres
+            // a member joins the first cluster all of whose members lie within 1 km of it;
+            // the first cluster keeps the plain key, later ones get ":2", ":3", ...
+            let id = GroupID(company: r.core.company, shinkansen: r.isShinkansen, groupCode: nil, name: r.name)
+            let clusters = byName[id] ?? []
+            if let g = clusters.first(where: { g in
+                groups[g].members.allSatisfy {
+                    MicroDegrees.distanceMetres(lat1: members[$0].lat, lng1: members[$0].lng,
+                                                lat2: m.lat, lng2: m.lng) <= Self.sameStationMetres
                 }
             }) {
-                clusters[i].append(m)
+                groups[g].members.append(i)
             } else {
-                clusters.append([m])
-            }
-            byName[base] = clusters
-        }
-        for (base, clusters) in byName {
-            // Clusters are in canonical order of their first member; the first keeps the plain key.
-            for (i, cluster) in clusters.enumerated() {
-                groups[i == 0 ? base : "\(base):\(i + 1)", default: []].append(contentsOf: cluster)
+                let base = "n02:station:\(company):\(r.name)\(suffix)"
+                byName[id, default: []].append(groups.count)
+                groups.append((clusters.isEmpty ? base : "\(base):\(clusters.count + 1)", [i]))
             }
         }
 
+        // Station keys in byte order, which is sortByKey's order for NFC text, so its sort has
+        // little left to do; anything else it still puts right.
+        let keyOrder = groups.indices.sorted { a, b in
+            var x = groups[a].key, y = groups[b].key
+            return x.withUTF8 { p in y.withUTF8 { q in p.lexicographicallyPrecedes(q) } }
+        }
         var result: [SourceStation] = []
-        var perLine: [String: [(member: Member, stationKey: String)]] = [:]
-        for key in groups.keys.sorted() {
-            let group = groups[key]!.sorted { N02Order.memberLess($0.record, $1.record) }
-            let first = group[0]
-            let codes = Set(group.compactMap { $0.record.code.map { "code:\($0)" } }).sorted()
+        result.reserveCapacity(groups.count)
+        var perLine: [LineID: [(member: Int, station: Int)]] = [:]
+        for g in keyOrder {
+            let group = groups[g]
+            let first = members[group.members[0]]
+            var codes = group.members.compactMap { members[$0].record.code.map { "code:\($0)" } }
+            if codes.count > 1 { codes = Array(Set(codes)).sorted() }
             result.append(SourceStation(
-                key: key, matchKeys: codes, name: first.record.name, yomi: nil, wiki: nil, pref: nil,
+                key: group.key, matchKeys: codes, name: first.record.name, yomi: nil, wiki: nil, pref: nil,
                 address: nil, lat: first.lat, lng: first.lng,
-                operatorKey: Self.operatorKey(first.record.core.company), enabled: nil,
+                operatorKey: operatorKey(first.record.core.company), enabled: nil,
                 origin: SourceLocation(file: label, line: first.record.core.line)))
-            var seenLines = Set<String>()
-            for m in group {
-                let lineKey = Self.lineKey(m.record.core.company, m.record.core.lineName)
+            var seenLines = Set<LineID>()
+            for i in group.members {
+                let line = LineID(company: members[i].record.core.company, name: members[i].record.core.lineName)
                 // Two members of one station on the same line: the first (canonical) one stays.
-                if seenLines.insert(lineKey).inserted {
-                    perLine[lineKey, default: []].append((m, key))
+                if seenLines.insert(line).inserted {
+                    perLine[line, default: []].append((i, result.count - 1))
                 }
             }
         }
 
         var links: [SourceStationLine] = []
-        for lineKey in perLine.keys.sorted() {
-            let entries = perLine[lineKey]!.sorted { N02Order.memberLess($0.member.record, $1.member.record) }
-            for (rank, entry) in entries.enumerated() {
-                links.append(SourceStationLine(lineKey: lineKey, stationKey: entry.stationKey, sort: rank + 1,
-                                               origin: SourceLocation(file: label, line: entry.member.record.core.line)))
+        links.reserveCapacity(members.count)
+        // Lines in key order and stations by rank, so that sortByKey finds the links in order.
+        for (line, key) in perLine.keys.map({ ($0, lineKey($0)) }).sorted(by: { $0.1 < $1.1 }) {
+            let entries = perLine[line]!
+            for (rank, entry) in entries.sorted(by: { $0.member < $1.member }).enumerated() {
+                links.append(SourceStationLine(lineKey: key, stationKey: result[entry.station].key, sort: rank + 1,
+                                               origin: SourceLocation(file: label, line: members[entry.member].record.core.line)))
             }
         }
         return (result, links)

@@ -17,7 +17,8 @@ public enum N02Reader {
         let parser = N02Parser(label: label)
         try parser.parse(path: path)
         try parser.diagnostics.check()
-        var assembly = N02Assembly(label: label, curves: parser.curves,
+        var assembly = N02Assembly(label: label, curves: parser.curves, companies: parser.companies.names,
+                                   lineNames: parser.lineNames.names,
                                    stations: parser.stations, sections: parser.sections)
         return try assembly.build()
     }
@@ -39,8 +40,8 @@ struct N02FeatureCore {
     var line: Int            // line of the feature's start tag
     var curveID: String      // xlink:href without the '#'
     var hrefLine: Int        // line of ksj:location
-    var company: String
-    var lineName: String
+    var company: Int         // index into the parser's company names
+    var lineName: Int        // index into the parser's line names
     var serviceProviderType: Int?
     var railwayType: Int?
 }
@@ -51,6 +52,52 @@ struct N02StationRecord {
     var code: String?
     var group: String?
     var isShinkansen: Bool { core.serviceProviderType == 1 }
+}
+
+/// Company and line names repeat on every feature: each distinct one becomes one String, and
+/// features carry its index. Consecutive features mostly repeat the previous name, which is
+/// checked first, byte for byte.
+struct N02Names {
+    private var index: [[UInt8]: Int] = [:]
+    private(set) var names: [String] = []
+    private var last: [UInt8] = []
+    private var lastIndex = -1
+
+    mutating func intern(_ bytes: ArraySlice<UInt8>) -> Int {
+        if lastIndex >= 0 && last.elementsEqual(bytes) { return lastIndex }
+        let key = Array(bytes)
+        let i: Int
+        if let found = index[key] {
+            i = found
+        } else {
+            i = names.count
+            names.append(String(decoding: key, as: UTF8.self))
+            index[key] = i
+        }
+        last = key
+        lastIndex = i
+        return i
+    }
+}
+
+/// A small code element's content.
+enum N02Code {
+    case absent
+    case value(Int)
+    case invalid(String)
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        if bytes.isEmpty { self = .absent; return }
+        var n = 0
+        for b in bytes {
+            guard b >= 48 && b <= 57, n < 1_000_000 else {
+                self = .invalid(String(decoding: bytes.prefix(40), as: UTF8.self))
+                return
+            }
+            n = n * 10 + Int(b - 48)
+        }
+        self = .value(n)
+    }
 }
 
 // MARK: - The streaming parser
@@ -98,51 +145,59 @@ private func equals(_ p: UnsafePointer<xmlChar>, _ s: StaticString) -> Bool {
     }
     return p[n] == 0
 }
-
+// The parser is driven by one thread, from libxml2 callbacks that never overlap, so the
+// dynamic exclusivity checks on its state only cost time: its properties opt out.
 final class N02Parser {
     let label: String
-    var diagnostics = DiagnosticCollector()
+    @exclusivity(unchecked) var diagnostics = DiagnosticCollector()
 
-    private(set) var curves: [String: N02Curve] = [:]
-    private(set) var stations: [N02StationRecord] = []
-    private(set) var sections: [N02FeatureCore] = []
+    @exclusivity(unchecked) private(set) var curves: [String: N02Curve] = [:]
+    @exclusivity(unchecked) private(set) var stations: [N02StationRecord] = []
+    @exclusivity(unchecked) private(set) var sections: [N02FeatureCore] = []
+    @exclusivity(unchecked) private(set) var companies = N02Names()
+    @exclusivity(unchecked) private(set) var lineNames = N02Names()
 
-    private var ctxt: xmlParserCtxtPtr?
-    private var sawRoot = false
-    private var sawFatalXMLError = false
-    private var stack: [N02Tag] = []
+    @exclusivity(unchecked) private var ctxt: xmlParserCtxtPtr?
+    @exclusivity(unchecked) private var sawRoot = false
+    @exclusivity(unchecked) private var sawFatalXMLError = false
+    @exclusivity(unchecked) private var stack: [N02Tag] = []
 
     // Namespace URIs come from libxml2's dictionary, so the same URI arrives as the same pointer;
     // the cache turns most namespace checks into one pointer comparison.
-    private var ksjURI: UnsafePointer<xmlChar>?
-    private var gmlURI: UnsafePointer<xmlChar>?
-    private var xlinkURI: UnsafePointer<xmlChar>?
+    @exclusivity(unchecked) private var ksjURI: UnsafePointer<xmlChar>?
+    @exclusivity(unchecked) private var gmlURI: UnsafePointer<xmlChar>?
+    @exclusivity(unchecked) private var xlinkURI: UnsafePointer<xmlChar>?
 
     // Current gml:Curve.
-    private var curveID: String?
-    private var curveLine = 0
-    private var curveInvalid = false
-    private var points: [(lat: Int, lng: Int)] = []
+    @exclusivity(unchecked) private var curveID: String?
+    @exclusivity(unchecked) private var curveLine = 0
+    @exclusivity(unchecked) private var curveInvalid = false
+    @exclusivity(unchecked) private var points: [(lat: Int, lng: Int)] = []
 
     // Current gml:posList: numbers are parsed straight from the character callbacks.
-    private var inPosList = false
-    private var posListLine = 0
-    private var posListNewlines = 0
-    private var numberCount = 0
-    private var pendingLat: Int?
-    private var token: [UInt8] = []
-    private var tokenLine = 0
+    @exclusivity(unchecked) private var inPosList = false
+    @exclusivity(unchecked) private var posListLine = 0
+    @exclusivity(unchecked) private var posListNewlines = 0
+    @exclusivity(unchecked) private var numberCount = 0
+    @exclusivity(unchecked) private var pendingLat: Int?
+    @exclusivity(unchecked) private var token: [UInt8] = []
+    @exclusivity(unchecked) private var tokenLine = 0
 
     // Current feature.
-    private var featureTag: N02Tag?
-    private var featureID = ""
-    private var featureLine = 0
-    private var field: [N02Tag: String] = [:]
-    private var href: String?
-    private var hrefLine = 0
-    private var sawLocation = false
-    private var capture: N02Tag?
-    private var text: [UInt8] = []
+    @exclusivity(unchecked) private var featureTag: N02Tag?
+    @exclusivity(unchecked) private var featureID = ""
+    @exclusivity(unchecked) private var featureLine = 0
+    /// Text of the feature's child elements, by N02Tag.rawValue; company and line name are interned instead.
+    @exclusivity(unchecked) private var field: [String?] = Array(repeating: nil, count: 16)
+    @exclusivity(unchecked) private var companyIndex: Int?
+    @exclusivity(unchecked) private var lineNameIndex: Int?
+    /// ksj:railwayType and ksj:serviceProviderType, parsed from bytes; .invalid keeps bad text for the message.
+    @exclusivity(unchecked) private var codes: [N02Code] = [.absent, .absent]
+    @exclusivity(unchecked) private var href: String?
+    @exclusivity(unchecked) private var hrefLine = 0
+    @exclusivity(unchecked) private var sawLocation = false
+    @exclusivity(unchecked) private var capture: N02Tag?
+    @exclusivity(unchecked) private var text: [UInt8] = []
 
     init(label: String) {
         self.label = label
@@ -243,7 +298,7 @@ final class N02Parser {
         if sawFatalXMLError { return }
         var message = e.message.map { String(cString: $0) } ?? "error \(e.code)"
         message = message.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
-            .map { $0.trimmingCharacters(in: " \t") }
+            .map { String($0.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed()) }
             .filter { !$0.isEmpty }
             .joined(separator: " ")
         let line = e.line > 0 ? Int(e.line) : currentLine
@@ -346,7 +401,11 @@ final class N02Parser {
             featureTag = tag
             featureID = attribute(attributes, attributeCount, .gml, "id") ?? ""
             featureLine = currentLine
-            field.removeAll(keepingCapacity: true)
+            for i in field.indices { field[i] = nil }
+            companyIndex = nil
+            lineNameIndex = nil
+            codes[0] = .absent
+            codes[1] = .absent
             href = nil
             sawLocation = false
         case .location where featureTag != nil:
@@ -383,9 +442,24 @@ final class N02Parser {
         case .railwayType, .serviceProviderType, .railwayLineName, .operationCompany,
              .stationName, .stationCode, .groupCode:
             if capture == tag {
-                let value = String(decoding: text, as: UTF8.self).trimmingCharacters(in: " \t\n\r")
-                if field[tag] == nil { field[tag] = value }
                 capture = nil
+                var lo = 0, hi = text.count
+                while lo < hi && isXMLSpace(text[lo]) { lo += 1 }
+                while hi > lo && isXMLSpace(text[hi - 1]) { hi -= 1 }
+                let value = text[lo..<hi]
+                switch tag {
+                case .operationCompany where companyIndex == nil:
+                    companyIndex = value.isEmpty ? -1 : companies.intern(value)
+                case .railwayLineName where lineNameIndex == nil:
+                    lineNameIndex = value.isEmpty ? -1 : lineNames.intern(value)
+                case .railwayType, .serviceProviderType:
+                    let slot = tag == .railwayType ? 0 : 1
+                    if case .absent = codes[slot] { codes[slot] = N02Code(value) }
+                case .operationCompany, .railwayLineName:
+                    break
+                default:
+                    if field[Int(tag.rawValue)] == nil { field[Int(tag.rawValue)] = String(decoding: value, as: UTF8.self) }
+                }
             }
         default:
             break
@@ -404,27 +478,44 @@ final class N02Parser {
 
     private var curveField: String { "gml:Curve \(curveID ?? "")" }
 
+    /// Splits posList text into numbers. A number cut by a chunk boundary waits in `token`;
+    /// whole numbers are parsed in place.
     private func scanPosList(_ ch: UnsafePointer<xmlChar>, _ len: Int) {
+        var newlines = posListNewlines
         var i = 0
         while i < len {
-            let b = ch[i]
-            if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D {
-                if !token.isEmpty { endNumber() }
-                if b == 0x0A { posListNewlines += 1 }
-            } else {
-                if token.isEmpty { tokenLine = posListLine + posListNewlines }
-                token.append(b)
+            if isXMLSpace(ch[i]) {
+                if !token.isEmpty {
+                    token.withUnsafeBufferPointer { endNumber($0) }
+                    token.removeAll(keepingCapacity: true)
+                }
+                if ch[i] == 0x0A { newlines += 1 }
+                i += 1
+                continue
             }
-            i += 1
+            var j = i + 1
+            while j < len && !isXMLSpace(ch[j]) { j += 1 }
+            if token.isEmpty { tokenLine = posListLine + newlines }
+            let piece = UnsafeBufferPointer(start: ch + i, count: j - i)
+            if j == len {
+                token.append(contentsOf: piece)   // may continue in the next callback
+            } else if token.isEmpty {
+                endNumber(piece)
+            } else {
+                token.append(contentsOf: piece)
+                token.withUnsafeBufferPointer { endNumber($0) }
+                token.removeAll(keepingCapacity: true)
+            }
+            i = j
         }
+        posListNewlines = newlines
     }
 
-    private func endNumber() {
-        defer { token.removeAll(keepingCapacity: true) }
+    private func endNumber(_ bytes: UnsafeBufferPointer<UInt8>) {
         numberCount += 1
         if curveInvalid { return }
-        guard let value = N02Parser.parseMicroDegrees(token) else {
-            let shown = String(decoding: token.prefix(40), as: UTF8.self)
+        guard let value = N02Parser.parseMicroDegrees(bytes) else {
+            let shown = String(decoding: bytes.prefix(40), as: UTF8.self)
             report(line: tokenLine, field: curveField, "'\(shown)' in gml:posList is not a number")
             curveInvalid = true
             return
@@ -441,7 +532,10 @@ final class N02Parser {
     }
 
     private func endPosList() {
-        if !token.isEmpty { endNumber() }
+        if !token.isEmpty {
+            token.withUnsafeBufferPointer { endNumber($0) }
+            token.removeAll(keepingCapacity: true)
+        }
         inPosList = false
         if pendingLat != nil && !curveInvalid {
             report(line: posListLine, field: curveField,
@@ -473,7 +567,7 @@ final class N02Parser {
 
     /// Decimal degrees to micro-degrees from bytes, with MicroDegrees.parse's rounding
     /// (half away from zero on the 7th decimal), so no String is made per number.
-    static func parseMicroDegrees(_ bytes: [UInt8]) -> Int? {
+    static func parseMicroDegrees(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var i = 0
         let n = bytes.count
         guard n > 0 else { return nil }
@@ -518,8 +612,20 @@ final class N02Parser {
         let where_ = featureID.isEmpty ? tag.qualifiedName : "\(tag.qualifiedName) \(featureID)"
         var ok = true
 
+        func present(_ t: N02Tag, _ index: Int?) -> Int {
+            guard let index else {
+                report(line: featureLine, field: where_, "missing \(t.qualifiedName)")
+                ok = false
+                return -1
+            }
+            if index < 0 {
+                report(line: featureLine, field: where_, "empty \(t.qualifiedName)")
+                ok = false
+            }
+            return index
+        }
         func required(_ t: N02Tag) -> String {
-            guard let v = field[t] else {
+            guard let v = field[Int(t.rawValue)] else {
                 report(line: featureLine, field: where_, "missing \(t.qualifiedName)")
                 ok = false
                 return ""
@@ -531,16 +637,17 @@ final class N02Parser {
             return v
         }
         func integer(_ t: N02Tag) -> Int? {
-            guard let v = field[t], !v.isEmpty else { return nil }
-            guard let n = Int(v) else {
+            switch codes[t == .railwayType ? 0 : 1] {
+            case .absent: return nil
+            case .value(let n): return n
+            case .invalid(let v):
                 report(line: featureLine, field: where_, "\(t.qualifiedName) '\(v)' is not an integer")
                 ok = false
                 return nil
             }
-            return n
         }
         func optional(_ t: N02Tag) -> String? {
-            guard let v = field[t], !v.isEmpty else { return nil }
+            guard let v = field[Int(t.rawValue)], !v.isEmpty else { return nil }
             return v
         }
 
@@ -557,8 +664,8 @@ final class N02Parser {
             report(line: hrefLine, field: where_, "ksj:location has no xlink:href")
             ok = false
         }
-        let company = required(.operationCompany)
-        let lineName = required(.railwayLineName)
+        let company = present(.operationCompany, companyIndex)
+        let lineName = present(.railwayLineName, lineNameIndex)
         let name = tag == .station ? required(.stationName) : ""
         let railwayType = integer(.railwayType)
         let serviceProviderType = integer(.serviceProviderType)
@@ -576,16 +683,7 @@ final class N02Parser {
     }
 }
 
-private extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let bad = Set(set.unicodeScalars)
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !bad.contains($0) }) else { return "" }
-        let last = scalars.lastIndex(where: { !bad.contains($0) })!
-        return String(scalars[first...last])
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+@inline(__always)
+private func isXMLSpace(_ b: UInt8) -> Bool {
+    b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D
 }
