@@ -161,6 +161,9 @@ final class N02Parser {
     @exclusivity(unchecked) private var sawRoot = false
     @exclusivity(unchecked) private var sawFatalXMLError = false
     @exclusivity(unchecked) private var stack: [N02Tag] = []
+    /// Local names of the open elements (libxml2's dictionary keeps them alive), to name the one
+    /// a truncated file ends in.
+    @exclusivity(unchecked) private var openElements: [UnsafePointer<xmlChar>] = []
 
     // Namespace URIs come from libxml2's dictionary, so the same URI arrives as the same pointer;
     // the cache turns most namespace checks into one pointer comparison.
@@ -246,6 +249,10 @@ final class N02Parser {
 
         // The first bytes let libxml2 detect the encoding family before the prolog is read.
         let head = fread(buffer, 1, 4, file)
+        if head == 0 && ferror(file) == 0 {
+            report(line: 1, "the file is empty")
+            return
+        }
         guard let ctxt = xmlCreatePushParserCtxt(&sax, me, buffer, Int32(head), label) else {
             throw EnvironmentError("cannot create an XML parser for \(label)")
         }
@@ -254,17 +261,55 @@ final class N02Parser {
         _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
                                           | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue))
 
+        rawBytesBefore = head
+        rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
         while !shouldStop {
             let n = fread(buffer, 1, chunkSize, file)
             if n == 0 {
                 if ferror(file) != 0 {
                     throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
                 }
+                terminating = true
                 _ = xmlParseChunk(ctxt, nil, 0, 1)
                 break
             }
+            rawChunk = UnsafeRawPointer(buffer)
+            rawChunkLength = n
             _ = xmlParseChunk(ctxt, buffer, Int32(n), 0)
+            rawChunk = nil
+            // Raw newlines are only needed to place encoding errors of converted (non-UTF-8) input.
+            if ctxt.pointee.input?.pointee.buf?.pointee.encoder != nil {
+                rawNewlinesBefore += N02Parser.newlines(UnsafeRawPointer(buffer), n)
+            }
+            rawBytesBefore += n
         }
+    }
+
+    // Where an encoding error is: libxml2 converts whole chunks before parsing them and reports a
+    // conversion failure without a line. The bytes it could not convert stay in its raw buffer, so
+    // the bad byte's offset is what was fed minus what is left, and its line follows from the raw
+    // newlines before it (0x0A is a newline in UTF-8 and Shift_JIS alike, never a trail byte).
+    private var rawBytesBefore = 0
+    private var rawNewlinesBefore = 0
+    private var rawChunk: UnsafeRawPointer?
+    private var terminating = false
+
+    static func newlines(_ p: UnsafeRawPointer, _ n: Int) -> Int {
+        let bytes = p.assumingMemoryBound(to: UInt8.self)
+        var count = 0
+        for i in 0..<n where bytes[i] == 0x0A { count += 1 }
+        return count
+    }
+
+    private var rawChunkLength = 0
+
+    private func conversionErrorLine() -> Int? {
+        guard let ctxt, let chunk = rawChunk, let buf = ctxt.pointee.input?.pointee.buf,
+              let raw = buf.pointee.raw else { return nil }
+        // The unconverted rest ends where the chunk being fed ends.
+        let offset = rawChunkLength - Int(xmlBufUse(raw))
+        guard offset >= 0 else { return rawNewlinesBefore + 1 }  // a few bytes left over from the chunk before
+        return rawNewlinesBefore + N02Parser.newlines(chunk, offset) + 1
     }
 
     private var shouldStop: Bool {
@@ -301,13 +346,18 @@ final class N02Parser {
             .map { String($0.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed()) }
             .filter { !$0.isEmpty }
             .joined(separator: " ")
-        let line = e.line > 0 ? Int(e.line) : currentLine
-        let column = e.int2 > 0 ? "column \(e.int2)" : nil
-        report(line: line, field: column, "malformed XML: \(message)")
-        if e.level == XML_ERR_FATAL {
-            sawFatalXMLError = true
-            stop()
+        if terminating && !openElements.isEmpty {
+            // libxml2's words for a file cut short vary ("Extra content at the end of the document").
+            message = "the file ends inside the element \(String(cString: openElements[openElements.count - 1])) (truncated?)"
         }
+        var line = e.line > 0 ? Int(e.line) : currentLine
+        if e.domain == Int32(XML_FROM_I18N.rawValue), let at = conversionErrorLine() { line = at }
+        let column = e.int2 > 0 ? "column \(e.int2)" : nil
+        // No xmlStopParser here: this may run inside libxml2's input conversion, which stopping
+        // would pull the buffers from under. The chunk loop stops at the next chunk instead, and
+        // after a fatal error libxml2 makes no more SAX calls.
+        diagnostics.add(SourceLocation(file: label, line: line, field: column), "malformed XML: \(message)")
+        if e.level == XML_ERR_FATAL { sawFatalXMLError = true }
     }
 
     // MARK: SAX callbacks
@@ -428,10 +478,12 @@ final class N02Parser {
             tag = .other
         }
         stack.append(tag)
+        openElements.append(local)
     }
 
     func endElement() {
         guard let tag = stack.popLast() else { return }
+        openElements.removeLast()
         switch tag {
         case .posList:
             endPosList()
