@@ -436,6 +436,25 @@ final class N02ReaderTests: XCTestCase {
         ])
     }
 
+    func testInvalidShiftJISFarIntoALargeFile() {
+        // Well past the reader's first 64 KB chunk, so the line is counted across chunks.
+        let stations = (1...1_500).map {
+            N02Doc.station("s\($0)", curve: "c1", company: "東武鉄道", line: "伊勢崎線", name: "駅\($0)")
+        }
+        var doc = good(stations)
+        doc.encoding = "Shift_JIS"
+        var data = doc.text.data(using: .shiftJIS)!
+        XCTAssertGreaterThan(data.count, 300_000)
+        let marker = "<ksj:stationName>".data(using: .utf8)!
+        let lastName = data.range(of: marker, options: .backwards)!.upperBound
+        data.replaceSubrange(lastName..<(lastName + 2), with: [0x81, 0x20])
+        let at = line(of: "駅1500", in: doc.text)
+        XCTAssertEqual(at, 12_019)
+        XCTAssertEqual(problems(data), [
+            "raw/n02.xml:\(at): malformed XML: input conversion failed due to input error, bytes 0x81 0x20 0x31 0x35",
+        ])
+    }
+
     func testMissingRequiredElements() {
         let doc = good([
             N02Doc.station("s2", curve: nil, company: "A", line: "L", name: "Y"),
