@@ -246,10 +246,22 @@ struct N02Assembly {
     private func buildStations(_ located: [Member]) -> ([SourceStation], [SourceStationLine]) {
         // One canonical order, so grouping, representatives and ranks ignore document order;
         // from here on a member is its index in this order.
-        // (Indices are sorted rather than the records, which are costly to move.)
-        let members = located.indices
-            .sorted { N02Order.memberLess(located[$0].record, located[$1].record) }
-            .map { located[$0] }
+        // Indices are sorted rather than the records, which are costly to move, and all-digit
+        // station codes (the usual case) compare as numbers without touching the strings.
+        let numericCodes = located.map { m -> Int in
+            guard let code = m.record.code, code.utf8.count <= 18,
+                  code.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return -1 }
+            return Int(code)!
+        }
+        let order = located.withUnsafeBufferPointer { records in
+            numericCodes.withUnsafeBufferPointer { codes in
+                records.indices.sorted { a, b in
+                    if codes[a] >= 0 && codes[b] >= 0 && codes[a] != codes[b] { return codes[a] < codes[b] }
+                    return N02Order.memberLess(records[a].record, records[b].record)
+                }
+            }
+        }
+        let members = order.map { located[$0] }
 
         // Each group lists its members' indices ascending, so its first is its representative.
         var groups: [(key: String, members: [Int])] = []
@@ -290,9 +302,17 @@ struct N02Assembly {
 
         // Station keys in byte order, which is sortByKey's order for NFC text, so its sort has
         // little left to do; anything else it still puts right.
-        let keyOrder = groups.indices.sorted { a, b in
-            var x = groups[a].key, y = groups[b].key
-            return x.withUTF8 { p in y.withUTF8 { q in p.lexicographicallyPrecedes(q) } }
+        let keyBytes = groups.map { Array($0.key.utf8) }
+        let keyOrder = keyBytes.withUnsafeBufferPointer { keys in
+            groups.indices.sorted { a, b in
+                keys[a].withUnsafeBufferPointer { p in
+                    keys[b].withUnsafeBufferPointer { q in
+                        let n = min(p.count, q.count)
+                        let c = memcmp(p.baseAddress!, q.baseAddress!, n)
+                        return c != 0 ? c < 0 : p.count < q.count
+                    }
+                }
+            }
         }
         var result: [SourceStation] = []
         result.reserveCapacity(groups.count)

@@ -249,7 +249,10 @@ final class N02Parser {
 
         // The first bytes let libxml2 detect the encoding family before the prolog is read.
         let head = fread(buffer, 1, 4, file)
-        if head == 0 && ferror(file) == 0 {
+        if ferror(file) != 0 {
+            throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+        }
+        if head == 0 {
             report(line: 1, "the file is empty")
             return
         }
@@ -261,7 +264,6 @@ final class N02Parser {
         _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
                                           | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue))
 
-        rawBytesBefore = head
         rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
         while !shouldStop {
             let n = fread(buffer, 1, chunkSize, file)
@@ -281,16 +283,14 @@ final class N02Parser {
             if ctxt.pointee.input?.pointee.buf?.pointee.encoder != nil {
                 rawNewlinesBefore += N02Parser.newlines(UnsafeRawPointer(buffer), n)
             }
-            rawBytesBefore += n
         }
     }
 
     // Where an encoding error is: libxml2 converts whole chunks before parsing them and reports a
-    // conversion failure without a line. The bytes it could not convert stay in its raw buffer, so
-    // the bad byte's offset is what was fed minus what is left, and its line follows from the raw
-    // newlines before it (0x0A is a newline in UTF-8 and Shift_JIS alike, never a trail byte).
-    private var rawBytesBefore = 0
-    private var rawNewlinesBefore = 0
+    // conversion failure without a line. The bytes it could not convert stay in its raw buffer and
+    // end where the chunk being fed ends, which gives the bad byte's offset; its line follows from
+    // the raw newlines before it (0x0A is a newline in UTF-8 and Shift_JIS alike, never a trail byte).
+    private var rawNewlinesBefore = 0   // in the chunks before the one being fed
     private var rawChunk: UnsafeRawPointer?
     private var terminating = false
 
@@ -306,7 +306,6 @@ final class N02Parser {
     private func conversionErrorLine() -> Int? {
         guard let ctxt, let chunk = rawChunk, let buf = ctxt.pointee.input?.pointee.buf,
               let raw = buf.pointee.raw else { return nil }
-        // The unconverted rest ends where the chunk being fed ends.
         let offset = rawChunkLength - Int(xmlBufUse(raw))
         guard offset >= 0 else { return rawNewlinesBefore + 1 }  // a few bytes left over from the chunk before
         return rawNewlinesBefore + N02Parser.newlines(chunk, offset) + 1
