@@ -2,4 +2,3 @@
 import StationModel
 public enum NativeCSVReader { public static func read(folder: String, label: String) throws -> SourceNetwork { fatalError() } }
 public enum EkidataReader { public static func read(folder: String, label: String) throws -> SourceNetwork { fatalError() } }
-public enum N02Reader { public static func read(path: String, label: String) throws -> SourceNetwork { fatalError() } }
