@@ -79,8 +79,9 @@ struct JSONObject {
     }
 
     func int(_ key: String) -> Int? {
-        guard let n = dict[key] as? NSNumber, !(dict[key] is Bool) else { return nil }
-        return n.intValue
+        // JSON numbers come back as NSNumber; only whole numbers count.
+        guard let n = dict[key] as? NSNumber, let v = Int(exactly: n.doubleValue) else { return nil }
+        return v
     }
 
     func string(_ key: String) -> String? { dict[key] as? String }

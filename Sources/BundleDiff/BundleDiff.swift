@@ -79,6 +79,8 @@ public struct TableRows: Sendable {
     /// False when the table does not exist in the file (only renumbered_stations may be absent).
     public var present: Bool
     public var rows: [[SQLValue]]
+
+    public init(shape: TableShape, present: Bool, rows: [[SQLValue]]) { self.shape = shape; self.present = present; self.rows = rows }
 }
 
 /// The client-visible contents of a bundle.
@@ -86,6 +88,8 @@ public struct BundleContents: Sendable {
     public var path: String
     public var userVersion: Int
     public var tables: [TableRows]
+
+    public init(path: String, userVersion: Int, tables: [TableRows]) { self.path = path; self.userVersion = userVersion; self.tables = tables }
 
     public subscript(name: String) -> TableRows? { tables.first { $0.shape.name == name } }
 

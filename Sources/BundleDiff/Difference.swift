@@ -4,6 +4,8 @@ public struct ColumnChange: Hashable, Sendable {
     public var column: String
     public var old: SQLValue
     public var new: SQLValue
+
+    public init(column: String, old: SQLValue, new: SQLValue) { self.column = column; self.old = old; self.new = new }
 }
 
 /// A row whose key is in both bundles but whose other values differ.
@@ -13,6 +15,10 @@ public struct RowChange: Hashable, Sendable {
     public var new: [SQLValue]
     /// Only the columns that differ, in schema order.
     public var changes: [ColumnChange]
+
+    public init(key: [SQLValue], old: [SQLValue], new: [SQLValue], changes: [ColumnChange]) {
+        self.key = key; self.old = old; self.new = new; self.changes = changes
+    }
 }
 
 public struct TableDiff: Sendable {
