@@ -148,7 +148,14 @@ public struct BundleBuilder {
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
             try BundleWriter.write(network: request.staging.network, weights: request.weights, renumberings: renumberings,
                                    version: version, to: file(DistLayout.database))
-            let contents = try BundleContents.load(path: file(DistLayout.database))
+            let database = try readFile(file(DistLayout.database))
+            // Compressing is the slowest step: it runs on another core while the
+            // diff, the patch and the summary are made, and is only written below.
+            let compressed = Background { () throws -> (data: Data, sha256: String) in
+                let gzip = try Gzip.compress(database)
+                return (gzip, SHA256.hex(gzip))
+            }
+            let rowCounts = try Self.rowCounts(of: file(DistLayout.database))
 
             var difference: BundleDifference?
             if let previous {
@@ -156,8 +163,7 @@ public struct BundleBuilder {
                     throw InputError(SourceLocation(file: latestPath, field: "database"),
                                      "the published database \(previous.databasePath) is missing")
                 }
-                let before = try BundleContents.load(path: previous.databasePath)
-                let d = BundleDifference.between(before, contents)
+                let d = try BundleDifference.between(oldPath: previous.databasePath, newPath: file(DistLayout.database))
                 if d.isEmpty {
                     try? fm.removeItem(atPath: temporary)
                     return .unchanged(version: previous.version)
@@ -167,23 +173,27 @@ public struct BundleBuilder {
             }
             let weightChanges = difference?["stations"]?.changed.filter { $0.changes.contains { $0.column == "weight" } }.count ?? 0
 
+            // Each file's sha256, taken from the bytes written, for the manifest.
+            var digests: [String: String] = [:]
+            digests[DistLayout.database] = SHA256.hex(database)
+
             try step(.writeGzip)
-            let database = try readFile(file(DistLayout.database))
-            try writeFile(Gzip.compress(database), to: file(DistLayout.gzip))
+            let gzip = try compressed.value()
+            try writeFile(gzip.data, to: file(DistLayout.gzip))
+            digests[DistLayout.gzip] = gzip.sha256
 
             var patchName: String?
             if let previous, let difference {
                 try step(.writePatch)
                 patchName = DistLayout.patch(from: previous.version)
-                try writeFile(Data(PatchWriter.patch(from: difference, toVersion: version).utf8), to: file(patchName!))
+                digests[patchName!] = try writeFile(Data(PatchWriter.patch(from: difference, toVersion: version).utf8), to: file(patchName!))
             }
 
             try step(.writeSummary)
             let introduced = renumberings.filter { $0.version == version }
-            try writeFile(Data(Self.summaryText(version: version, previous: previous?.version, rowCounts: contents.rowCounts,
-                                                difference: difference, weightChanges: weightChanges,
-                                                introduced: introduced).utf8),
-                          to: file(DistLayout.summary))
+            digests[DistLayout.summary] = try writeFile(Data(Self.summaryText(
+                version: version, previous: previous?.version, rowCounts: rowCounts, difference: difference,
+                weightChanges: weightChanges, introduced: introduced).utf8), to: file(DistLayout.summary))
 
             // The facts latest.json and the manifest share; paths are relative to dist/.
             let v = String(version)
@@ -191,32 +201,25 @@ public struct BundleBuilder {
                 "version": .int(version),
                 "previous_version": previous.map { .int($0.version) } ?? .null,
                 "database": .string("\(v)/\(DistLayout.database)"),
-                "sha256": .string(SHA256.hex(database)),
+                "sha256": .string(digests[DistLayout.database]!),
                 "bytes": .int(database.count),
                 "gzip": .string("\(v)/\(DistLayout.gzip)"),
                 "manifest": .string("\(v)/\(DistLayout.manifest)"),
                 "summary": .string("\(v)/\(DistLayout.summary)"),
                 "patch": patchName.map { .string("\(v)/\($0)") } ?? .null,
-                "rows": .object(contents.rowCounts.mapValues { .int($0) }),
+                "rows": .object(rowCounts.mapValues { .int($0) }),
                 "sources": .object(Self.sources(request.staging.meta)),
                 "renumbered": .array(introduced.map {
                     .object(["new_s_id": .int($0.newID), "old_s_id": .int($0.oldID), "version": .int($0.version)])
                 }),
             ]
-            let gzipData = try readFile(file(DistLayout.gzip))
-            facts["gzip_sha256"] = .string(SHA256.hex(gzipData))
-            facts["gzip_bytes"] = .int(gzipData.count)
-            if let patchName {
-                facts["patch_sha256"] = .string(try SHA256.hex(fileAt: file(patchName)))
-            }
+            facts["gzip_sha256"] = .string(digests[DistLayout.gzip]!)
+            facts["gzip_bytes"] = .int(gzip.data.count)
+            if let patchName { facts["patch_sha256"] = .string(digests[patchName]!) }
 
             try step(.writeManifest)
-            var files: [String: JSONValue] = [:]
-            for name in try fm.contentsOfDirectory(atPath: temporary) where name != DistLayout.manifest {
-                files[name] = .string(try SHA256.hex(fileAt: file(name)))
-            }
             var manifest = facts
-            manifest["files"] = .object(files)
+            manifest["files"] = .object(digests.mapValues { .string($0) })
             try writeFile(Data(JSONValue.object(manifest).text.utf8), to: file(DistLayout.manifest))
 
             try step(.syncFiles)
@@ -241,7 +244,7 @@ public struct BundleBuilder {
             try AtomicFile.write(latest.text, to: latestPath)
 
             return .published(PublishedBundle(version: version, previousVersion: previous?.version, folder: final,
-                                              rowCounts: contents.rowCounts, difference: difference,
+                                              rowCounts: rowCounts, difference: difference,
                                               weightChanges: weightChanges, latest: latest))
         } catch {
             // Leave dist/ as it was: latest.json and the versions it names are untouched.
@@ -259,12 +262,23 @@ public struct BundleBuilder {
         return data
     }
 
-    private func writeFile(_ data: Data, to path: String) throws {
+    /// Writes `data` and returns its sha256.
+    @discardableResult
+    private func writeFile(_ data: Data, to path: String) throws -> String {
         do {
             try data.write(to: URL(fileURLWithPath: path))
         } catch {
             throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
         }
+        return SHA256.hex(data)
+    }
+
+    static func rowCounts(of path: String) throws -> [String: Int] {
+        let db = try SQLiteDatabase(path: path)
+        defer { db.close() }
+        var counts: [String: Int] = [:]
+        for shape in TableShape.all { counts[shape.name] = try db.scalarInt("SELECT count(*) FROM \(shape.name)") ?? 0 }
+        return counts
     }
 
     /// Temporary folders and files of runs that were killed.
@@ -415,5 +429,25 @@ public struct BundleBuilder {
             for r in introduced { out += "  \(r.newID) <- \(r.oldID)\n" }
         }
         return out
+    }
+}
+
+/// Work started on another thread whose result is collected later (or never,
+/// when the build stops early: it only computes in memory).
+public final class Background<T> {
+    private let group = DispatchGroup()
+    private var result: Result<T, Error>?
+
+    public init(_ work: @escaping () throws -> T) {
+        group.enter()
+        DispatchQueue.global().async {
+            self.result = Result { try work() }
+            self.group.leave()
+        }
+    }
+
+    public func value() throws -> T {
+        group.wait()
+        return try result!.get()
     }
 }

@@ -187,7 +187,9 @@ public enum BundleVerifier {
                 for m in messages { add("integrity_check", m) }
             }
         } catch {
-            add("integrity_check", "failed: \(error)")
+            // Too damaged to even check: nothing else can be trusted either.
+            let reason = (error as? SQLiteError).map { "SQLite error \($0.code): \($0.message)" } ?? "\(error)"
+            add("integrity_check", "the database is damaged or not SQLite (\(reason))")
             return (0, [:])
         }
 

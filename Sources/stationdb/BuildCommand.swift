@@ -45,8 +45,11 @@ struct BuildCommand: ParsableCommand {
     var requestedVersion: Int?
 
     func run() throws {
+        // The two inputs are independent: read the weights while the staging file loads.
+        let weightsPath = self.weights
+        let weightsRead = Background { try StationWeightsFile.read(from: weightsPath) }
         let staging = try StagingFile.read(from: self.staging)
-        let weights = try StationWeightsFile.read(from: self.weights)
+        let weights = try weightsRead.value()
         var renumberings: [Renumbering: SourceLocation] = [:]
         if let path = renumbered ?? (FileManager.default.fileExists(atPath: RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil) {
             renumberings = try RenumberingFile.read(from: path)

@@ -29,6 +29,22 @@ final class BundleDiffTests: XCTestCase {
         "INSERT INTO stations VALUES (200, 'Aoto', 'あおと', '', 13, 'Katsushika', 35745000, 139856000, 2, 1, 12)",
     ]
 
+    /// The SQL-side difference (what BuildDB uses) must match the in-memory one exactly.
+    func assertSameAsInSQLite(_ d: BundleDifference, _ old: String, _ new: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let f = try BundleDifference.between(oldPath: old, newPath: new)
+        XCTAssertEqual(f.oldVersion, d.oldVersion, file: file, line: line)
+        XCTAssertEqual(f.newVersion, d.newVersion, file: file, line: line)
+        for (a, b) in zip(d.tables, f.tables) {
+            XCTAssertEqual(a.shape, b.shape, file: file, line: line)
+            XCTAssertEqual(a.added, b.added, a.shape.name, file: file, line: line)
+            XCTAssertEqual(a.removed, b.removed, a.shape.name, file: file, line: line)
+            XCTAssertEqual(a.changed, b.changed, a.shape.name, file: file, line: line)
+            XCTAssertEqual([a.oldCount, a.newCount], [b.oldCount, b.newCount], a.shape.name, file: file, line: line)
+            XCTAssertEqual([a.tableAdded, a.tableRemoved], [b.tableAdded, b.tableRemoved], a.shape.name, file: file, line: line)
+        }
+        XCTAssertEqual(PatchWriter.patch(from: d, toVersion: 9), PatchWriter.patch(from: f, toVersion: 9), file: file, line: line)
+    }
+
     func testStationsLinesAreKeyedByLineAndStationNotRowid() throws {
         let dir = try folder()
         try makeBundle(dir + "/a.sqlite", version: 1, rows: baseRows + [
@@ -39,6 +55,7 @@ final class BundleDiffTests: XCTestCase {
         ])
         let d = BundleDifference.between(try BundleContents.load(path: dir + "/a.sqlite"), try BundleContents.load(path: dir + "/b.sqlite"))
         XCTAssertTrue(d.isEmpty, "insertion order is no difference")
+        XCTAssertTrue(try BundleDifference.between(oldPath: dir + "/a.sqlite", newPath: dir + "/b.sqlite").isEmpty)
         XCTAssertEqual(d.oldVersion, 1)
         XCTAssertEqual(d.newVersion, 2)
     }
@@ -55,6 +72,7 @@ final class BundleDiffTests: XCTestCase {
             "INSERT INTO stations_lines VALUES (10, 100, 1), (20, 200, 5), (20, 300, 6)",
         ])
         let d = BundleDifference.between(try BundleContents.load(path: dir + "/a.sqlite"), try BundleContents.load(path: dir + "/b.sqlite"))
+        try assertSameAsInSQLite(d, dir + "/a.sqlite", dir + "/b.sqlite")
         XCTAssertFalse(d.isEmpty)
         XCTAssertEqual(d["operators"]?.changed.map(\.changes), [[ColumnChange(column: "operator", old: .text("Keisei"), new: .text("Keisei Electric"))]])
         let stations = try XCTUnwrap(d["stations"])
@@ -109,6 +127,7 @@ final class BundleDiffTests: XCTestCase {
             "INSERT INTO stations_lines VALUES (20, 200, 1), (10, 100, 1)",
         ])
         let d = BundleDifference.between(try BundleContents.load(path: old), try BundleContents.load(path: new))
+        try assertSameAsInSQLite(d, old, new)
         XCTAssertTrue(d["renumbered_stations"]!.tableAdded)
         let patch = PatchWriter.patch(from: d, toVersion: 2)
         XCTAssertTrue(patch.hasPrefix("CREATE TABLE IF NOT EXISTS renumbered_stations ("), patch)
