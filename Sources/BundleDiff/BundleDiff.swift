@@ -20,6 +20,8 @@ import StationModel
 //     .isEmpty                           true when the tables' contents are equal (user_version is
 //                                        not content: two versions with equal rows are "unchanged").
 //     [tableName] -> TableDiff?
+//   BundleDifference.between(oldPath:newPath:)   the same result computed inside SQLite (both files
+//                                   attached, EXCEPT both ways): fast on national bundles; BuildDB uses it.
 //   TableDiff: .shape, .added, .removed, .changed: [RowChange], .oldCount, .newCount,
 //              .tableAdded / .tableRemoved (renumbered_stations absent on one side)
 //   RowChange: .key, .old, .new, .changes: [ColumnChange(column, old, new)]

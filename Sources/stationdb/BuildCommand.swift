@@ -22,7 +22,7 @@ struct BuildCommand: ParsableCommand {
         the version being built.
 
         Example:
-          stationdb build --staging build/staging.sqlite --weights build/weights.csv --dist dist
+          stationdb build --staging build/staging.sqlite --weights build/weights.csv
           stationdb build --dist dist --version 12 --renumbered raw/renumbered.csv
 
         Exit status: 0 published or unchanged, 2 bad input (a station without a
