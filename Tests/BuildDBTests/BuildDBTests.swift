@@ -5,6 +5,8 @@ import StationModel
 import XCTest
 
 final class SchemaTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     /// bundle.md's tables spelled out here, independently of BundleSchema, so a change
     /// to the shared schema that breaks clients fails this test.
     static let specTables: [String: [(name: String, type: String, notNull: Bool, defaultValue: String?, pk: Bool)]] = [
@@ -81,6 +83,8 @@ final class SchemaTests: XCTestCase {
 }
 
 final class ReproducibilityTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     func testSameInputsGiveByteIdenticalBundle() throws {
         let a = try Fixtures.temporaryFolder(), b = try Fixtures.temporaryFolder()
         let network = Fixtures.smallNetwork()
@@ -156,6 +160,8 @@ final class ReproducibilityTests: XCTestCase {
 }
 
 final class VersionTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     func testNextVersionRules() throws {
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: nil, requested: nil), 1)
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: nil, requested: 7), 7)
@@ -242,6 +248,8 @@ final class VersionTests: XCTestCase {
 }
 
 final class PatchRoundTripTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     /// The previous bundle, patched exactly as the Android client does, equals the new one in every table.
     static func assertPatchRoundTrip(dist: String, from old: Int, to new: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         let patch = try String(contentsOfFile: "\(dist)/\(new)/patch-from-\(old).sql", encoding: .utf8)
@@ -339,6 +347,8 @@ final class PatchRoundTripTests: XCTestCase {
 }
 
 final class RenumberingTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     func testRenumberedStationsTravelInBundleAndManifest() throws {
         let folder = try Fixtures.temporaryFolder()
         let csv = folder + "/renumbered.csv"
@@ -414,6 +424,8 @@ final class RenumberingTests: XCTestCase {
 }
 
 final class PublishFailureTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     struct InjectedFailure: Error {}
 
     func testFailureAtEveryStepLeavesLastGoodBundle() throws {

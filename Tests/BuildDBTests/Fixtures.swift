@@ -73,8 +73,13 @@ enum Fixtures {
 
     // MARK: - Folders
 
+    /// One root per test process, removed when each test class finishes.
+    static let temporaryRoot = NSTemporaryDirectory() + "builddb-tests-\(getpid())"
+
+    static func removeTemporaryFolders() { try? FileManager.default.removeItem(atPath: temporaryRoot) }
+
     static func temporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "builddb-tests-\(getpid())-\(UUID().uuidString)"
+        let path = temporaryRoot + "/" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

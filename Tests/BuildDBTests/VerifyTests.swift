@@ -4,6 +4,8 @@ import StationModel
 import XCTest
 
 final class VerifyTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
     var dist = ""
     var folder = ""
 

@@ -4,6 +4,8 @@ import StationModel
 import XCTest
 
 final class BundleDiffTests: XCTestCase {
+    override class func tearDown() { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "bundlediff-tests-\(getpid())") }
+
     /// A bundle made by hand from BundleSchema; `indexes: false` makes it like an old database.
     func makeBundle(_ path: String, version: Int, indexes: Bool = true, extra: [String] = [], rows: [String]) throws {
         unlink(path)
@@ -16,7 +18,7 @@ final class BundleDiffTests: XCTestCase {
     }
 
     func folder() throws -> String {
-        let path = NSTemporaryDirectory() + "bundlediff-tests-\(getpid())-\(UUID().uuidString)"
+        let path = NSTemporaryDirectory() + "bundlediff-tests-\(getpid())/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
