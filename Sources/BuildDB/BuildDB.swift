@@ -1,1 +1,453 @@
+import BundleDiff
+import Foundation
 import StationModel
+
+// BuildDB: the staging file and the weights become what the apps download.
+//
+//   BundleBuilder(beforeStep:).build(BuildRequest) -> BuildOutcome (.published / .unchanged)
+//   BundleWriter.write(network:weights:renumberings:version:to:)   one reproducible bundle file
+//   BundleVerifier.verify(path:) -> VerifyReport                     stationdb verify
+//   RenumberingFile.read(from:)                                      raw/renumbered.csv
+//   Gzip.compress / decompress                                       reproducible gzip
+//   DistLayout                                                       names inside dist/
+//
+// Layout of dist/ (all JSON with sorted keys and a trailing newline):
+//
+//   latest.json                     replaced last, atomically; names the current version
+//   <v>/stations.sqlite             the bundle (PRAGMA user_version = v)
+//   <v>/stations.sqlite.gz          the same, gzip with mtime 0 and no name
+//   <v>/patch-from-<p>.sql          the SQL that turns version p into v (Android form);
+//                                   absent for the first version (latest.json "patch": null)
+//   <v>/summary.txt                 rows added/removed/changed per table, weight changes
+//   <v>/manifest.json               latest.json's facts for v + "files": sha256 of every
+//                                   other file in <v>/
+
+/// Names inside dist/.
+public enum DistLayout {
+    public static let latest = "latest.json"
+    public static let database = "stations.sqlite"
+    public static let gzip = "stations.sqlite.gz"
+    public static let manifest = "manifest.json"
+    public static let summary = "summary.txt"
+    /// Prefix of the folders a publish builds in; whatever a killed run left is removed by the next.
+    public static let temporaryPrefix = ".tmp-"
+    public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }
+}
+
+public struct BuildRequest {
+    public var staging: Staging
+    /// Where the inputs came from, for messages only.
+    public var stagingPath: String
+    public var weights: [Int: Int]
+    public var weightsPath: String
+    /// Every renumbering ever made (raw/renumbered.csv), with its line in that file.
+    public var renumberings: [Renumbering: SourceLocation]
+    public var dist: String
+    /// VERSION=N: must be larger than the published version.
+    public var requestedVersion: Int?
+
+    public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
+                renumberings: [Renumbering: SourceLocation] = [:], dist: String, requestedVersion: Int? = nil) {
+        self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
+        self.renumberings = renumberings; self.dist = dist; self.requestedVersion = requestedVersion
+    }
+}
+
+/// The steps of a publish, in order; a test can fail any of them through `BundleBuilder.beforeStep`.
+public enum PublishStep: String, CaseIterable, Sendable {
+    case writeDatabase, writeGzip, writePatch, writeSummary, writeManifest, syncFiles, renameFolder, writeLatest
+}
+
+public struct PublishedBundle {
+    public var version: Int
+    public var previousVersion: Int?
+    /// dist/<version>
+    public var folder: String
+    public var rowCounts: [String: Int]
+    /// Nil for the first version.
+    public var difference: BundleDifference?
+    public var weightChanges: Int
+    /// What latest.json now holds.
+    public var latest: JSONValue
+
+    /// "170 operators, 616 lines, ..." in table order.
+    public var countsText: String { BundleBuilder.countsText(rowCounts) }
+
+    public var changesText: String {
+        guard let difference else { return "first version" }
+        var parts: [String] = []
+        for t in difference.tables where !t.isEmpty {
+            parts.append("\(t.shape.name) +\(t.added.count) -\(t.removed.count) ~\(t.changed.count)")
+        }
+        parts.append("\(weightChanges) weight change\(weightChanges == 1 ? "" : "s")")
+        return parts.joined(separator: ", ")
+    }
+}
+
+public enum BuildOutcome {
+    case published(PublishedBundle)
+    /// Same contents as the published version, which stays current.
+    case unchanged(version: Int)
+}
+
+/// What latest.json says about the current version.
+public struct PublishedVersion {
+    public var version: Int
+    /// Absolute (or dist-joined) path of its database.
+    public var databasePath: String
+
+    public static func read(dist: String) throws -> PublishedVersion? {
+        let path = (dist as NSString).appendingPathComponent(DistLayout.latest)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let json = try JSONObject(path: path)
+        let version = try json.requireInt("version")
+        let database = try json.requireString("database")
+        return PublishedVersion(version: version, databasePath: (dist as NSString).appendingPathComponent(database))
+    }
+}
+
+public struct BundleBuilder {
+    /// Called before each publish step; a throw there fails the build at that step.
+    public var beforeStep: ((PublishStep) throws -> Void)?
+
+    public init(beforeStep: ((PublishStep) throws -> Void)? = nil) { self.beforeStep = beforeStep }
+
+    /// The version to build: previous + 1, or `requested` when it is larger than previous.
+    public static func nextVersion(previous: Int?, requested: Int?) throws -> Int {
+        if let requested {
+            guard requested >= 1 else {
+                throw InputError(SourceLocation(file: "VERSION"), "the version must be a positive integer, found \(requested)")
+            }
+            if let previous, requested <= previous {
+                throw InputError(SourceLocation(file: "VERSION"),
+                                 "version \(requested) is not larger than the published version \(previous); versions only grow")
+            }
+            return requested
+        }
+        return (previous ?? 0) + 1
+    }
+
+    public func build(_ request: BuildRequest) throws -> BuildOutcome {
+        let fm = FileManager.default
+        let dist = request.dist
+        let previous = try PublishedVersion.read(dist: dist)
+        let version = try Self.nextVersion(previous: previous?.version, requested: request.requestedVersion)
+        try Self.validate(request, version: version)
+
+        try AtomicFile.createDirectory(dist)
+        Self.removeLeftovers(in: dist)
+        let temporary = (dist as NSString).appendingPathComponent("\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
+        let final = (dist as NSString).appendingPathComponent(String(version))
+        let latestPath = (dist as NSString).appendingPathComponent(DistLayout.latest)
+        var movedIn = false
+        do {
+            try AtomicFile.createDirectory(temporary)
+            func file(_ name: String) -> String { (temporary as NSString).appendingPathComponent(name) }
+
+            try step(.writeDatabase)
+            let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
+            try BundleWriter.write(network: request.staging.network, weights: request.weights, renumberings: renumberings,
+                                   version: version, to: file(DistLayout.database))
+            let database = try readFile(file(DistLayout.database))
+            // Compressing is the slowest step: it runs on another core while the
+            // diff, the patch and the summary are made, and is only written below.
+            let compressed = Background { () throws -> (data: Data, sha256: String) in
+                let gzip = try Gzip.compress(database)
+                return (gzip, SHA256.hex(gzip))
+            }
+            let rowCounts = try Self.rowCounts(of: file(DistLayout.database))
+
+            var difference: BundleDifference?
+            if let previous {
+                guard fm.fileExists(atPath: previous.databasePath) else {
+                    throw InputError(SourceLocation(file: latestPath, field: "database"),
+                                     "the published database \(previous.databasePath) is missing")
+                }
+                let d = try BundleDifference.between(oldPath: previous.databasePath, newPath: file(DistLayout.database))
+                if d.isEmpty {
+                    try? fm.removeItem(atPath: temporary)
+                    return .unchanged(version: previous.version)
+                }
+                try Self.checkRenumberingHistory(d, request: request, version: version)
+                difference = d
+            }
+            let weightChanges = difference?["stations"]?.changed.filter { $0.changes.contains { $0.column == "weight" } }.count ?? 0
+
+            // Each file's sha256, taken from the bytes written, for the manifest.
+            var digests: [String: String] = [:]
+            digests[DistLayout.database] = SHA256.hex(database)
+
+            try step(.writeGzip)
+            let gzip = try compressed.value()
+            try writeFile(gzip.data, to: file(DistLayout.gzip))
+            digests[DistLayout.gzip] = gzip.sha256
+
+            var patchName: String?
+            if let previous, let difference {
+                try step(.writePatch)
+                patchName = DistLayout.patch(from: previous.version)
+                digests[patchName!] = try writeFile(Data(PatchWriter.patch(from: difference, toVersion: version).utf8), to: file(patchName!))
+            }
+
+            try step(.writeSummary)
+            let introduced = renumberings.filter { $0.version == version }
+            digests[DistLayout.summary] = try writeFile(Data(Self.summaryText(
+                version: version, previous: previous?.version, rowCounts: rowCounts, difference: difference,
+                weightChanges: weightChanges, introduced: introduced).utf8), to: file(DistLayout.summary))
+
+            // The facts latest.json and the manifest share; paths are relative to dist/.
+            let v = String(version)
+            var facts: [String: JSONValue] = [
+                "version": .int(version),
+                "previous_version": previous.map { .int($0.version) } ?? .null,
+                "database": .string("\(v)/\(DistLayout.database)"),
+                "sha256": .string(digests[DistLayout.database]!),
+                "bytes": .int(database.count),
+                "gzip": .string("\(v)/\(DistLayout.gzip)"),
+                "manifest": .string("\(v)/\(DistLayout.manifest)"),
+                "summary": .string("\(v)/\(DistLayout.summary)"),
+                "patch": patchName.map { .string("\(v)/\($0)") } ?? .null,
+                "rows": .object(rowCounts.mapValues { .int($0) }),
+                "sources": .object(Self.sources(request.staging.meta)),
+                "renumbered": .array(introduced.map {
+                    .object(["new_s_id": .int($0.newID), "old_s_id": .int($0.oldID), "version": .int($0.version)])
+                }),
+            ]
+            facts["gzip_sha256"] = .string(digests[DistLayout.gzip]!)
+            facts["gzip_bytes"] = .int(gzip.data.count)
+            if let patchName { facts["patch_sha256"] = .string(digests[patchName]!) }
+
+            try step(.writeManifest)
+            var manifest = facts
+            manifest["files"] = .object(digests.mapValues { .string($0) })
+            try writeFile(Data(JSONValue.object(manifest).text.utf8), to: file(DistLayout.manifest))
+
+            try step(.syncFiles)
+            for name in try fm.contentsOfDirectory(atPath: temporary).sorted() { try AtomicFile.fsync(path: file(name)) }
+            try AtomicFile.fsync(path: temporary)
+
+            try step(.renameFolder)
+            if fm.fileExists(atPath: final) {
+                // Left by a publish that died between this rename and latest.json:
+                // never named by latest.json, so no client has seen it.
+                note("replacing \(final), left by an interrupted publish")
+                try? fm.removeItem(atPath: final)
+            }
+            if rename(temporary, final) != 0 {
+                throw EnvironmentError("cannot rename \(temporary) to \(final): \(String(cString: strerror(errno)))")
+            }
+            movedIn = true
+            try AtomicFile.fsync(path: dist)
+
+            try step(.writeLatest)
+            let latest = JSONValue.object(facts)
+            try AtomicFile.write(latest.text, to: latestPath)
+
+            return .published(PublishedBundle(version: version, previousVersion: previous?.version, folder: final,
+                                              rowCounts: rowCounts, difference: difference,
+                                              weightChanges: weightChanges, latest: latest))
+        } catch {
+            // Leave dist/ as it was: latest.json and the versions it names are untouched.
+            try? fm.removeItem(atPath: temporary)
+            if movedIn { try? fm.removeItem(atPath: final) }
+            unlink(AtomicFile.temporaryPath(for: latestPath))
+            throw error
+        }
+    }
+
+    private func step(_ s: PublishStep) throws { try beforeStep?(s) }
+
+    private func readFile(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else { throw EnvironmentError("cannot read \(path)") }
+        return data
+    }
+
+    /// Writes `data` and returns its sha256.
+    @discardableResult
+    private func writeFile(_ data: Data, to path: String) throws -> String {
+        do {
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
+        }
+        return SHA256.hex(data)
+    }
+
+    static func rowCounts(of path: String) throws -> [String: Int] {
+        let db = try SQLiteDatabase(path: path)
+        defer { db.close() }
+        var counts: [String: Int] = [:]
+        for shape in TableShape.all { counts[shape.name] = try db.scalarInt("SELECT count(*) FROM \(shape.name)") ?? 0 }
+        return counts
+    }
+
+    /// Temporary folders and files of runs that were killed.
+    static func removeLeftovers(in dist: String) {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: dist) else { return }
+        for name in names.sorted() where name.hasPrefix(DistLayout.temporaryPrefix) || name.hasPrefix(".\(DistLayout.latest).tmp-") {
+            try? fm.removeItem(atPath: (dist as NSString).appendingPathComponent(name))
+        }
+    }
+
+    static func sources(_ meta: [String: String]) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for (key, value) in meta where key.hasPrefix("source:") { out[String(key.dropFirst("source:".count))] = .string(value) }
+        return out
+    }
+
+    static let tableOrder = TableShape.all.map(\.name)
+
+    static func countsText(_ counts: [String: Int]) -> String {
+        tableOrder.map { "\(counts[$0] ?? 0) \($0)" }.joined(separator: ", ")
+    }
+
+    // MARK: - Input checks
+
+    /// Everything that would make a bundle the clients cannot use, all at once.
+    static func validate(_ request: BuildRequest, version: Int) throws {
+        var problems = DiagnosticCollector()
+        let network = request.staging.network
+        let staging = request.stagingPath
+        func at(_ field: String) -> SourceLocation { SourceLocation(file: staging, field: field) }
+
+        var operatorIDs = Set<Int>(), lineIDs = Set<Int>(), stationIDs = Set<Int>()
+        for o in network.operators where !operatorIDs.insert(o.id).inserted { problems.add(at("operators o_id \(o.id)"), "duplicate o_id") }
+        for l in network.lines {
+            if !lineIDs.insert(l.id).inserted { problems.add(at("lines l_id \(l.id)"), "duplicate l_id") }
+            if !operatorIDs.contains(l.operatorID) { problems.add(at("lines l_id \(l.id)"), "names operator \(l.operatorID), which does not exist") }
+        }
+        for s in network.stations {
+            if !stationIDs.insert(s.id).inserted { problems.add(at("stations s_id \(s.id)"), "duplicate s_id") }
+            if !operatorIDs.contains(s.operatorID) { problems.add(at("stations s_id \(s.id)"), "names operator \(s.operatorID), which does not exist") }
+            if !MicroDegrees.inJapan(lat: s.lat, lng: s.lng) {
+                problems.add(at("stations s_id \(s.id)"), "coordinates \(MicroDegrees.format(s.lat)), \(MicroDegrees.format(s.lng)) are outside Japan")
+            }
+            if !(1...47).contains(s.pref) { problems.add(at("stations s_id \(s.id)"), "pref \(s.pref) is not 1..47") }
+            switch request.weights[s.id] {
+            case nil: problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(s.id)"), "station \(s.id) (\(s.name)) has no weight")
+            case let w? where !(1...13).contains(w):
+                problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(s.id)"), "weight \(w) is not 1..13")
+            default: break
+            }
+        }
+        for id in request.weights.keys.sorted() where !stationIDs.contains(id) {
+            problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(id)"), "a weight for s_id \(id), which is not a station in \(staging)")
+        }
+        var pairs = Set<[Int]>()
+        for x in network.stationLines {
+            let here = at("stations_lines l_id \(x.lineID) s_id \(x.stationID)")
+            if !pairs.insert([x.lineID, x.stationID]).inserted { problems.add(here, "duplicate (l_id, s_id)") }
+            if !lineIDs.contains(x.lineID) { problems.add(here, "names line \(x.lineID), which does not exist") }
+            if !stationIDs.contains(x.stationID) { problems.add(here, "names station \(x.stationID), which does not exist") }
+        }
+        for (r, location) in request.renumberings.sorted(by: { $0.value.line ?? 0 < $1.value.line ?? 0 }) {
+            if !stationIDs.contains(r.newID) {
+                problems.add(SourceLocation(file: location.file, line: location.line, field: "new_s_id"),
+                             "new s_id \(r.newID) is not a station in \(staging)")
+            }
+            if r.version > version {
+                problems.add(SourceLocation(file: location.file, line: location.line, field: "version"),
+                             "version \(r.version) is later than the version being built (\(version))")
+            }
+        }
+        try problems.check()
+    }
+
+    /// A published renumbering is a promise to clients: it cannot be dropped or
+    /// changed, and a new one must carry the version that introduces it.
+    static func checkRenumberingHistory(_ d: BundleDifference, request: BuildRequest, version: Int) throws {
+        guard let t = d["renumbered_stations"], !t.tableAdded else { return }
+        var problems = DiagnosticCollector()
+        let byPair = Dictionary(request.renumberings.map { ([$0.key.newID, $0.key.oldID], $0.value) }, uniquingKeysWith: { a, _ in a })
+        for row in t.added {
+            let newID = row[0].intValue ?? 0, oldID = row[1].intValue ?? 0, v = row[2].intValue ?? 0
+            if v != version {
+                let loc = byPair[[newID, oldID]] ?? SourceLocation(file: RenumberingFile.defaultPath)
+                problems.add(SourceLocation(file: loc.file, line: loc.line, field: "version"),
+                             "\(newID) <- \(oldID) is new in this build, so its version must be \(version), not \(v)")
+            }
+        }
+        for row in t.removed {
+            problems.add(SourceLocation(file: RenumberingFile.defaultPath),
+                         "\(row[0]) <- \(row[1]) (version \(row[2])) was published and must stay listed")
+        }
+        for change in t.changed {
+            let loc = byPair[[change.key[0].intValue ?? 0, change.key[1].intValue ?? 0]] ?? SourceLocation(file: RenumberingFile.defaultPath)
+            problems.add(SourceLocation(file: loc.file, line: loc.line, field: "version"),
+                         "\(change.key[0]) <- \(change.key[1]) was published with version \(change.old[2]), not \(change.new[2])")
+        }
+        try problems.check()
+    }
+
+    // MARK: - Summary
+
+    static func summaryText(version: Int, previous: Int?, rowCounts: [String: Int], difference: BundleDifference?,
+                            weightChanges: Int, introduced: [Renumbering]) -> String {
+        var out = "station bundle version \(version)"
+        out += previous.map { " (previous \($0))\n" } ?? " (first version)\n"
+        out += "\n"
+        func pad(_ s: String, _ n: Int, left: Bool = false) -> String {
+            let fill = String(repeating: " ", count: max(0, n - s.count))
+            return left ? s + fill : fill + s
+        }
+        out += pad("table", 22, left: true) + pad("rows", 8) + pad("added", 8) + pad("removed", 9) + pad("changed", 9) + "\n"
+        for name in tableOrder {
+            let t = difference?[name]
+            out += pad(name, 22, left: true) + pad(String(rowCounts[name] ?? 0), 8)
+            if let t {
+                out += pad(String(t.added.count), 8) + pad(String(t.removed.count), 9) + pad(String(t.changed.count), 9)
+            } else {
+                out += pad(String(rowCounts[name] ?? 0), 8) + pad("0", 9) + pad("0", 9)
+            }
+            out += "\n"
+        }
+        out += "\nweight changes: \(weightChanges) station\(weightChanges == 1 ? "" : "s")\n"
+        if let stations = difference?["stations"] {
+            let limit = 50
+            func name(_ row: [SQLValue]) -> String { "\(row[0]) \(row[1].textValue ?? "")" }
+            if !stations.added.isEmpty {
+                out += "\nstations added:\n"
+                for row in stations.added.prefix(limit) { out += "  \(name(row))\n" }
+                if stations.added.count > limit { out += "  ... and \(stations.added.count - limit) more\n" }
+            }
+            if !stations.removed.isEmpty {
+                out += "\nstations removed:\n"
+                for row in stations.removed.prefix(limit) { out += "  \(name(row))\n" }
+                if stations.removed.count > limit { out += "  ... and \(stations.removed.count - limit) more\n" }
+            }
+            if !stations.changed.isEmpty {
+                out += "\nstations changed:\n"
+                for c in stations.changed.prefix(limit) {
+                    out += "  \(name(c.new)): " + c.changes.map { "\($0.column) \($0.old.sqlLiteral) -> \($0.new.sqlLiteral)" }.joined(separator: ", ") + "\n"
+                }
+                if stations.changed.count > limit { out += "  ... and \(stations.changed.count - limit) more\n" }
+            }
+        }
+        if !introduced.isEmpty {
+            out += "\nrenumbered in this version (new <- old):\n"
+            for r in introduced { out += "  \(r.newID) <- \(r.oldID)\n" }
+        }
+        return out
+    }
+}
+
+/// Work started on another thread whose result is collected later (or never,
+/// when the build stops early: it only computes in memory).
+public final class Background<T> {
+    private let group = DispatchGroup()
+    private var result: Result<T, Error>?
+
+    public init(_ work: @escaping () throws -> T) {
+        group.enter()
+        DispatchQueue.global().async {
+            self.result = Result { try work() }
+            self.group.leave()
+        }
+    }
+
+    public func value() throws -> T {
+        group.wait()
+        return try result!.get()
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import StationModel
+
+/// Writes one bundle file. Same network, weights, renumberings and version give the
+/// same bytes: a fixed page size, every row inserted in key order in one transaction,
+/// indexes made after the rows, user_version set, then VACUUM (INTO the file) so the
+/// page layout depends on nothing but the contents. No time or path is stored.
+public enum BundleWriter {
+    public static let pageSize = 4096
+
+    public static func write(network: RailNetwork, weights: [Int: Int], renumberings: [Renumbering],
+                             version: Int, to path: String) throws {
+        unlink(path)
+        do {
+            // Built in memory, then written once, compacted, by VACUUM INTO: the
+            // file's pages depend only on the contents, and nothing is written twice.
+            let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+            defer { db.close() }
+            try db.execute("PRAGMA page_size = \(pageSize)")
+            for table in BundleSchema.tables { try db.execute(table.createSQL) }
+            try db.execute(BundleSchema.renumberedCreateSQL)
+            try db.transaction {
+                let operators = network.operators.sorted { $0.id < $1.id }
+                let op = try db.prepare("INSERT INTO operators (o_id, operator, type, enabled) VALUES (?,?,?,?)")
+                for o in operators {
+                    try op.bind(o.id, at: 1); try op.bind(o.name, at: 2); try op.bind(o.type, at: 3); try op.bind(o.enabled ? 1 : 0, at: 4)
+                    try op.step(); op.reset()
+                }
+                let lines = network.lines.sorted { $0.id < $1.id }
+                let li = try db.prepare("INSERT INTO lines (l_id, line, o_id, enabled, l_type) VALUES (?,?,?,?,?)")
+                for l in lines {
+                    try li.bind(l.id, at: 1); try li.bind(l.name, at: 2); try li.bind(l.operatorID, at: 3)
+                    try li.bind(l.enabled ? 1 : 0, at: 4); try li.bind(l.type, at: 5)
+                    try li.step(); li.reset()
+                }
+                let stations = network.stations.sorted { $0.id < $1.id }
+                let st = try db.prepare("INSERT INTO stations (s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled, weight) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+                for s in stations {
+                    guard let weight = weights[s.id] else {
+                        throw InputError(SourceLocation(file: path, field: "s_id \(s.id)"), "station \(s.id) has no weight")
+                    }
+                    try st.bind(s.id, at: 1); try st.bind(s.name, at: 2); try st.bind(s.yomi, at: 3); try st.bind(s.wiki, at: 4)
+                    try st.bind(s.pref, at: 5); try st.bind(s.address, at: 6); try st.bind(s.lat, at: 7); try st.bind(s.lng, at: 8)
+                    try st.bind(s.operatorID, at: 9); try st.bind(s.enabled ? 1 : 0, at: 10); try st.bind(weight, at: 11)
+                    try st.step(); st.reset()
+                }
+                // Line by line in the order stations lie along it, so a client that
+                // forgets ORDER BY s_sort still sees a sensible list.
+                let stationLines = network.stationLines.sorted { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
+                let sl = try db.prepare("INSERT INTO stations_lines (l_id, s_id, s_sort) VALUES (?,?,?)")
+                for x in stationLines {
+                    try sl.bind(x.lineID, at: 1); try sl.bind(x.stationID, at: 2); try sl.bind(x.sort, at: 3)
+                    try sl.step(); sl.reset()
+                }
+                let renumbered = renumberings.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
+                let rn = try db.prepare("INSERT INTO renumbered_stations (new_s_id, old_s_id, version) VALUES (?,?,?)")
+                for r in renumbered {
+                    try rn.bind(r.newID, at: 1); try rn.bind(r.oldID, at: 2); try rn.bind(r.version, at: 3)
+                    try rn.step(); rn.reset()
+                }
+                for index in BundleSchema.indexes { try db.execute(index.createSQL) }
+            }
+            try db.execute("PRAGMA user_version = \(version)")
+            try db.execute("VACUUM INTO \(SQLValue.text(path).sqlLiteral)")
+        } catch let e as SQLiteError {
+            throw EnvironmentError("cannot write the bundle \(path): \(e)")
+        }
+    }
+}

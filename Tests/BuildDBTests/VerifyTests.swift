@@ -1,0 +1,147 @@
+import BuildDB
+import Foundation
+import StationModel
+import XCTest
+
+final class VerifyTests: XCTestCase {
+    override class func tearDown() { Fixtures.removeTemporaryFolders() }
+
+    var dist = ""
+    var folder = ""
+
+    override func setUpWithError() throws {
+        folder = try Fixtures.temporaryFolder()
+        dist = folder + "/dist"
+        try Fixtures.publish(Fixtures.smallNetwork(), dist: dist,
+                             renumberings: [Renumbering(newID: 102, oldID: 90, version: 1): SourceLocation(file: "r.csv", line: 2)])
+    }
+
+    /// A copy of the published database, changed by `sql`, verified as a bare file.
+    func corruptedCopy(_ sql: String) throws -> String {
+        let path = folder + "/copy-\(UUID().uuidString).sqlite"
+        try Fixtures.copy(dist + "/1/stations.sqlite", to: path)
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        try db.execute(sql)
+        db.close()
+        return path
+    }
+
+    func assertProblems(_ path: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try BundleVerifier.verify(path: path), file: file, line: line) { error in
+            guard let input = error as? InputError else { return XCTFail("expected InputError (exit 2), got \(error)", file: file, line: line) }
+            let text = input.description
+            for e in expected { XCTAssertTrue(text.contains(e), "missing \"\(e)\" in:\n\(text)", file: file, line: line) }
+            XCTAssertTrue(text.split(separator: "\n").allSatisfy { $0.hasPrefix("error: ") }, "one problem per line", file: file, line: line)
+        }
+    }
+
+    func testGoodBundleVerifiesEveryWay() throws {
+        for path in [dist, dist + "/1", dist + "/1/stations.sqlite"] {
+            let report = try BundleVerifier.verify(path: path)
+            XCTAssertEqual(report.version, 1)
+            XCTAssertEqual(report.rowCounts["stations"], 6)
+            XCTAssertEqual(report.rowCounts["renumbered_stations"], 1)
+        }
+        XCTAssertEqual(try BundleVerifier.verify(path: dist).line,
+                       "ok: \(dist) version 1, 3 operators, 4 lines, 6 stations, 6 stations_lines, 1 renumbered_stations")
+    }
+
+    func testSchemaProblems() throws {
+        assertProblems(try corruptedCopy("DROP INDEX station_lat_index"), ["schema: index station_lat_index is missing"])
+        assertProblems(try corruptedCopy("DROP INDEX stations_lines_unique_index; CREATE INDEX stations_lines_unique_index ON stations_lines(l_id, s_id)"),
+                       ["index stations_lines_unique_index is on stations_lines(l_id, s_id); bundle.md wants unique stations_lines(l_id, s_id)"])
+        assertProblems(try corruptedCopy("ALTER TABLE stations RENAME COLUMN yomi TO reading"),
+                       ["schema: table stations has columns (s_id INTEGER PRIMARY KEY NOT NULL, station TEXT NOT NULL, reading TEXT NOT NULL"])
+        assertProblems(try corruptedCopy("ALTER TABLE lines ADD COLUMN color TEXT"), ["table lines has columns"])
+        assertProblems(try corruptedCopy("CREATE TABLE extra (x)"), ["schema: table extra is not part of the bundle"])
+        assertProblems(try corruptedCopy("DROP TABLE operators"), ["schema: table operators is missing"])
+    }
+
+    func testVersionAndChecksumProblems() throws {
+        assertProblems(try corruptedCopy("PRAGMA user_version = 0"), ["user_version: is 0; a bundle's version is a positive integer"])
+
+        // Inside dist: the version must match latest.json and every file its checksum.
+        let db = try SQLiteDatabase(path: dist + "/1/stations.sqlite", mode: .readWrite)
+        try db.execute("PRAGMA user_version = 7")
+        db.close()
+        assertProblems(dist, ["user_version: is 7, the manifest says 1", "latest.json: sha256: ", "manifest.json: files: "])
+        assertProblems(dist + "/1", ["user_version: is 7, the manifest says 1", "manifest.json: sha256: "])
+    }
+
+    func testChecksumOfEachFile() throws {
+        try "changed\n".write(toFile: dist + "/1/summary.txt", atomically: false, encoding: .utf8)
+        assertProblems(dist, ["summary.txt has sha256"])
+
+        setUpAgain()
+        var gz = try Data(contentsOf: URL(fileURLWithPath: dist + "/1/stations.sqlite.gz"))
+        gz[gz.count / 2] ^= 0xFF
+        try gz.write(to: URL(fileURLWithPath: dist + "/1/stations.sqlite.gz"))
+        assertProblems(dist, ["gzip_sha256: ", "stations.sqlite.gz: "])
+
+        setUpAgain()
+        try FileManager.default.removeItem(atPath: dist + "/1/stations.sqlite.gz")
+        assertProblems(dist, ["stations.sqlite.gz is missing"])
+
+        setUpAgain()
+        try "x".write(toFile: dist + "/1/stray.txt", atomically: false, encoding: .utf8)
+        assertProblems(dist + "/1", ["stray.txt is in the folder but not in the manifest"])
+    }
+
+    func setUpAgain() {
+        try? FileManager.default.removeItem(atPath: dist)
+        XCTAssertNoThrow(try setUpWithError())
+    }
+
+    func testDanglingReferences() throws {
+        assertProblems(try corruptedCopy("DELETE FROM operators WHERE o_id = 2"),
+                       ["stations: s_id 200: operator 2 does not exist", "stations: s_id 201: operator 2 does not exist",
+                        "lines: l_id 20: operator 2 does not exist"])
+        assertProblems(try corruptedCopy("DELETE FROM lines WHERE l_id = 11"), ["stations_lines: l_id 11 s_id 102: line 11 does not exist"])
+        assertProblems(try corruptedCopy("DELETE FROM stations WHERE s_id = 101"), ["stations_lines: l_id 10 s_id 101: station 101 does not exist"])
+        assertProblems(try corruptedCopy("DELETE FROM stations WHERE s_id = 102"), ["renumbered_stations: 102 <- 90: station 102 does not exist"])
+    }
+
+    func testWeightsOutsideOneToThirteen() throws {
+        assertProblems(try corruptedCopy("UPDATE stations SET weight = 0 WHERE s_id = 100; UPDATE stations SET weight = 14 WHERE s_id = 200"),
+                       ["stations.weight: s_id 100: weight 0 is not 1..13", "stations.weight: s_id 200: weight 14 is not 1..13"])
+        assertProblems(try corruptedCopy("UPDATE stations SET weight = 2.5 WHERE s_id = 101"), ["s_id 101: weight 2.5 is not 1..13"])
+    }
+
+    func testCoordinatesOutsideJapan() throws {
+        assertProblems(try corruptedCopy("UPDATE stations SET lat = 0 WHERE s_id = 100; UPDATE stations SET lng = 160000000 WHERE s_id = 101"),
+                       ["s_id 100: 0, 139766084 is outside Japan", "s_id 101: 35713768, 160000000 is outside Japan"])
+        // Degrees where micro-degrees belong.
+        assertProblems(try corruptedCopy("UPDATE stations SET lat = 35.681382, lng = 139.766084 WHERE s_id = 200"),
+                       ["s_id 200: 35.681382, 139.766084 is outside Japan"])
+        assertProblems(try corruptedCopy("UPDATE stations SET pref = 48 WHERE s_id = 200"), ["s_id 200: pref 48 is not 1..47"])
+    }
+
+    func testDamagedPagesFailIntegrityCheck() throws {
+        // Flip bytes in the middle of an index's root page.
+        let path = try corruptedCopy("SELECT 1")
+        let db = try SQLiteDatabase(path: path)
+        let root = try XCTUnwrap(try db.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = 'station_lat_index'"))
+        db.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let page = (root - 1) * 4096
+        for i in 0..<8 { bytes[page + 3 + i] ^= 0x5A }   // cell count, content start: the page no longer parses
+        try bytes.write(to: URL(fileURLWithPath: path))
+        assertProblems(path, ["integrity_check: "])
+
+        // Cut short.
+        let cut = try corruptedCopy("SELECT 1")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: cut))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        assertProblems(cut, ["integrity_check"])
+
+        // Not a database at all.
+        let junk = folder + "/junk.sqlite"
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: junk))
+        assertProblems(junk, ["junk.sqlite"])
+    }
+
+    func testNeitherDistNorBundle() throws {
+        XCTAssertThrowsError(try BundleVerifier.verify(path: folder)) { XCTAssertTrue("\($0)".contains("neither a dist folder"), "\($0)") }
+        XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0 is EnvironmentError) }
+    }
+}
