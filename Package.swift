@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        .target(name: "StationModel", dependencies: ["CSQLite"]),
+        .target(name: "StationModel", dependencies: ["CSQLite", "CZlib"]),
         .target(name: "Ingest", dependencies: ["StationModel", "CLibXML2"]),
         .target(name: "Priority", dependencies: ["StationModel"]),
         .target(name: "BundleDiff", dependencies: ["StationModel"]),

@@ -1,4 +1,5 @@
 import Foundation
+import BundleDiff
 import StationModel
 
 /// dist/latest.json: the newest published bundle and how to reach it.
@@ -180,7 +181,7 @@ public final class BundleClient {
 
         let db = try SQLiteDatabase(path: copyPath, mode: .readWrite)
         do {
-            try LinePatchRunner.apply(sql: sql, to: db)
+            try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL)
             if try db.userVersion != manifest.version {
                 try db.execute("PRAGMA user_version = \(manifest.version)")
             }

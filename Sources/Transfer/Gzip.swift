@@ -3,7 +3,7 @@ import Foundation
 import StationModel
 
 /// gzip files through zlib, streamed so a national file never sits in memory.
-public enum Gzip {
+extension Gzip {
     /// True when the file starts with the gzip magic bytes 1f 8b.
     public static func isGzip(fileAt path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
@@ -84,39 +84,6 @@ public enum Gzip {
             throw TransferError.corrupt(what: what, reason: "the gzip stream ends early; the download was cut short, try again")
         }
         return (written, hasher.finalize().map { String(format: "%02x", $0) }.joined())
-    }
-
-    /// Compresses `source` into `destination` as one gzip member (windowBits 15+16), level 9.
-    public static func compress(fileAt source: String, to destination: String) throws {
-        guard let data = FileManager.default.contents(atPath: source) else { throw TransferError.io("cannot read \(source)") }
-        let fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw TransferError.io("cannot write \(destination)") }
-        defer { close(fd) }
-        var stream = z_stream()
-        guard deflateInit2_(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw TransferError.io("zlib could not start")
-        }
-        defer { deflateEnd(&stream) }
-        let chunk = 1 << 16
-        var out = [UInt8](repeating: 0, count: chunk)
-        var input = [UInt8](data)
-        try input.withUnsafeMutableBufferPointer { inBuf in
-            stream.next_in = inBuf.baseAddress
-            stream.avail_in = uInt(inBuf.count)
-            var rc: Int32 = Z_OK
-            repeat {
-                rc = out.withUnsafeMutableBufferPointer { outBuf in
-                    stream.next_out = outBuf.baseAddress
-                    stream.avail_out = uInt(chunk)
-                    return deflate(&stream, Z_FINISH)
-                }
-                guard rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR else { throw TransferError.io("zlib error \(rc)") }
-                let produced = chunk - Int(stream.avail_out)
-                try out.withUnsafeBytes { buf in
-                    try writeAll(fd, UnsafeRawBufferPointer(rebasing: buf[0..<produced]), path: destination)
-                }
-            } while rc != Z_STREAM_END
-        }
     }
 }
 

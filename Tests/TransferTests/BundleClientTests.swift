@@ -169,15 +169,6 @@ final class BundleClientTests: XCTestCase {
         XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/3/stations.sqlite"))
     }
 
-    func testPatchLinesJoinUntilTheQuotesBalance() {
-        let sql = "INSERT INTO t VALUES ('a\nb');\r\n\nUPDATE t SET x = 'it''s; fine' WHERE y = 1;\nDELETE FROM t WHERE z = '\n\n';\n"
-        XCTAssertEqual(LinePatchRunner.statements(in: sql), [
-            "INSERT INTO t VALUES ('ab');",
-            "UPDATE t SET x = 'it''s; fine' WHERE y = 1;",
-            "DELETE FROM t WHERE z = '';",
-        ])
-    }
-
     // MARK: - Failures leave the local database byte-identical
 
     func test404IsNotRetriedAndExitsWithBadInput() throws {

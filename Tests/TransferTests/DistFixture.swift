@@ -44,7 +44,7 @@ struct DistFixture {
             try AtomicFile.createDirectory("\(dist)/\(version)")
             let db = "\(dist)/\(version)/stations.sqlite"
             try DistFixture.makeBundle(version: version, at: db)
-            try Gzip.compress(fileAt: db, to: db + ".gz")
+            try Gzip.compress(Data(contentsOf: URL(fileURLWithPath: db))).write(to: URL(fileURLWithPath: db + ".gz"))
             if version > 1 {
                 try DistFixture.patch(from: version - 1, to: version)
                     .write(toFile: "\(dist)/\(version)/patch-from-\(version - 1).sql", atomically: true, encoding: .utf8)

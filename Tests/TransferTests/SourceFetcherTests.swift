@@ -23,7 +23,7 @@ final class SourceFetcherTests: XCTestCase {
             try "header_\(name)\n1,東京,\"quoted, field\"\n".write(toFile: "\(site)/ekidata/\(name)", atomically: true, encoding: .utf8)
         }
         try n02Text.write(toFile: site + "/N02.xml", atomically: true, encoding: .utf8)
-        try Gzip.compress(fileAt: site + "/N02.xml", to: site + "/N02.xml.gz")
+        try Gzip.compress(Data(contentsOf: URL(fileURLWithPath: site + "/N02.xml"))).write(to: URL(fileURLWithPath: site + "/N02.xml.gz"))
         server = try TestServer(root: site, scratch: scratch)
     }
 

@@ -1,6 +1,6 @@
 import CZlib
 import Foundation
-import StationModel
+
 
 /// Reproducible gzip (RFC 1952): the same bytes in give the same bytes out, on
 /// every run and machine with the same zlib. The header is written here with
