@@ -55,7 +55,7 @@ public struct CSVRow {
 
     /// A required integer; records a diagnostic and returns nil when absent or malformed.
     public func int(_ column: String, _ problems: inout DiagnosticCollector, range: ClosedRange<Int>? = nil) -> Int? {
-        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        let raw = trimmedField(string(column))
         guard let v = Int(raw) else {
             problems.add(location(column), raw.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(raw)'")
             return nil
@@ -69,7 +69,7 @@ public struct CSVRow {
 
     /// An optional integer: empty gives nil without a problem.
     public func optionalInt(_ column: String, _ problems: inout DiagnosticCollector) -> Int? {
-        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        let raw = trimmedField(string(column))
         if raw.isEmpty { return nil }
         guard let v = Int(raw) else {
             problems.add(location(column), "expected an integer or nothing, found '\(raw)'")
@@ -80,7 +80,7 @@ public struct CSVRow {
 
     /// 0/1 (or true/false); empty gives the default.
     public func bool(_ column: String, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool {
-        switch string(column).trimmingCharacters(in: .whitespaces).lowercased() {
+        switch trimmedField(string(column)).lowercased() {
         case "": return def
         case "1", "true": return true
         case "0", "false": return false
@@ -92,7 +92,7 @@ public struct CSVRow {
 
     /// Decimal degrees to micro-degrees.
     public func microDegrees(_ column: String, _ problems: inout DiagnosticCollector) -> Int? {
-        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        let raw = trimmedField(string(column))
         guard let v = MicroDegrees.parse(raw) else {
             problems.add(location(column), raw.isEmpty ? "expected decimal degrees, found nothing" : "expected decimal degrees, found '\(raw)'")
             return nil
@@ -133,9 +133,20 @@ public enum CSVReader {
         var field: [UInt8] = []
         field.reserveCapacity(64)
 
-        func makeString(_ buf: UnsafeBufferPointer<UInt8>, column: Int) -> String {
+        // `firstLine` is the line the field starts on: a quoted field may span
+        // lines, and the message should point at the line holding the bad byte.
+        func makeString(_ buf: UnsafeBufferPointer<UInt8>, column: Int, firstLine: Int) -> String {
             if let s = String(validating: buf, as: UTF8.self) { return s }
-            problems.add(SourceLocation(file: file, line: line, field: "column \(column + 1)"), "invalid UTF-8 (the file must be UTF-8)")
+            let bad = firstInvalidUTF8Offset(buf)
+            var badLine = firstLine
+            for k in 0..<bad where buf[k] == lf { badLine += 1 }
+            // Name the column by the header once it is known, as other messages do.
+            var name = "column \(column + 1)"
+            if let header = records.first?.fields, column < header.count, !header[column].isEmpty {
+                name = header[column].trimmingCharacters(in: .whitespaces)
+            }
+            problems.add(SourceLocation(file: file, line: badLine, field: name),
+                         "invalid UTF-8 (byte 0x\(hexByte(buf[bad]))); expected UTF-8 text")
             return String(decoding: buf, as: UTF8.self)
         }
 
@@ -165,7 +176,7 @@ public enum CSVReader {
                                  "unterminated quoted field (a \" opened here is never closed)")
                     try problems.check()
                 }
-                fields.append(field.withUnsafeBufferPointer { makeString($0, column: fields.count) })
+                fields.append(field.withUnsafeBufferPointer { makeString($0, column: fields.count, firstLine: openLine) })
                 if i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr {
                     problems.add(SourceLocation(file: file, line: line, field: "column \(fields.count)"),
                                  "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
@@ -174,7 +185,7 @@ public enum CSVReader {
             } else {
                 let start = i
                 while i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr { i += 1 }
-                fields.append(makeString(UnsafeBufferPointer(start: base + start, count: i - start), column: fields.count))
+                fields.append(makeString(UnsafeBufferPointer(start: base + start, count: i - start), column: fields.count, firstLine: line))
             }
             // What ends it.
             if i < n, bytes[i] == comma { i += 1; continue }
@@ -194,6 +205,16 @@ public enum CSVReader {
             return CSVTable(file: file, header: [], records: [])
         }
         let header = records.removeFirst().fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        // A repeated column name would make "the value of column X" ambiguous.
+        var firstColumn: [String: Int] = [:]
+        for (k, name) in header.enumerated() where !name.isEmpty {
+            if let earlier = firstColumn[name] {
+                problems.add(SourceLocation(file: file, line: 1, field: name),
+                             "column named twice in the header (columns \(earlier + 1) and \(k + 1)); expected each name once")
+            } else {
+                firstColumn[name] = k
+            }
+        }
         for r in records where r.fields.count != header.count {
             problems.add(SourceLocation(file: file, line: r.line),
                          "expected \(header.count) fields as in the header, found \(r.fields.count)")
@@ -201,6 +222,39 @@ public enum CSVReader {
         try problems.check()
         return CSVTable(file: file, header: header, records: records)
     }
+}
+
+/// Byte offset of the first byte that does not start a valid UTF-8 sequence
+/// (only called on a buffer already known to be invalid).
+func firstInvalidUTF8Offset(_ buf: UnsafeBufferPointer<UInt8>) -> Int {
+    var iterator = buf.makeIterator()
+    var decoder = UTF8()
+    var offset = 0
+    while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar): offset += UTF8.width(scalar)
+        case .emptyInput: return max(0, min(offset, buf.count - 1))
+        case .error: return min(offset, buf.count - 1)
+        }
+    }
+}
+
+func hexByte(_ b: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
+}
+
+/// Trims like `trimmingCharacters(in: .whitespaces)` but without Foundation
+/// on the common path: most fields have no surrounding space.
+@inline(__always)
+func trimmedField(_ s: String) -> String {
+    let scalars = s.unicodeScalars
+    guard let first = scalars.first, let last = scalars.last else { return s }
+    @inline(__always) func space(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x80 ? (u.value == 0x20 || u.value == 0x09) : u.properties.isWhitespace
+    }
+    if !space(first) && !space(last) { return s }
+    return s.trimmingCharacters(in: .whitespaces)
 }
 
 public enum CSVWriter {

@@ -1,0 +1,172 @@
+import StationModel
+
+/// Reads the project's own master CSV folder (sources.md §1): operators.csv,
+/// lines.csv, stations.csv and stations_lines.csv. weights.csv belongs to the
+/// Priority stage and is not read here.
+///
+/// The native source defines our IDs, so every value carries `fixedID`, and its
+/// keys are "o:<o_id>", "l:<l_id>", "s:<s_id>". Every problem in the folder is
+/// collected (up to 100) and thrown as one InputError, so a maintainer fixes
+/// them in one pass.
+public enum NativeCSVReader {
+    public static let operatorsFile = "operators.csv"
+    public static let linesFile = "lines.csv"
+    public static let stationsFile = "stations.csv"
+    public static let stationLinesFile = "stations_lines.csv"
+
+    static func operatorKey(_ id: Int) -> String { "o:\(id)" }
+    static func lineKey(_ id: Int) -> String { "l:\(id)" }
+    static func stationKey(_ id: Int) -> String { "s:\(id)" }
+
+    /// Empty optional text (yomi, wiki, address) is read as "unknown" (nil) so
+    /// that a later source may fill it in; the merge writes '' if none does.
+    public static func read(folder: String, label: String) throws -> SourceNetwork {
+        var problems = DiagnosticCollector(limit: 100)
+        // Required columns; `enabled`, `l_type`, `yomi`, `wiki` and `address` may be absent.
+        let operatorsTable = try SourceTable.load(folder: folder, label: label, name: operatorsFile,
+                                                  required: ["o_id", "operator", "type"], &problems)
+        let linesTable = try SourceTable.load(folder: folder, label: label, name: linesFile,
+                                              required: ["l_id", "line", "o_id"], &problems)
+        let stationsTable = try SourceTable.load(folder: folder, label: label, name: stationsFile,
+                                                 required: ["s_id", "station", "pref", "lat", "lng", "o_id"], &problems)
+        let stationLinesTable = try SourceTable.load(folder: folder, label: label, name: stationLinesFile,
+                                                     required: ["l_id", "s_id", "s_sort"], &problems)
+        // Row checks on a table whose header is broken would only repeat the problem.
+        try problems.check()
+        guard let operatorsTable, let linesTable, let stationsTable, let stationLinesTable else {
+            preconditionFailure("a table that fails to load always leaves a problem")
+        }
+
+        var network = SourceNetwork(kind: .native, label: label)
+        let operatorTypes = Set(OperatorType.allCases.map(\.rawValue))
+        let operatorTypeList = OperatorType.allCases.map { String($0.rawValue) }.joined(separator: ", ")
+
+        // operators.csv
+        var operatorIDs = FirstSeen()
+        do {
+            let t = operatorsTable
+            let cID = t.column("o_id"), cName = t.column("operator"), cType = t.column("type"), cEnabled = t.column("enabled")
+            network.operators.reserveCapacity(t.records.count)
+            for r in t.records {
+                let id = t.int(r, cID, &problems)
+                var unique = true
+                if let id { unique = operatorIDs.insert(id, line: r.line, at: t.location(r, cID), what: "o_id", &problems) }
+                let name = t.name(r, cName, &problems)
+                var type = t.int(r, cType, &problems)
+                if let v = type, !operatorTypes.contains(v) {
+                    problems.add(t.location(r, cType), "expected an operator type (\(operatorTypeList)), found \(v)")
+                    type = nil
+                }
+                let enabled = t.bool(r, cEnabled, default: true, &problems)
+                if let id, unique, let name, let type, let enabled {
+                    network.operators.append(SourceOperator(key: operatorKey(id), fixedID: id, name: name, type: type,
+                                                            enabled: enabled, origin: t.location(r)))
+                }
+            }
+        }
+
+        // lines.csv
+        var lineIDs = FirstSeen()
+        do {
+            let t = linesTable
+            let cID = t.column("l_id"), cName = t.column("line"), cOperator = t.column("o_id")
+            let cEnabled = t.column("enabled"), cType = t.column("l_type")
+            network.lines.reserveCapacity(t.records.count)
+            for r in t.records {
+                let id = t.int(r, cID, &problems)
+                var unique = true
+                if let id { unique = lineIDs.insert(id, line: r.line, at: t.location(r, cID), what: "l_id", &problems) }
+                let name = t.name(r, cName, &problems)
+                var operatorID = t.int(r, cOperator, &problems)
+                if let o = operatorID, !operatorIDs.contains(o) {
+                    problems.add(t.location(r, cOperator), "expected an o_id listed in \(operatorsTable.file), found \(o)")
+                    operatorID = nil
+                }
+                let enabled = t.bool(r, cEnabled, default: true, &problems)
+                let type = t.optionalInt(r, cType, &problems)
+                if let id, unique, let name, let operatorID, let enabled, type.ok {
+                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorKey(operatorID),
+                                                    enabled: enabled, type: type.value, origin: t.location(r)))
+                }
+            }
+        }
+
+        // stations.csv
+        var stationIDs = FirstSeen()
+        do {
+            let t = stationsTable
+            let cID = t.column("s_id"), cName = t.column("station"), cYomi = t.column("yomi"), cWiki = t.column("wiki")
+            let cPref = t.column("pref"), cAddress = t.column("address"), cLat = t.column("lat"), cLng = t.column("lng")
+            let cOperator = t.column("o_id"), cEnabled = t.column("enabled")
+            network.stations.reserveCapacity(t.records.count)
+            for r in t.records {
+                let id = t.int(r, cID, &problems)
+                var unique = true
+                if let id { unique = stationIDs.insert(id, line: r.line, at: t.location(r, cID), what: "s_id", &problems) }
+                let name = t.name(r, cName, &problems)
+                let pref = t.int(r, cPref, range: 1...47, &problems)
+                let lat = t.microDegrees(r, cLat, &problems)
+                let lng = t.microDegrees(r, cLng, &problems)
+                var inJapan = false
+                if let lat, let lng { inJapan = t.checkInJapan(r, lat: lat, lng: lng, field: "lat, lng", &problems) }
+                var operatorID = t.int(r, cOperator, &problems)
+                if let o = operatorID, !operatorIDs.contains(o) {
+                    problems.add(t.location(r, cOperator), "expected an o_id listed in \(operatorsTable.file), found \(o)")
+                    operatorID = nil
+                }
+                let enabled = t.bool(r, cEnabled, default: true, &problems)
+                if let id, unique, let name, let pref, let lat, let lng, inJapan, let operatorID, let enabled {
+                    network.stations.append(SourceStation(
+                        key: stationKey(id), matchKeys: [], fixedID: id, name: name,
+                        yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: pref,
+                        address: t.optionalText(r, cAddress), lat: lat, lng: lng,
+                        operatorKey: operatorKey(operatorID), enabled: enabled, origin: t.location(r)))
+                }
+            }
+        }
+
+        // stations_lines.csv
+        do {
+            let t = stationLinesTable
+            let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
+            // (l_id, s_id) is unique in the bundle (stations_lines_unique_index).
+            var pairs: [StationLinePair: Int] = [:]
+            pairs.reserveCapacity(t.records.count)
+            network.stationLines.reserveCapacity(t.records.count)
+            for r in t.records {
+                var lineID = t.int(r, cLine, &problems)
+                if let l = lineID, !lineIDs.contains(l) {
+                    problems.add(t.location(r, cLine), "expected an l_id listed in \(linesTable.file), found \(l)")
+                    lineID = nil
+                }
+                var stationID = t.int(r, cStation, &problems)
+                if let s = stationID, !stationIDs.contains(s) {
+                    problems.add(t.location(r, cStation), "expected an s_id listed in \(stationsTable.file), found \(s)")
+                    stationID = nil
+                }
+                let sort = t.int(r, cSort, &problems)
+                guard let lineID, let stationID else { continue }
+                let pair = StationLinePair(line: lineID, station: stationID)
+                if let earlier = pairs[pair] {
+                    problems.add(t.location(r, field: "l_id, s_id"),
+                                 "expected each station once per line, found l_id \(lineID), s_id \(stationID) again (first on line \(earlier))")
+                    continue
+                }
+                pairs[pair] = r.line
+                if let sort {
+                    network.stationLines.append(SourceStationLine(lineKey: lineKey(lineID), stationKey: stationKey(stationID),
+                                                                  sort: sort, origin: t.location(r)))
+                }
+            }
+        }
+
+        try problems.check()
+        network.sortByKey()
+        return network
+    }
+}
+
+struct StationLinePair: Hashable {
+    var line: Int
+    var station: Int
+}
