@@ -293,8 +293,13 @@ public enum EkidataReader {
     /// are ignored; a branching or broken chain falls back to e_sort, because
     /// no single order along it exists.
     static func orderAlongLine(_ stations: [Int], joins: [(Int, Int)]) -> [Int] {
+        chainOrder(stations, joins: joins) ?? stations
+    }
+
+    /// The order join.csv gives, or nil when it gives none (see `orderAlongLine`).
+    static func chainOrder(_ stations: [Int], joins: [(Int, Int)]) -> [Int]? {
         let n = stations.count
-        guard n > 2, !joins.isEmpty else { return stations }
+        guard n > 2, !joins.isEmpty else { return nil }
         var index: [Int: Int] = [:]
         index.reserveCapacity(n)
         for (i, s) in stations.enumerated() { index[s] = i }
@@ -305,7 +310,7 @@ public enum EkidataReader {
             if neighbours[i].contains(j) { continue }     // the same pair twice
             neighbours[i].append(j); neighbours[j].append(i)
             edges += 1
-            if neighbours[i].count > 2 || neighbours[j].count > 2 { return stations }   // a branch
+            if neighbours[i].count > 2 || neighbours[j].count > 2 { return nil }   // a branch
         }
         let start: Int
         if edges == n - 1, let end = neighbours.firstIndex(where: { $0.count == 1 }) {
@@ -313,7 +318,7 @@ public enum EkidataReader {
         } else if edges == n, neighbours.allSatisfy({ $0.count == 2 }) {
             start = 0
         } else {
-            return stations
+            return nil
         }
         var visited = [Bool](repeating: false, count: n)
         var order = [start]
@@ -327,7 +332,7 @@ public enum EkidataReader {
             current = step
             next = neighbours[current].first { !visited[$0] }
         }
-        guard order.count == n else { return stations }   // not connected
+        guard order.count == n else { return nil }   // not connected
         return order.map { stations[$0] }
     }
 }

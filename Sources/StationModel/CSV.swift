@@ -133,6 +133,15 @@ public enum CSVReader {
         var field: [UInt8] = []
         field.reserveCapacity(64)
 
+        // Columns are named by the header once it is known, as other messages do.
+        func columnName(_ column: Int) -> String {
+            if let header = records.first?.fields, column < header.count {
+                let name = header[column].trimmingCharacters(in: .whitespaces)
+                if !name.isEmpty { return name }
+            }
+            return "column \(column + 1)"
+        }
+
         // `firstLine` is the line the field starts on: a quoted field may span
         // lines, and the message should point at the line holding the bad byte.
         func makeString(_ buf: UnsafeBufferPointer<UInt8>, column: Int, firstLine: Int) -> String {
@@ -140,12 +149,7 @@ public enum CSVReader {
             let bad = firstInvalidUTF8Offset(buf)
             var badLine = firstLine
             for k in 0..<bad where buf[k] == lf { badLine += 1 }
-            // Name the column by the header once it is known, as other messages do.
-            var name = "column \(column + 1)"
-            if let header = records.first?.fields, column < header.count, !header[column].isEmpty {
-                name = header[column].trimmingCharacters(in: .whitespaces)
-            }
-            problems.add(SourceLocation(file: file, line: badLine, field: name),
+            problems.add(SourceLocation(file: file, line: badLine, field: columnName(column)),
                          "invalid UTF-8 (byte 0x\(hexByte(buf[bad]))); expected UTF-8 text")
             return String(decoding: buf, as: UTF8.self)
         }
@@ -172,13 +176,13 @@ public enum CSVReader {
                     field.append(b); i += 1
                 }
                 if !closed {
-                    problems.add(SourceLocation(file: file, line: openLine, field: "column \(fields.count + 1)"),
+                    problems.add(SourceLocation(file: file, line: openLine, field: columnName(fields.count)),
                                  "unterminated quoted field (a \" opened here is never closed)")
                     try problems.check()
                 }
                 fields.append(field.withUnsafeBufferPointer { makeString($0, column: fields.count, firstLine: openLine) })
                 if i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr {
-                    problems.add(SourceLocation(file: file, line: line, field: "column \(fields.count)"),
+                    problems.add(SourceLocation(file: file, line: line, field: columnName(fields.count - 1)),
                                  "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
                     while i < n, bytes[i] != comma, bytes[i] != lf { i += 1 }
                 }
