@@ -41,6 +41,9 @@ public enum NativeCSVReader {
         let operatorTypes = Set(OperatorType.allCases.map(\.rawValue))
         let operatorTypeList = OperatorType.allCases.map { String($0.rawValue) }.joined(separator: ", ")
 
+        // stations_lines rows are made once they are in key order (KeyOrder.swift).
+        var stationLineOrder: [StationLineRow] = []
+
         // operators.csv
         var operatorIDs = FirstSeen()
         do {
@@ -132,7 +135,7 @@ public enum NativeCSVReader {
             // (l_id, s_id) is unique in the bundle (stations_lines_unique_index).
             var pairs: [StationLinePair: Int] = [:]
             pairs.reserveCapacity(t.records.count)
-            network.stationLines.reserveCapacity(t.records.count)
+            stationLineOrder.reserveCapacity(t.records.count)
             for r in t.records {
                 var lineID = t.int(r, cLine, &problems)
                 if let l = lineID, !lineIDs.contains(l) {
@@ -154,16 +157,37 @@ public enum NativeCSVReader {
                 }
                 pairs[pair] = r.line
                 if let sort {
-                    network.stationLines.append(SourceStationLine(lineKey: lineKey(lineID), stationKey: stationKey(stationID),
-                                                                  sort: sort, origin: t.location(r)))
+                    stationLineOrder.append(StationLineRow(line: lineID, sort: sort, station: stationID, recordLine: r.line))
                 }
             }
         }
 
         try problems.check()
-        network.sortByKey()
+        // Values go into key order by their IDs (fixedID is the ID), moved in
+        // place, so that sortByKey() below is a single confirming pass.
+        network.operators.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
+        network.lines.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
+        network.stations.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
+        stationLineOrder.sort { a, b in
+            if a.line != b.line { return decimalTextLess(a.line, b.line) }
+            if a.sort != b.sort { return a.sort < b.sort }
+            return decimalTextLess(a.station, b.station)
+        }
+        let stationLinesFile = stationLinesTable.file
+        network.stationLines = stationLineOrder.map {
+            SourceStationLine(lineKey: lineKey($0.line), stationKey: stationKey($0.station), sort: $0.sort,
+                              origin: SourceLocation(file: stationLinesFile, line: $0.recordLine))
+        }
+        network.sortByKey()     // now a single confirming pass
         return network
     }
+}
+
+struct StationLineRow {
+    var line: Int
+    var sort: Int
+    var station: Int
+    var recordLine: Int
 }
 
 struct StationLinePair: Hashable {

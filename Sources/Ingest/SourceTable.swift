@@ -97,7 +97,7 @@ struct SourceTable {
     func int(_ record: CSVRecord, _ column: Column, range: ClosedRange<Int>? = nil,
              _ problems: inout DiagnosticCollector) -> Int? {
         let value = text(record, column)
-        guard let v = Int(value) else {
+        guard let v = parseInt(value) else {
             problems.add(location(record, column),
                          value.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(value)'")
             return nil
@@ -114,7 +114,7 @@ struct SourceTable {
     func optionalInt(_ record: CSVRecord, _ column: Column, _ problems: inout DiagnosticCollector) -> (value: Int?, ok: Bool) {
         let value = text(record, column)
         if value.isEmpty { return (nil, true) }
-        guard let v = Int(value) else {
+        guard let v = parseInt(value) else {
             problems.add(location(record, column), "expected an integer or nothing, found '\(value)'")
             return (nil, false)
         }
@@ -154,22 +154,95 @@ struct SourceTable {
     }
 }
 
-/// Trims white space without Foundation: most fields have none, and the
-/// check is two scalar looks.
+/// Trims white space (Unicode White_Space) without Foundation. Most fields
+/// have none, and finding that out takes decoding the first and last scalar
+/// from the bytes (Unicode's property lookup is far slower than this).
 @inline(__always)
 func trimmed(_ s: String) -> String {
+    var s = s
+    let clean: Bool = s.withUTF8 { b in
+        guard !b.isEmpty else { return true }
+        return !isSpace(firstScalar(b)) && !isSpace(lastScalar(b))
+    }
+    if clean { return s }
     let scalars = s.unicodeScalars
-    guard let first = scalars.first, let last = scalars.last else { return s }
-    if !isSpace(first) && !isSpace(last) { return s }
     var lo = scalars.startIndex, hi = scalars.endIndex
-    while lo < hi, isSpace(scalars[lo]) { lo = scalars.index(after: lo) }
-    while hi > lo, isSpace(scalars[scalars.index(before: hi)]) { hi = scalars.index(before: hi) }
+    while lo < hi, isSpace(scalars[lo].value) { lo = scalars.index(after: lo) }
+    while hi > lo, isSpace(scalars[scalars.index(before: hi)].value) { hi = scalars.index(before: hi) }
     return String(scalars[lo..<hi])
 }
 
+/// Unicode's White_Space property, by code point.
 @inline(__always)
-func isSpace(_ u: Unicode.Scalar) -> Bool {
-    u.value < 0x80 ? (u.value == 0x20 || (u.value >= 0x09 && u.value <= 0x0D)) : u.properties.isWhitespace
+func isSpace(_ u: UInt32) -> Bool {
+    if u < 0x80 { return u == 0x20 || (u >= 0x09 && u <= 0x0D) }
+    switch u {
+    case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+    default: return false
+    }
+}
+
+// The first and last scalar of valid, non-empty UTF-8.
+@inline(__always)
+func firstScalar(_ b: UnsafeBufferPointer<UInt8>) -> UInt32 {
+    let b0 = UInt32(b[0])
+    if b0 < 0x80 { return b0 }
+    if b0 < 0xE0 { return (b0 & 0x1F) << 6 | UInt32(b[1] & 0x3F) }
+    if b0 < 0xF0 { return (b0 & 0x0F) << 12 | UInt32(b[1] & 0x3F) << 6 | UInt32(b[2] & 0x3F) }
+    return (b0 & 0x07) << 18 | UInt32(b[1] & 0x3F) << 12 | UInt32(b[2] & 0x3F) << 6 | UInt32(b[3] & 0x3F)
+}
+
+@inline(__always)
+func lastScalar(_ b: UnsafeBufferPointer<UInt8>) -> UInt32 {
+    var start = b.count - 1
+    while start > 0, b[start] & 0xC0 == 0x80 { start -= 1 }
+    return firstScalar(UnsafeBufferPointer(rebasing: b[start...]))
+}
+
+/// A decimal integer (optional sign, surrounding white space allowed); nil
+/// for anything else. Plain digits are read straight from the bytes; anything
+/// unusual goes through the standard library.
+func parseInt(_ s: String) -> Int? {
+    var s = s
+    let fast: Int? = s.withUTF8 { b in
+        var i = 0
+        let n = b.count
+        var negative = false
+        if i < n, b[i] == 0x2D || b[i] == 0x2B { negative = b[i] == 0x2D; i += 1 }
+        guard i < n, n - i <= 18 else { return nil }
+        var v = 0
+        while i < n {
+            let d = b[i] &- 0x30
+            if d > 9 { return nil }
+            v = v * 10 + Int(d)
+            i += 1
+        }
+        return negative ? -v : v
+    }
+    return fast ?? Int(trimmed(s))
+}
+
+/// Whether `text` contains `part`, comparing UTF-8 bytes (Foundation's
+/// `contains` goes through CFString and is many times slower).
+func containsText(_ text: String, _ part: String) -> Bool {
+    var text = text, part = part
+    return text.withUTF8 { t in
+        part.withUTF8 { p in
+            guard !p.isEmpty else { return true }
+            guard t.count >= p.count else { return false }
+            let first = p[0]
+            var i = 0
+            while i <= t.count - p.count {
+                if t[i] == first {
+                    var k = 1
+                    while k < p.count, t[i + k] == p[k] { k += 1 }
+                    if k == p.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
 }
 
 /// Remembers where each ID was first defined, to name both lines of a duplicate.

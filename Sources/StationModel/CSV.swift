@@ -126,6 +126,12 @@ public enum CSVReader {
         if n >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
 
         var problems = DiagnosticCollector(limit: 50)
+        // Validating once, up front, lets each field be made without its own
+        // (generic, unspecialised) validation: fields are split only at ASCII
+        // bytes, which never occur inside a multi-byte sequence, so every field
+        // of a valid file is valid. Only an invalid file pays per field, to
+        // locate the bad bytes.
+        let wholeFileIsUTF8 = isValidUTF8(UnsafeBufferPointer(rebasing: bytes[i...]))
         var records: [CSVRecord] = []
         var fields: [String] = []
         var line = 1
@@ -145,6 +151,7 @@ public enum CSVReader {
         // `firstLine` is the line the field starts on: a quoted field may span
         // lines, and the message should point at the line holding the bad byte.
         func makeString(_ buf: UnsafeBufferPointer<UInt8>, column: Int, firstLine: Int) -> String {
+            if wholeFileIsUTF8 { return String(decoding: buf, as: UTF8.self) }
             if let s = String(validating: buf, as: UTF8.self) { return s }
             let bad = firstInvalidUTF8Offset(buf)
             var badLine = firstLine
@@ -226,6 +233,38 @@ public enum CSVReader {
         try problems.check()
         return CSVTable(file: file, header: header, records: records)
     }
+}
+
+/// Whether the bytes are well-formed UTF-8 (no overlongs, surrogates or
+/// values past U+10FFFF), with a fast path over runs of ASCII.
+func isValidUTF8(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+    let n = buf.count
+    var i = 0
+    while i < n {
+        let b = buf[i]
+        if b < 0x80 { i += 1; continue }
+        @inline(__always) func cont(_ k: Int) -> Bool { k < n && buf[k] & 0xC0 == 0x80 }
+        switch b {
+        case 0xC2...0xDF:
+            guard cont(i + 1) else { return false }
+            i += 2
+        case 0xE0...0xEF:
+            guard cont(i + 1), cont(i + 2) else { return false }
+            let b1 = buf[i + 1]
+            if b == 0xE0 && b1 < 0xA0 { return false }          // overlong
+            if b == 0xED && b1 > 0x9F { return false }          // surrogate
+            i += 3
+        case 0xF0...0xF4:
+            guard cont(i + 1), cont(i + 2), cont(i + 3) else { return false }
+            let b1 = buf[i + 1]
+            if b == 0xF0 && b1 < 0x90 { return false }          // overlong
+            if b == 0xF4 && b1 > 0x8F { return false }          // past U+10FFFF
+            i += 4
+        default:
+            return false
+        }
+    }
+    return true
 }
 
 /// Byte offset of the first byte that does not start a valid UTF-8 sequence

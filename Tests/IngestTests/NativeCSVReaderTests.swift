@@ -234,3 +234,36 @@ final class NativeCSVReaderTests: XCTestCase {
         XCTAssertTrue(error.description.hasSuffix("error: too many problems; stopped after 100"))
     }
 }
+
+final class KeyOrderTests: XCTestCase {
+    func testDecimalTextOrderMatchesStringOrder() {
+        var values = [0, 1, 2, 9, 10, 11, 19, 20, 99, 100, 101, 109, 110, 1000, 1130101, 113010, 11301010,
+                      -1, -9, -10, -11, -100, -1130101, Int.max, Int.max - 1, Int.min + 1, 999_999_999_999_999_999]
+        // A seeded generator, so the test is the same on every run.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<300 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values.append(Int(truncatingIfNeeded: state >> UInt64(1 + (state % 60))) * (state % 3 == 0 ? -1 : 1))
+        }
+        for a in values {
+            for b in values {
+                XCTAssertEqual(decimalTextLess(a, b), String(a) < String(b), "\(a) vs \(b)")
+            }
+        }
+    }
+
+    func testNativeKeysComeOutInStringOrder() throws {
+        var files = NativeCSVReaderTests.files
+        files["stations.csv"]! += "9,駅九,,,13,,35.0,139.0,1,1\n10,駅十,,,13,,35.0,139.0,1,1\n100,駅百,,,13,,35.0,139.0,1,1\n"
+        files["stations_lines.csv"]! += "11302,9,3\n11302,10,3\n11302,100,3\n"
+        let n = try NativeCSVReader.read(folder: try makeSourceFolder(self, files), label: "raw")
+        XCTAssertEqual(n.stations.map(\.key), ["s:10", "s:100", "s:1130101", "s:1130102", "s:9", "s:9930101"])
+        XCTAssertEqual(n.stationLines.map { "\($0.lineKey) \($0.sort) \($0.stationKey)" }, [
+            "l:11302 1 s:1130101", "l:11302 2 s:1130102", "l:11302 3 s:10", "l:11302 3 s:100", "l:11302 3 s:9",
+            "l:99301 5 s:9930101",
+        ])
+        var resorted = n
+        resorted.sortByKey()
+        assertSameNetwork(n, resorted)
+    }
+}
