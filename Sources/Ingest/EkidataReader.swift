@@ -113,7 +113,7 @@ public enum EkidataReader {
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 var unique = true
-                if let id { unique = companyIDs.insert(id, line: r.line, at: t.location(r, cID), what: "company_cd", &problems) }
+                if let id { unique = companyIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "company_cd", &problems) }
                 let name = t.name(r, cName, &problems)
                 var companyType = t.optionalInt(r, cType, &problems)
                 if let v = companyType.value, !(0...3).contains(v) {
@@ -139,7 +139,7 @@ public enum EkidataReader {
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 var unique = true
-                if let id { unique = lineIDs.insert(id, line: r.line, at: t.location(r, cID), what: "line_cd", &problems) }
+                if let id { unique = lineIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "line_cd", &problems) }
                 var companyCD = t.int(r, cCompany, &problems)
                 if let c = companyCD, !companyIDs.contains(c) {
                     problems.add(t.location(r, cCompany), "expected a company_cd listed in \(companyTable.file), found \(c)")
@@ -149,7 +149,7 @@ public enum EkidataReader {
                 let status = t.int(r, cStatus, range: 0...2, &problems)
                 if let id, unique, let companyCD, let name, let status {
                     // ekidata's own line_type uses 1 for Shinkansen too, as the bundle does.
-                    let type = containsText(name, "新幹線") ? Line.shinkansenType : parseInt(t.text(r, cType))
+                    let type = containsText(name, "新幹線") ? Line.shinkansenType : t.lenientInt(r, cType)
                     lines[id] = LineInfo(companyCD: companyCD, shinkansen: type == Line.shinkansenType)
                     network.lines.append(SourceLine(key: lineKey(id), name: name, operatorKey: operatorKey(companyCD),
                                                     enabled: status == 0, type: type, origin: t.location(r)))
@@ -166,11 +166,11 @@ public enum EkidataReader {
             let cKana = t.column("station_name_k"), cLine = t.column("line_cd"), cPref = t.column("pref_cd")
             let cAddress = t.column("address"), cLng = t.column("lon"), cLat = t.column("lat")
             let cStatus = t.column("e_status"), cSort = t.column("e_sort")
-            rows.reserveCapacity(t.records.count)
+            rows.reserveCapacity(t.count)
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 var unique = true
-                if let id { unique = stationIDs.insert(id, line: r.line, at: t.location(r, cID), what: "station_cd", &problems) }
+                if let id { unique = stationIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "station_cd", &problems) }
                 let groupCD = t.int(r, cGroup, &problems)
                 let name = t.name(r, cName, &problems)
                 var lineCD = t.int(r, cLine, &problems)

@@ -20,15 +20,40 @@ func digitsLess(_ x: UInt, _ y: UInt) -> Bool {
     let dx = digitCount(x), dy = digitCount(y)
     if dx == dy { return x < y }
     // Compare x with y's first dx digits; a proper prefix sorts first.
-    if dx < dy { return x <= y / powersOfTen[dy - dx] }
-    return x / powersOfTen[dx - dy] < y
+    if dx < dy { return x <= y / powerOfTen(dy - dx) }
+    return x / powerOfTen(dx - dy) < y
 }
 
 @inline(__always)
 func digitCount(_ x: UInt) -> Int {
     var n = 1
-    while n < powersOfTen.count, x >= powersOfTen[n] { n += 1 }
+    var v = x
+    while v >= 10 { v /= 10; n += 1 }
     return n
 }
 
-let powersOfTen: [UInt] = (0..<20).map { k in (0..<k).reduce(UInt(1)) { p, _ in p * 10 } }
+@inline(__always)
+func powerOfTen(_ k: Int) -> UInt {
+    var p: UInt = 1
+    for _ in 0..<k { p &*= 10 }
+    return p
+}
+
+/// "<prefix>:<id>" (e.g. "s:1130101"), made from bytes: string interpolation
+/// costs several times more, and every station needs two such keys.
+@inline(__always)
+func idKey(_ prefix: UInt8, _ id: Int) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
+        var end = 24
+        var rest = id.magnitude
+        repeat {
+            end -= 1
+            buf[end] = 0x30 + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        if id < 0 { end -= 1; buf[end] = 0x2D }
+        end -= 1; buf[end] = 0x3A
+        end -= 1; buf[end] = prefix
+        return String(decoding: UnsafeBufferPointer(rebasing: buf[end..<24]), as: UTF8.self)
+    }
+}

@@ -14,9 +14,9 @@ public enum NativeCSVReader {
     public static let stationsFile = "stations.csv"
     public static let stationLinesFile = "stations_lines.csv"
 
-    static func operatorKey(_ id: Int) -> String { "o:\(id)" }
-    static func lineKey(_ id: Int) -> String { "l:\(id)" }
-    static func stationKey(_ id: Int) -> String { "s:\(id)" }
+    static func operatorKey(_ id: Int) -> String { idKey(UInt8(ascii: "o"), id) }
+    static func lineKey(_ id: Int) -> String { idKey(UInt8(ascii: "l"), id) }
+    static func stationKey(_ id: Int) -> String { idKey(UInt8(ascii: "s"), id) }
 
     /// Empty optional text (yomi, wiki, address) is read as "unknown" (nil) so
     /// that a later source may fill it in; the merge writes '' if none does.
@@ -49,11 +49,11 @@ public enum NativeCSVReader {
         do {
             let t = operatorsTable
             let cID = t.column("o_id"), cName = t.column("operator"), cType = t.column("type"), cEnabled = t.column("enabled")
-            network.operators.reserveCapacity(t.records.count)
+            network.operators.reserveCapacity(t.count)
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 var unique = true
-                if let id { unique = operatorIDs.insert(id, line: r.line, at: t.location(r, cID), what: "o_id", &problems) }
+                if let id { unique = operatorIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "o_id", &problems) }
                 let name = t.name(r, cName, &problems)
                 var type = t.int(r, cType, &problems)
                 if let v = type, !operatorTypes.contains(v) {
@@ -74,11 +74,11 @@ public enum NativeCSVReader {
             let t = linesTable
             let cID = t.column("l_id"), cName = t.column("line"), cOperator = t.column("o_id")
             let cEnabled = t.column("enabled"), cType = t.column("l_type")
-            network.lines.reserveCapacity(t.records.count)
+            network.lines.reserveCapacity(t.count)
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 var unique = true
-                if let id { unique = lineIDs.insert(id, line: r.line, at: t.location(r, cID), what: "l_id", &problems) }
+                if let id { unique = lineIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "l_id", &problems) }
                 let name = t.name(r, cName, &problems)
                 var operatorID = t.int(r, cOperator, &problems)
                 if let o = operatorID, !operatorIDs.contains(o) {
@@ -101,11 +101,15 @@ public enum NativeCSVReader {
             let cID = t.column("s_id"), cName = t.column("station"), cYomi = t.column("yomi"), cWiki = t.column("wiki")
             let cPref = t.column("pref"), cAddress = t.column("address"), cLat = t.column("lat"), cLng = t.column("lng")
             let cOperator = t.column("o_id"), cEnabled = t.column("enabled")
-            network.stations.reserveCapacity(t.records.count)
+            // Valid rows are kept as plain numbers first, put in key order, and
+            // only then made into values: sorting the values themselves would copy
+            // every string they hold at each step.
+            var valid: [StationRowNumbers] = []
+            valid.reserveCapacity(t.count)
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 var unique = true
-                if let id { unique = stationIDs.insert(id, line: r.line, at: t.location(r, cID), what: "s_id", &problems) }
+                if let id { unique = stationIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "s_id", &problems) }
                 let name = t.name(r, cName, &problems)
                 let pref = t.int(r, cPref, range: 1...47, &problems)
                 let lat = t.microDegrees(r, cLat, &problems)
@@ -118,13 +122,20 @@ public enum NativeCSVReader {
                     operatorID = nil
                 }
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
-                if let id, unique, let name, let pref, let lat, let lng, inJapan, let operatorID, let enabled {
-                    network.stations.append(SourceStation(
-                        key: stationKey(id), matchKeys: [], fixedID: id, name: name,
-                        yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: pref,
-                        address: t.optionalText(r, cAddress), lat: lat, lng: lng,
-                        operatorKey: operatorKey(operatorID), enabled: enabled, origin: t.location(r)))
+                if let id, unique, name != nil, let pref, let lat, let lng, inJapan, let operatorID, let enabled {
+                    valid.append(StationRowNumbers(id: id, record: r, pref: pref, lat: lat, lng: lng,
+                                                   operatorID: operatorID, enabled: enabled))
                 }
+            }
+            valid.sort { decimalTextLess($0.id, $1.id) }
+            network.stations.reserveCapacity(valid.count)
+            for v in valid {
+                let r = v.record
+                network.stations.append(SourceStation(
+                    key: stationKey(v.id), matchKeys: [], fixedID: v.id, name: t.text(r, cName),
+                    yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: v.pref,
+                    address: t.optionalText(r, cAddress), lat: v.lat, lng: v.lng,
+                    operatorKey: operatorKey(v.operatorID), enabled: v.enabled, origin: t.location(r)))
             }
         }
 
@@ -134,8 +145,8 @@ public enum NativeCSVReader {
             let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
             // (l_id, s_id) is unique in the bundle (stations_lines_unique_index).
             var pairs: [StationLinePair: Int] = [:]
-            pairs.reserveCapacity(t.records.count)
-            stationLineOrder.reserveCapacity(t.records.count)
+            pairs.reserveCapacity(t.count)
+            stationLineOrder.reserveCapacity(t.count)
             for r in t.records {
                 var lineID = t.int(r, cLine, &problems)
                 if let l = lineID, !lineIDs.contains(l) {
@@ -155,19 +166,18 @@ public enum NativeCSVReader {
                                  "expected each station once per line, found l_id \(lineID), s_id \(stationID) again (first on line \(earlier))")
                     continue
                 }
-                pairs[pair] = r.line
+                pairs[pair] = t.line(r)
                 if let sort {
-                    stationLineOrder.append(StationLineRow(line: lineID, sort: sort, station: stationID, recordLine: r.line))
+                    stationLineOrder.append(StationLineRow(line: lineID, sort: sort, station: stationID, recordLine: t.line(r)))
                 }
             }
         }
 
         try problems.check()
-        // Values go into key order by their IDs (fixedID is the ID), moved in
-        // place, so that sortByKey() below is a single confirming pass.
+        // Values go into key order by their IDs (fixedID is the ID; stations are
+        // already in order), so that sortByKey() below is a single confirming pass.
         network.operators.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
         network.lines.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
-        network.stations.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
         stationLineOrder.sort { a, b in
             if a.line != b.line { return decimalTextLess(a.line, b.line) }
             if a.sort != b.sort { return a.sort < b.sort }
@@ -181,6 +191,16 @@ public enum NativeCSVReader {
         network.sortByKey()     // now a single confirming pass
         return network
     }
+}
+
+struct StationRowNumbers {
+    var id: Int
+    var record: Int
+    var pref: Int
+    var lat: Int
+    var lng: Int
+    var operatorID: Int
+    var enabled: Bool
 }
 
 struct StationLineRow {

@@ -2,10 +2,10 @@ import Foundation
 import StationModel
 
 // Shared plumbing of the CSV readers: open one table of a source folder, check
-// its header, then read typed fields by column index. Columns are resolved once
-// per table, and numbers are parsed without Foundation, because these loops run
-// over every field of a national file (about 10,000 rows) inside the ingest's
-// time budget.
+// its header, then read typed fields by column index straight from the bytes
+// (CSVFields). Columns are resolved once per table, numbers never become
+// strings, and nothing here goes through Foundation: these loops run over every
+// field of a national file (about 10,000 rows) inside the ingest's time budget.
 
 /// One column of a table, resolved once from the header; `index` is nil when an
 /// optional column is absent.
@@ -17,9 +17,12 @@ struct Column {
 struct SourceTable {
     /// The label-relative name used in messages, e.g. "raw/stations.csv".
     let file: String
-    let table: CSVTable
+    let fields: CSVFields
 
-    var records: [CSVRecord] { table.records }
+    /// Records are numbered 0..<count; `line(_:)` gives where each starts.
+    var count: Int { fields.count }
+    var records: Range<Int> { 0..<fields.count }
+    func line(_ record: Int) -> Int { fields.lines[record] }
 
     /// Reads `name` from `folder` and checks that the header names every
     /// required column. Problems with the file are collected and nil returned,
@@ -33,52 +36,51 @@ struct SourceTable {
             problems.add(SourceLocation(file: display), "file not found; expected \(name) in the source folder \(label)")
             return nil
         }
-        let table: CSVTable
+        let fields: CSVFields
         do {
-            table = try CSVReader.read(path: path, displayName: display)
+            fields = try CSVReader.scan(path: path, displayName: display)
         } catch let error as InputError {
             problems.add(error)
             return nil
         }
-        if table.header.isEmpty {
+        if fields.header.isEmpty {
             problems.add(SourceLocation(file: display, line: 1), "empty file; expected a header naming the columns \(required.joined(separator: ", "))")
             return nil
         }
         do {
-            try table.require(required)
+            try fields.require(required)
         } catch let error as InputError {
             problems.add(error)
             return nil
         }
-        return SourceTable(file: display, table: table)
+        return SourceTable(file: display, fields: fields)
     }
 
-    func column(_ name: String) -> Column { Column(name: name, index: table.column(name)) }
+    func column(_ name: String) -> Column { Column(name: name, index: fields.column(name)) }
 
-    func location(_ record: CSVRecord, _ column: Column) -> SourceLocation {
-        SourceLocation(file: file, line: record.line, field: column.name)
+    func location(_ record: Int, _ column: Column) -> SourceLocation {
+        SourceLocation(file: file, line: line(record), field: column.name)
     }
 
-    func location(_ record: CSVRecord, field: String? = nil) -> SourceLocation {
-        SourceLocation(file: file, line: record.line, field: field)
+    func location(_ record: Int, field: String? = nil) -> SourceLocation {
+        SourceLocation(file: file, line: line(record), field: field)
     }
 
-    /// The raw field; "" when the column is absent. (CSVReader has already
-    /// checked that every record has as many fields as the header.)
+    /// The field's bytes without surrounding white space; empty when the column is absent.
     @inline(__always)
-    func raw(_ record: CSVRecord, _ column: Column) -> String {
-        guard let i = column.index, i < record.fields.count else { return "" }
-        return record.fields[i]
+    func withTrimmed<R>(_ record: Int, _ column: Column, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard let c = column.index else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return fields.withField(record, c) { body(trimmedBytes($0)) }
     }
 
     /// The field without surrounding white space.
     @inline(__always)
-    func text(_ record: CSVRecord, _ column: Column) -> String {
-        trimmed(raw(record, column))
+    func text(_ record: Int, _ column: Column) -> String {
+        withTrimmed(record, column) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Required non-empty text (a name).
-    func name(_ record: CSVRecord, _ column: Column, _ problems: inout DiagnosticCollector) -> String? {
+    func name(_ record: Int, _ column: Column, _ problems: inout DiagnosticCollector) -> String? {
         let value = text(record, column)
         if value.isEmpty {
             problems.add(location(record, column), "expected a name, found nothing")
@@ -88,16 +90,15 @@ struct SourceTable {
     }
 
     /// Optional text: empty gives nil.
-    func optionalText(_ record: CSVRecord, _ column: Column) -> String? {
-        let value = text(record, column)
-        return value.isEmpty ? nil : value
+    func optionalText(_ record: Int, _ column: Column) -> String? {
+        withTrimmed(record, column) { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
     }
 
     /// A required integer, optionally within a range.
-    func int(_ record: CSVRecord, _ column: Column, range: ClosedRange<Int>? = nil,
+    func int(_ record: Int, _ column: Column, range: ClosedRange<Int>? = nil,
              _ problems: inout DiagnosticCollector) -> Int? {
-        let value = text(record, column)
-        guard let v = parseInt(value) else {
+        guard let v = withTrimmed(record, column, parseInt) else {
+            let value = text(record, column)
             problems.add(location(record, column),
                          value.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(value)'")
             return nil
@@ -111,33 +112,42 @@ struct SourceTable {
 
     /// An optional integer: empty (or an absent column) gives nil without a problem.
     /// `ok` is false when the field held something that is not an integer.
-    func optionalInt(_ record: CSVRecord, _ column: Column, _ problems: inout DiagnosticCollector) -> (value: Int?, ok: Bool) {
-        let value = text(record, column)
-        if value.isEmpty { return (nil, true) }
-        guard let v = parseInt(value) else {
-            problems.add(location(record, column), "expected an integer or nothing, found '\(value)'")
+    func optionalInt(_ record: Int, _ column: Column, _ problems: inout DiagnosticCollector) -> (value: Int?, ok: Bool) {
+        let parsed: Int?? = withTrimmed(record, column) { $0.isEmpty ? .some(nil) : parseInt($0).map { .some($0) } ?? nil }
+        guard let value = parsed else {
+            problems.add(location(record, column), "expected an integer or nothing, found '\(text(record, column))'")
             return (nil, false)
         }
-        return (v, true)
+        return (value, true)
+    }
+
+    /// An integer when the field holds one, else nil (no problem either way).
+    func lenientInt(_ record: Int, _ column: Column) -> Int? {
+        withTrimmed(record, column, parseInt)
     }
 
     /// 0/1 (or true/false); empty or an absent column gives the default.
-    func bool(_ record: CSVRecord, _ column: Column, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool? {
-        let value = text(record, column)
-        switch value {
-        case "": return def
-        case "1", "true", "TRUE", "True": return true
-        case "0", "false", "FALSE", "False": return false
-        default:
-            problems.add(location(record, column), "expected 0 or 1, found '\(value)'")
+    func bool(_ record: Int, _ column: Column, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool? {
+        let flag: Bool?? = withTrimmed(record, column) { b in
+            if b.isEmpty { return .some(def) }
+            if b.count == 1 { return b[0] == 0x31 ? true : b[0] == 0x30 ? false : nil }
+            switch String(decoding: b, as: UTF8.self) {
+            case "true", "TRUE", "True": return true
+            case "false", "FALSE", "False": return false
+            default: return nil
+            }
+        }
+        guard let value = flag, let value else {
+            problems.add(location(record, column), "expected 0 or 1, found '\(text(record, column))'")
             return nil
         }
+        return value
     }
 
     /// Decimal degrees to micro-degrees.
-    func microDegrees(_ record: CSVRecord, _ column: Column, _ problems: inout DiagnosticCollector) -> Int? {
-        let value = text(record, column)
-        guard let v = MicroDegrees.parse(value) else {
+    func microDegrees(_ record: Int, _ column: Column, _ problems: inout DiagnosticCollector) -> Int? {
+        guard let v = withTrimmed(record, column, parseMicroDegrees) else {
+            let value = text(record, column)
             problems.add(location(record, column),
                          value.isEmpty ? "expected decimal degrees, found nothing" : "expected decimal degrees, found '\(value)'")
             return nil
@@ -146,7 +156,7 @@ struct SourceTable {
     }
 
     /// Checks that a point lies in Japan; the message shows both coordinates.
-    func checkInJapan(_ record: CSVRecord, lat: Int, lng: Int, field: String, _ problems: inout DiagnosticCollector) -> Bool {
+    func checkInJapan(_ record: Int, lat: Int, lng: Int, field: String, _ problems: inout DiagnosticCollector) -> Bool {
         if MicroDegrees.inJapan(lat: lat, lng: lng) { return true }
         problems.add(location(record, field: field),
                      "expected a point in Japan (lat 20..46, lng 122..154), found lat \(MicroDegrees.format(lat)), lng \(MicroDegrees.format(lng))")
@@ -154,22 +164,25 @@ struct SourceTable {
     }
 }
 
-/// Trims white space (Unicode White_Space) without Foundation. Most fields
-/// have none, and finding that out takes decoding the first and last scalar
-/// from the bytes (Unicode's property lookup is far slower than this).
+// MARK: bytes
+
+/// The bytes without leading and trailing white space (Unicode White_Space).
 @inline(__always)
-func trimmed(_ s: String) -> String {
-    var s = s
-    let clean: Bool = s.withUTF8 { b in
-        guard !b.isEmpty else { return true }
-        return !isSpace(firstScalar(b)) && !isSpace(lastScalar(b))
+func trimmedBytes(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    var lo = 0, hi = b.count
+    while lo < hi {
+        let (scalar, width) = scalarAt(b, lo)
+        guard isSpace(scalar) else { break }
+        lo += width
     }
-    if clean { return s }
-    let scalars = s.unicodeScalars
-    var lo = scalars.startIndex, hi = scalars.endIndex
-    while lo < hi, isSpace(scalars[lo].value) { lo = scalars.index(after: lo) }
-    while hi > lo, isSpace(scalars[scalars.index(before: hi)].value) { hi = scalars.index(before: hi) }
-    return String(scalars[lo..<hi])
+    while hi > lo {
+        var start = hi - 1
+        while start > lo, b[start] & 0xC0 == 0x80 { start -= 1 }
+        guard isSpace(scalarAt(b, start).scalar) else { break }
+        hi = start
+    }
+    if lo == 0 && hi == b.count { return b }
+    return UnsafeBufferPointer(rebasing: b[lo..<hi])
 }
 
 /// Unicode's White_Space property, by code point.
@@ -182,44 +195,74 @@ func isSpace(_ u: UInt32) -> Bool {
     }
 }
 
-// The first and last scalar of valid, non-empty UTF-8.
+/// The scalar starting at `i` of valid UTF-8, and its length in bytes.
 @inline(__always)
-func firstScalar(_ b: UnsafeBufferPointer<UInt8>) -> UInt32 {
-    let b0 = UInt32(b[0])
-    if b0 < 0x80 { return b0 }
-    if b0 < 0xE0 { return (b0 & 0x1F) << 6 | UInt32(b[1] & 0x3F) }
-    if b0 < 0xF0 { return (b0 & 0x0F) << 12 | UInt32(b[1] & 0x3F) << 6 | UInt32(b[2] & 0x3F) }
-    return (b0 & 0x07) << 18 | UInt32(b[1] & 0x3F) << 12 | UInt32(b[2] & 0x3F) << 6 | UInt32(b[3] & 0x3F)
+func scalarAt(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> (scalar: UInt32, width: Int) {
+    let b0 = UInt32(b[i])
+    if b0 < 0x80 { return (b0, 1) }
+    if b0 < 0xE0 { return ((b0 & 0x1F) << 6 | UInt32(b[i + 1] & 0x3F), 2) }
+    if b0 < 0xF0 { return ((b0 & 0x0F) << 12 | UInt32(b[i + 1] & 0x3F) << 6 | UInt32(b[i + 2] & 0x3F), 3) }
+    return ((b0 & 0x07) << 18 | UInt32(b[i + 1] & 0x3F) << 12 | UInt32(b[i + 2] & 0x3F) << 6 | UInt32(b[i + 3] & 0x3F), 4)
 }
 
+/// A decimal integer with an optional sign, as `Int(_: String)` reads it
+/// (no white space, no overflow); nil for anything else.
 @inline(__always)
-func lastScalar(_ b: UnsafeBufferPointer<UInt8>) -> UInt32 {
-    var start = b.count - 1
-    while start > 0, b[start] & 0xC0 == 0x80 { start -= 1 }
-    return firstScalar(UnsafeBufferPointer(rebasing: b[start...]))
-}
-
-/// A decimal integer (optional sign, surrounding white space allowed); nil
-/// for anything else. Plain digits are read straight from the bytes; anything
-/// unusual goes through the standard library.
-func parseInt(_ s: String) -> Int? {
-    var s = s
-    let fast: Int? = s.withUTF8 { b in
-        var i = 0
-        let n = b.count
-        var negative = false
-        if i < n, b[i] == 0x2D || b[i] == 0x2B { negative = b[i] == 0x2D; i += 1 }
-        guard i < n, n - i <= 18 else { return nil }
-        var v = 0
-        while i < n {
-            let d = b[i] &- 0x30
-            if d > 9 { return nil }
-            v = v * 10 + Int(d)
-            i += 1
-        }
-        return negative ? -v : v
+func parseInt(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    let n = b.count
+    var negative = false
+    if n > 0, b[0] == 0x2D || b[0] == 0x2B { negative = b[0] == 0x2D; i = 1 }
+    guard i < n else { return nil }
+    var v = 0
+    while i < n {
+        let d = b[i] &- 0x30
+        guard d <= 9 else { return nil }
+        let (times10, o1) = v.multipliedReportingOverflow(by: 10)
+        let (next, o2) = negative ? times10.subtractingReportingOverflow(Int(d)) : times10.addingReportingOverflow(Int(d))
+        guard !o1, !o2 else { return nil }
+        v = next
+        i += 1
     }
-    return fast ?? Int(trimmed(s))
+    return v
+}
+
+/// Decimal degrees to micro-degrees from bytes, exactly as
+/// `MicroDegrees.parse(_: String)` reads text (kept in step by a test), which
+/// costs several times more per call through its Substring view.
+@inline(__always)
+func parseMicroDegrees(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    let n = b.count
+    guard n > 0 else { return nil }
+    var negative = false
+    if b[0] == 0x2D { negative = true; i = 1 } else if b[0] == 0x2B { i = 1 }
+    var whole = 0, frac = 0, fracDigits = 0, roundUp = false
+    var seenDot = false, digits = 0
+    while i < n {
+        let c = b[i]
+        i += 1
+        if c == 0x2E {
+            if seenDot { return nil }
+            seenDot = true
+            continue
+        }
+        let d = c &- 0x30
+        guard d <= 9 else { return nil }
+        digits += 1
+        if !seenDot {
+            whole = whole * 10 + Int(d)
+            if whole > 1_000 { return nil }
+        } else if fracDigits < 6 {
+            frac = frac * 10 + Int(d); fracDigits += 1
+        } else if fracDigits == 6 {
+            roundUp = d >= 5; fracDigits += 1
+        }
+    }
+    guard digits > 0 else { return nil }
+    while fracDigits < 6 { frac *= 10; fracDigits += 1 }
+    let v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
+    return negative ? -v : v
 }
 
 /// Whether `text` contains `part`, comparing UTF-8 bytes (Foundation's
