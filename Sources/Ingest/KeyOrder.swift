@@ -5,43 +5,38 @@
 // confirm it (one pass). This matters on ~10,000 stations within the ingest's
 // time budget.
 
+/// Sorts like the decimal text of an integer: `TextOrderKey(a) < TextOrderKey(b)`
+/// exactly when `String(a) < String(b)`. The digits are left-aligned into 19
+/// places (so "19" < "2", as text has it), a proper prefix goes first ("1" <
+/// "10"), and "-" sorts before every digit.
+struct TextOrderKey: Comparable {
+    let nonNegative: Bool
+    let aligned: UInt64
+    let digits: UInt8
+
+    init(_ value: Int) {
+        let magnitude = UInt64(value.magnitude)
+        var digits: UInt8 = 1
+        var scale: UInt64 = 1   // 10^(digits - 1)
+        while digits < 19, magnitude / scale >= 10 { scale &*= 10; digits += 1 }
+        var pad: UInt64 = 1
+        for _ in Int(digits)..<19 { pad &*= 10 }
+        nonNegative = value >= 0
+        aligned = magnitude &* pad
+        self.digits = digits
+    }
+
+    static func < (a: TextOrderKey, b: TextOrderKey) -> Bool {
+        if a.nonNegative != b.nonNegative { return !a.nonNegative }
+        if a.aligned != b.aligned { return a.aligned < b.aligned }
+        return a.digits < b.digits
+    }
+}
+
 /// Whether `String(a) < String(b)`, computed on the integers.
-@inline(__always)
-func decimalTextLess(_ a: Int, _ b: Int) -> Bool {
-    // "-" (0x2D) sorts before every digit; after it, magnitudes compare as text.
-    if (a < 0) != (b < 0) { return a < 0 }
-    return digitsLess(a.magnitude, b.magnitude)
-}
+func decimalTextLess(_ a: Int, _ b: Int) -> Bool { TextOrderKey(a) < TextOrderKey(b) }
 
-/// Whether the decimal digits of `x` sort before those of `y` as text.
-@inline(__always)
-func digitsLess(_ x: UInt, _ y: UInt) -> Bool {
-    if x == y { return false }
-    let dx = digitCount(x), dy = digitCount(y)
-    if dx == dy { return x < y }
-    // Compare x with y's first dx digits; a proper prefix sorts first.
-    if dx < dy { return x <= y / powerOfTen(dy - dx) }
-    return x / powerOfTen(dx - dy) < y
-}
-
-@inline(__always)
-func digitCount(_ x: UInt) -> Int {
-    var n = 1
-    var v = x
-    while v >= 10 { v /= 10; n += 1 }
-    return n
-}
-
-@inline(__always)
-func powerOfTen(_ k: Int) -> UInt {
-    var p: UInt = 1
-    for _ in 0..<k { p &*= 10 }
-    return p
-}
-
-/// "<prefix>:<id>" (e.g. "s:1130101"), made from bytes: string interpolation
-/// costs several times more, and every station needs two such keys.
-@inline(__always)
+/// "<prefix>:<id>" (e.g. "s:1130101"), made from bytes.
 func idKey(_ prefix: UInt8, _ id: Int) -> String {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
         var end = 24
@@ -56,4 +51,12 @@ func idKey(_ prefix: UInt8, _ id: Int) -> String {
         end -= 1; buf[end] = prefix
         return String(decoding: UnsafeBufferPointer(rebasing: buf[end..<24]), as: UTF8.self)
     }
+}
+
+/// `items` in the decimal-text order of their IDs. Sorts (key, index) pairs
+/// rather than the values, which would be copied, strings and all, at each step.
+func inIDOrder<T>(_ items: [T], id: (T) -> Int) -> [T] {
+    var order = items.indices.map { (key: TextOrderKey(id(items[$0])), index: $0) }
+    order.sort { $0.key < $1.key }
+    return order.map { items[$0.index] }
 }

@@ -68,6 +68,9 @@ public enum NativeCSVReader {
             }
         }
 
+        var operatorKeys: [Int: String] = [:]
+        for op in network.operators { operatorKeys[op.fixedID!] = op.key }
+
         // lines.csv
         var lineIDs = FirstSeen()
         do {
@@ -88,7 +91,7 @@ public enum NativeCSVReader {
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
                 let type = t.optionalInt(r, cType, &problems)
                 if let id, unique, let name, let operatorID, let enabled, type.ok {
-                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorKey(operatorID),
+                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorKeys[operatorID] ?? operatorKey(operatorID),
                                                     enabled: enabled, type: type.value, origin: t.location(r)))
                 }
             }
@@ -123,11 +126,11 @@ public enum NativeCSVReader {
                 }
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
                 if let id, unique, name != nil, let pref, let lat, let lng, inJapan, let operatorID, let enabled {
-                    valid.append(StationRowNumbers(id: id, record: r, pref: pref, lat: lat, lng: lng,
+                    valid.append(StationRowNumbers(id: id, order: TextOrderKey(id), record: r, pref: pref, lat: lat, lng: lng,
                                                    operatorID: operatorID, enabled: enabled))
                 }
             }
-            valid.sort { decimalTextLess($0.id, $1.id) }
+            valid.sort { $0.order < $1.order }
             network.stations.reserveCapacity(valid.count)
             for v in valid {
                 let r = v.record
@@ -135,7 +138,7 @@ public enum NativeCSVReader {
                     key: stationKey(v.id), matchKeys: [], fixedID: v.id, name: t.text(r, cName),
                     yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: v.pref,
                     address: t.optionalText(r, cAddress), lat: v.lat, lng: v.lng,
-                    operatorKey: operatorKey(v.operatorID), enabled: v.enabled, origin: t.location(r)))
+                    operatorKey: operatorKeys[v.operatorID] ?? operatorKey(v.operatorID), enabled: v.enabled, origin: t.location(r)))
             }
         }
 
@@ -168,7 +171,8 @@ public enum NativeCSVReader {
                 }
                 pairs[pair] = t.line(r)
                 if let sort {
-                    stationLineOrder.append(StationLineRow(line: lineID, sort: sort, station: stationID, recordLine: t.line(r)))
+                    stationLineOrder.append(StationLineRow(line: lineID, lineOrder: TextOrderKey(lineID), sort: sort, station: stationID,
+                                                           stationOrder: TextOrderKey(stationID), recordLine: t.line(r)))
                 }
             }
         }
@@ -176,17 +180,23 @@ public enum NativeCSVReader {
         try problems.check()
         // Values go into key order by their IDs (fixedID is the ID; stations are
         // already in order), so that sortByKey() below is a single confirming pass.
-        network.operators.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
-        network.lines.sort { decimalTextLess($0.fixedID!, $1.fixedID!) }
+        network.operators = inIDOrder(network.operators) { $0.fixedID! }
+        network.lines = inIDOrder(network.lines) { $0.fixedID! }
         stationLineOrder.sort { a, b in
-            if a.line != b.line { return decimalTextLess(a.line, b.line) }
+            if a.line != b.line { return a.lineOrder < b.lineOrder }
             if a.sort != b.sort { return a.sort < b.sort }
-            return decimalTextLess(a.station, b.station)
+            return a.stationOrder < b.stationOrder
         }
+        // Keys already made for the values are shared rather than made again.
+        var lineKeys: [Int: String] = [:], stationKeys: [Int: String] = [:]
+        lineKeys.reserveCapacity(network.lines.count)
+        stationKeys.reserveCapacity(network.stations.count)
+        for line in network.lines { lineKeys[line.fixedID!] = line.key }
+        for station in network.stations { stationKeys[station.fixedID!] = station.key }
         let stationLinesFile = stationLinesTable.file
         network.stationLines = stationLineOrder.map {
-            SourceStationLine(lineKey: lineKey($0.line), stationKey: stationKey($0.station), sort: $0.sort,
-                              origin: SourceLocation(file: stationLinesFile, line: $0.recordLine))
+            SourceStationLine(lineKey: lineKeys[$0.line] ?? lineKey($0.line), stationKey: stationKeys[$0.station] ?? stationKey($0.station),
+                              sort: $0.sort, origin: SourceLocation(file: stationLinesFile, line: $0.recordLine))
         }
         network.sortByKey()     // now a single confirming pass
         return network
@@ -195,6 +205,7 @@ public enum NativeCSVReader {
 
 struct StationRowNumbers {
     var id: Int
+    var order: TextOrderKey
     var record: Int
     var pref: Int
     var lat: Int
@@ -205,8 +216,10 @@ struct StationRowNumbers {
 
 struct StationLineRow {
     var line: Int
+    var lineOrder: TextOrderKey
     var sort: Int
     var station: Int
+    var stationOrder: TextOrderKey
     var recordLine: Int
 }
 

@@ -108,11 +108,11 @@ public struct CSVFields: Sendable {
     /// The line each record starts on (the header not counted as a record).
     public let lines: [Int]
     /// The file's bytes, then the contents of quoted fields that held `""`, unescaped.
-    let storage: [UInt8]
+    @usableFromInline let storage: [UInt8]
     /// Start and end offsets into `storage`, two per field, record after record.
-    let bounds: [Int]
+    @usableFromInline let bounds: [Int]
     /// Index of each record's first field, plus one past the last field.
-    let firstField: [Int]
+    @usableFromInline let firstField: [Int]
     let columns: [String: Int]
 
     public var count: Int { lines.count }
@@ -128,7 +128,7 @@ public struct CSVFields: Sendable {
 
     /// The bytes of one field (empty when the record is short of that column);
     /// always valid UTF-8, since scanning rejects a file that is not.
-    @inline(__always)
+    @inlinable
     public func withField<R>(_ record: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let k = firstField[record] + column
         guard column >= 0, k < firstField[record + 1] else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
