@@ -158,7 +158,7 @@ public enum EkidataReader {
         }
 
         // station.csv
-        var stationIDs = FirstSeen()
+        var stationIDs = FirstSeen(capacity: stationTable.count)
         var rows: [StationRow] = []
         do {
             let t = stationTable

@@ -68,8 +68,9 @@ public enum NativeCSVReader {
             }
         }
 
-        var operatorKeys: [Int: String] = [:]
-        for op in network.operators { operatorKeys[op.fixedID!] = op.key }
+        var operatorIndex = IDTable(capacity: network.operators.count)
+        for (i, op) in network.operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
+        let operatorKeys = network.operators.map(\.key)
 
         // lines.csv
         var lineIDs = FirstSeen()
@@ -91,14 +92,14 @@ public enum NativeCSVReader {
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
                 let type = t.optionalInt(r, cType, &problems)
                 if let id, unique, let name, let operatorID, let enabled, type.ok {
-                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorKeys[operatorID] ?? operatorKey(operatorID),
+                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorIndex.value(operatorID).map { operatorKeys[$0] } ?? operatorKey(operatorID),
                                                     enabled: enabled, type: type.value, origin: t.location(r)))
                 }
             }
         }
 
         // stations.csv
-        var stationIDs = FirstSeen()
+        var stationIDs = FirstSeen(capacity: stationsTable.count)
         do {
             let t = stationsTable
             let cID = t.column("s_id"), cName = t.column("station"), cYomi = t.column("yomi"), cWiki = t.column("wiki")
@@ -138,7 +139,7 @@ public enum NativeCSVReader {
                     key: stationKey(v.id), matchKeys: [], fixedID: v.id, name: t.text(r, cName),
                     yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: v.pref,
                     address: t.optionalText(r, cAddress), lat: v.lat, lng: v.lng,
-                    operatorKey: operatorKeys[v.operatorID] ?? operatorKey(v.operatorID), enabled: v.enabled, origin: t.location(r)))
+                    operatorKey: operatorIndex.value(v.operatorID).map { operatorKeys[$0] } ?? operatorKey(v.operatorID), enabled: v.enabled, origin: t.location(r)))
             }
         }
 
@@ -147,8 +148,7 @@ public enum NativeCSVReader {
             let t = stationLinesTable
             let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
             // (l_id, s_id) is unique in the bundle (stations_lines_unique_index).
-            var pairs: [StationLinePair: Int] = [:]
-            pairs.reserveCapacity(t.count)
+            var pairs = IDTable(capacity: t.count)
             stationLineOrder.reserveCapacity(t.count)
             for r in t.records {
                 var lineID = t.int(r, cLine, &problems)
@@ -163,13 +163,11 @@ public enum NativeCSVReader {
                 }
                 let sort = t.int(r, cSort, &problems)
                 guard let lineID, let stationID else { continue }
-                let pair = StationLinePair(line: lineID, station: stationID)
-                if let earlier = pairs[pair] {
+                if let earlier = pairs.insertIfAbsent(lineID, stationID, value: t.line(r)) {
                     problems.add(t.location(r, field: "l_id, s_id"),
                                  "expected each station once per line, found l_id \(lineID), s_id \(stationID) again (first on line \(earlier))")
                     continue
                 }
-                pairs[pair] = t.line(r)
                 if let sort {
                     stationLineOrder.append(StationLineRow(line: lineID, lineOrder: TextOrderKey(lineID), sort: sort, station: stationID,
                                                            stationOrder: TextOrderKey(stationID), recordLine: t.line(r)))
@@ -188,14 +186,13 @@ public enum NativeCSVReader {
             return a.stationOrder < b.stationOrder
         }
         // Keys already made for the values are shared rather than made again.
-        var lineKeys: [Int: String] = [:], stationKeys: [Int: String] = [:]
-        lineKeys.reserveCapacity(network.lines.count)
-        stationKeys.reserveCapacity(network.stations.count)
-        for line in network.lines { lineKeys[line.fixedID!] = line.key }
-        for station in network.stations { stationKeys[station.fixedID!] = station.key }
+        var lineIndex = IDTable(capacity: network.lines.count), stationIndex = IDTable(capacity: network.stations.count)
+        for (i, line) in network.lines.enumerated() { _ = lineIndex.insertIfAbsent(line.fixedID!, value: i) }
+        for (i, station) in network.stations.enumerated() { _ = stationIndex.insertIfAbsent(station.fixedID!, value: i) }
         let stationLinesFile = stationLinesTable.file
         network.stationLines = stationLineOrder.map {
-            SourceStationLine(lineKey: lineKeys[$0.line] ?? lineKey($0.line), stationKey: stationKeys[$0.station] ?? stationKey($0.station),
+            SourceStationLine(lineKey: lineIndex.value($0.line).map { network.lines[$0].key } ?? lineKey($0.line),
+                              stationKey: stationIndex.value($0.station).map { network.stations[$0].key } ?? stationKey($0.station),
                               sort: $0.sort, origin: SourceLocation(file: stationLinesFile, line: $0.recordLine))
         }
         network.sortByKey()     // now a single confirming pass
@@ -223,7 +220,3 @@ struct StationLineRow {
     var recordLine: Int
 }
 
-struct StationLinePair: Hashable {
-    var line: Int
-    var station: Int
-}

@@ -290,18 +290,19 @@ func containsText(_ text: String, _ part: String) -> Bool {
 
 /// Remembers where each ID was first defined, to name both lines of a duplicate.
 struct FirstSeen {
-    private var lines: [Int: Int] = [:]
+    private var lines: IDTable
 
-    func contains(_ id: Int) -> Bool { lines[id] != nil }
+    init(capacity: Int = 16) { lines = IDTable(capacity: capacity) }
+
+    func contains(_ id: Int) -> Bool { lines.contains(id) }
 
     /// Records `id` at `line`; on a duplicate, adds a problem naming the earlier line and returns false.
-    mutating func insert(_ id: Int, line: Int, at location: SourceLocation, what: String,
+    mutating func insert(_ id: Int, line: Int, at location: @autoclosure () -> SourceLocation, what: String,
                          _ problems: inout DiagnosticCollector) -> Bool {
-        if let earlier = lines[id] {
-            problems.add(location, "expected a unique \(what), found \(id) again (first on line \(earlier))")
+        if let earlier = lines.insertIfAbsent(id, value: line) {
+            problems.add(location(), "expected a unique \(what), found \(id) again (first on line \(earlier))")
             return false
         }
-        lines[id] = line
         return true
     }
 }
