@@ -25,11 +25,16 @@ public enum EkidataReader {
     public static let stationFile = "station.csv"
     public static let joinFile = "join.csv"
 
-    static func operatorKey(_ companyCD: Int) -> String { "ekidata:company:\(companyCD)" }
-    static func lineKey(_ lineCD: Int) -> String { "ekidata:line:\(lineCD)" }
+    // Keys are built from bytes: string interpolation costs several times more.
+    static func operatorKey(_ companyCD: Int) -> String { buildKey { $0.text("ekidata:company:"); $0.number(companyCD) } }
+    static func lineKey(_ lineCD: Int) -> String { buildKey { $0.text("ekidata:line:"); $0.number(lineCD) } }
     static func stationKey(companyCD: Int, groupCD: Int, shinkansen: Bool) -> String {
-        "ekidata:station:\(companyCD):\(groupCD)" + (shinkansen ? ":shinkansen" : "")
+        buildKey {
+            $0.text("ekidata:station:"); $0.number(companyCD); $0.text(":"); $0.number(groupCD)
+            if shinkansen { $0.text(":shinkansen") }
+        }
     }
+    static func matchKey(_ stationCD: Int) -> String { buildKey { $0.text("code:"); $0.number(stationCD) } }
 
     /// The bundle's operator type (bundle.md) for an ekidata company.
     ///
@@ -249,7 +254,7 @@ public enum EkidataReader {
             let key = stationKey(companyCD: line.companyCD, groupCD: first.groupCD, shinkansen: line.shinkansen)
             groupKeys.append(key)
             network.stations.append(SourceStation(
-                key: key, matchKeys: members.map { "code:\(rows[$0].stationCD)" }.sorted(), name: first.name,
+                key: key, matchKeys: members.map { matchKey(rows[$0].stationCD) }.sorted(), name: first.name,
                 yomi: first.kana, wiki: nil, pref: first.pref, address: first.address, lat: first.lat, lng: first.lng,
                 operatorKey: operatorKey(line.companyCD), enabled: members.contains { rows[$0].inService },
                 origin: first.origin))
@@ -267,13 +272,14 @@ public enum EkidataReader {
             let rowOfStation = Dictionary(uniqueKeysWithValues: members.map { (rows[$0].stationCD, $0) })
             var groupsOnLine = Set<Int>()
             var position = 0
+            let key = lineKey(lineCD)
             for stationCD in ordered {
                 let i = rowOfStation[stationCD]!
                 // Two rows of one station on one line (the same station_g_cd twice)
                 // would break the bundle's unique (l_id, s_id) index: keep the first.
                 guard groupsOnLine.insert(rowGroup[i]).inserted else { continue }
                 position += 1
-                network.stationLines.append(SourceStationLine(lineKey: lineKey(lineCD), stationKey: groupKeys[rowGroup[i]],
+                network.stationLines.append(SourceStationLine(lineKey: key, stationKey: groupKeys[rowGroup[i]],
                                                               sort: position, origin: rows[i].origin))
             }
         }

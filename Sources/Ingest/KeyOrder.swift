@@ -36,27 +36,47 @@ struct TextOrderKey: Comparable {
 /// Whether `String(a) < String(b)`, computed on the integers.
 func decimalTextLess(_ a: Int, _ b: Int) -> Bool { TextOrderKey(a) < TextOrderKey(b) }
 
-/// "<prefix>:<id>" (e.g. "s:1130101"), made from bytes.
-func idKey(_ prefix: UInt8, _ id: Int) -> String {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
-        var end = 24
-        var rest = id.magnitude
-        repeat {
-            end -= 1
-            buf[end] = 0x30 + UInt8(rest % 10)
-            rest /= 10
-        } while rest > 0
-        if id < 0 { end -= 1; buf[end] = 0x2D }
-        end -= 1; buf[end] = 0x3A
-        end -= 1; buf[end] = prefix
-        return String(decoding: UnsafeBufferPointer(rebasing: buf[end..<24]), as: UTF8.self)
-    }
-}
-
 /// `items` in the decimal-text order of their IDs. Sorts (key, index) pairs
 /// rather than the values, which would be copied, strings and all, at each step.
 func inIDOrder<T>(_ items: [T], id: (T) -> Int) -> [T] {
     var order = items.indices.map { (key: TextOrderKey(id(items[$0])), index: $0) }
     order.sort { $0.key < $1.key }
     return order.map { items[$0.index] }
+}
+
+/// Builds an ASCII key such as "ekidata:station:1:1130101" in a stack buffer.
+@inline(__always)
+func buildKey(_ body: (inout KeyWriter) -> Void) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
+        var writer = KeyWriter(buffer: buffer)
+        body(&writer)
+        return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<writer.count]), as: UTF8.self)
+    }
+}
+
+struct KeyWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    var count = 0
+
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+
+    @inline(__always)
+    mutating func text(_ part: StaticString) {
+        let n = part.utf8CodeUnitCount
+        precondition(count + n <= buffer.count, "key too long")
+        for k in 0..<n { buffer[count + k] = part.utf8Start[k] }
+        count += n
+    }
+
+    @inline(__always)
+    mutating func number(_ value: Int) {
+        precondition(count + 20 <= buffer.count, "key too long")
+        if value < 0 { buffer[count] = 0x2D; count += 1 }
+        var rest = value.magnitude
+        let start = count
+        repeat { buffer[count] = 0x30 + UInt8(rest % 10); rest /= 10; count += 1 } while rest > 0
+        // The digits went in last first.
+        var lo = start, hi = count - 1
+        while lo < hi { buffer.swapAt(lo, hi); lo += 1; hi -= 1 }
+    }
 }

@@ -14,9 +14,9 @@ public enum NativeCSVReader {
     public static let stationsFile = "stations.csv"
     public static let stationLinesFile = "stations_lines.csv"
 
-    static func operatorKey(_ id: Int) -> String { idKey(UInt8(ascii: "o"), id) }
-    static func lineKey(_ id: Int) -> String { idKey(UInt8(ascii: "l"), id) }
-    static func stationKey(_ id: Int) -> String { idKey(UInt8(ascii: "s"), id) }
+    static func operatorKey(_ id: Int) -> String { buildKey { $0.text("o:"); $0.number(id) } }
+    static func lineKey(_ id: Int) -> String { buildKey { $0.text("l:"); $0.number(id) } }
+    static func stationKey(_ id: Int) -> String { buildKey { $0.text("s:"); $0.number(id) } }
 
     /// Empty optional text (yomi, wiki, address) is read as "unknown" (nil) so
     /// that a later source may fill it in; the merge writes '' if none does.
