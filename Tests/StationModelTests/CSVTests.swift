@@ -136,3 +136,41 @@ final class CSVTests: XCTestCase {
         XCTAssertEqual([t.header] + t.records.map(\.fields), values)
     }
 }
+
+final class CSVFieldsTests: XCTestCase {
+    func testFieldsGiveTheSameValuesAsTheTable() throws {
+        let text = "\u{FEFF}id, name ,note\r\n1,\"a \"\"b\"\"\",\"x\ny\"\n\n2,東京,\n3,,\"\"\"\"\n"
+        let fields = try CSVReader.scan(Data(text.utf8), file: "t.csv")
+        let table = try CSVReader.parse(text, file: "t.csv")
+        XCTAssertEqual(fields.header, ["id", "name", "note"])
+        XCTAssertEqual(fields.count, 3)
+        XCTAssertEqual(fields.lines, [2, 5, 6])
+        XCTAssertEqual(fields.column("note"), 2)
+        XCTAssertNil(fields.column("other"))
+        XCTAssertEqual((0..<3).map { r in (0..<3).map { fields.string(r, $0) } }, table.records.map(\.fields))
+        XCTAssertEqual(table.records.map(\.fields), [["1", "a \"b\"", "x\ny"], ["2", "東京", ""], ["3", "", "\""]])
+        XCTAssertEqual(fields.withField(1, 1) { Array($0) }, Array("東京".utf8))
+        XCTAssertEqual(fields.string(0, 7), "")          // past the last column
+        XCTAssertNoThrow(try fields.require(["id", "note"]))
+        XCTAssertThrowsError(try fields.require(["pref"])) { error in
+            XCTAssertEqual((error as? InputError)?.description, "error: t.csv:1: pref: missing column pref; the header has: id, name, note")
+        }
+    }
+
+    func testUTF8ValidatorAgreesWithTheStandardLibrary() {
+        // Seeded random byte strings weighted towards the edges of UTF-8's rules.
+        var state: UInt64 = 99
+        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 11 }
+        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
+                                    0xE0, 0xE3, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        var cases: [[UInt8]] = [[], Array("東京 ok".utf8), [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE0, 0x9F, 0xBF],
+                                [0xF0, 0x8F, 0xBF, 0xBF], [0xC0, 0xAF], [0xE6, 0x9D], [0xF0, 0x9F, 0x98, 0x80]]
+        for _ in 0..<20_000 {
+            cases.append((0..<Int(next() % 6)).map { _ in interesting[Int(next() % UInt64(interesting.count))] })
+        }
+        for bytes in cases {
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            XCTAssertEqual(bytes.withUnsafeBufferPointer(isValidUTF8), expected, "\(bytes)")
+        }
+    }
+}
