@@ -41,7 +41,8 @@ public enum EkidataReader {
     /// company_type 1, 2, 3 (JR, major private, semi-major) map as they are.
     /// For 0 ("other") ekidata says nothing more, so the company name decides,
     /// first match wins (order matters: 横浜新都市交通 contains 市交通):
-    /// - モノレール, スカイレール (a suspended monorail) -> 6 monorail
+    /// - モノレール, スカイレール (a suspended monorail), and the monorail companies
+    ///   whose names do not say so (大阪高速鉄道, 北九州高速鉄道) -> 6 monorail
     /// - ケーブル, 鋼索 -> 8 cable car / funicular
     /// - リニモ, 愛知高速交通 (Linimo is maglev) -> 10 other
     /// - 新交通 / 新都市交通 and the named automated guideway systems (ゆりかもめ,
@@ -58,7 +59,7 @@ public enum EkidataReader {
         default: break
         }
         func any(_ words: [String]) -> Bool { words.contains { containsText(name, $0) } }
-        if any(["モノレール", "スカイレール"]) { return OperatorType.monorail.rawValue }
+        if any(["モノレール", "スカイレール", "大阪高速鉄道", "北九州高速鉄道"]) { return OperatorType.monorail.rawValue }
         if any(["ケーブル", "鋼索"]) { return OperatorType.cable.rawValue }
         if any(["リニモ", "愛知高速交通"]) { return OperatorType.other.rawValue }
         if any(["新交通", "新都市交通", "ゆりかもめ", "ニューシャトル", "ポートライナー", "六甲ライナー", "シーサイドライン",

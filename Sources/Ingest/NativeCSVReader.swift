@@ -71,6 +71,8 @@ public enum NativeCSVReader {
         var operatorIndex = IDTable(capacity: network.operators.count)
         for (i, op) in network.operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
         let operatorKeys = network.operators.map(\.key)
+        // The key of a checked o_id: shared with its operator's value when that is valid.
+        func keyOfOperator(_ id: Int) -> String { operatorIndex.value(id).map { operatorKeys[$0] } ?? operatorKey(id) }
 
         // lines.csv
         var lineIDs = FirstSeen()
@@ -92,7 +94,7 @@ public enum NativeCSVReader {
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
                 let type = t.optionalInt(r, cType, &problems)
                 if let id, unique, let name, let operatorID, let enabled, type.ok {
-                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorIndex.value(operatorID).map { operatorKeys[$0] } ?? operatorKey(operatorID),
+                    network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: keyOfOperator(operatorID),
                                                     enabled: enabled, type: type.value, origin: t.location(r)))
                 }
             }
@@ -139,7 +141,7 @@ public enum NativeCSVReader {
                     key: stationKey(v.id), matchKeys: [], fixedID: v.id, name: t.text(r, cName),
                     yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: v.pref,
                     address: t.optionalText(r, cAddress), lat: v.lat, lng: v.lng,
-                    operatorKey: operatorIndex.value(v.operatorID).map { operatorKeys[$0] } ?? operatorKey(v.operatorID), enabled: v.enabled, origin: t.location(r)))
+                    operatorKey: keyOfOperator(v.operatorID), enabled: v.enabled, origin: t.location(r)))
             }
         }
 

@@ -21,7 +21,13 @@ final class EkidataNationalTests: XCTestCase {
         XCTAssertEqual(network.stationLines.count, 10_830)
         XCTAssertEqual(network.stations.reduce(0) { $0 + $1.matchKeys.count }, 10_830)
         XCTAssertEqual(network.lines.filter { $0.type == 1 }.count, 11)
-        XCTAssertEqual(network.operators.filter { $0.type == 1 }.count, 6)
+        // Operator types: company_type gives the 6 JR companies; the rest have 0
+        // here, so the name rules decide (this edition marks no major privates).
+        var types: [Int: Int] = [:]
+        for o in network.operators { types[o.type ?? 0, default: 0] += 1 }
+        XCTAssertEqual(types, [1: 6, 4: 12, 5: 135, 6: 8, 7: 8, 10: 1])
+        XCTAssertEqual(network.operators.filter { $0.enabled == true }.count, 163)
+        XCTAssertEqual(network.lines.filter { $0.enabled == true }.count, 598)
 
         let tokyo = try XCTUnwrap(network.stations.first { $0.matchKeys.contains("code:1130101") })
         XCTAssertEqual(tokyo.name, "東京")

@@ -169,6 +169,8 @@ final class EkidataReaderTests: XCTestCase {
         XCTAssertEqual(t(0, "東京モノレール"), 6)
         XCTAssertEqual(t(0, "多摩都市モノレール"), 6)
         XCTAssertEqual(t(0, "スカイレールサービス"), 6)
+        XCTAssertEqual(t(0, "大阪高速鉄道"), 6)
+        XCTAssertEqual(t(0, "北九州高速鉄道"), 6)
         XCTAssertEqual(t(0, "高尾登山電鉄ケーブル"), 8)
         XCTAssertEqual(t(0, "比叡山鋼索鉄道"), 8)
         XCTAssertEqual(t(0, "愛知高速交通"), 10)
