@@ -58,7 +58,7 @@ public enum EkidataReader {
         case 3: return OperatorType.semiMajorPrivate.rawValue
         default: break
         }
-        func any(_ words: [String]) -> Bool { words.contains { containsText(name, $0) } }
+        func any(_ words: [String]) -> Bool { words.contains { FieldBytes.containsText(name, $0) } }
         if any(["モノレール", "スカイレール", "大阪高速鉄道", "北九州高速鉄道"]) { return OperatorType.monorail.rawValue }
         if any(["ケーブル", "鋼索"]) { return OperatorType.cable.rawValue }
         if any(["リニモ", "愛知高速交通"]) { return OperatorType.other.rawValue }
@@ -155,7 +155,7 @@ public enum EkidataReader {
                 let status = t.int(r, cStatus, range: 0...2, &problems)
                 if let id, unique, let companyCD, let name, let status {
                     // ekidata's own line_type uses 1 for Shinkansen too, as the bundle does.
-                    let type = containsText(name, "新幹線") ? Line.shinkansenType : t.lenientInt(r, cType)
+                    let type = FieldBytes.containsText(name, "新幹線") ? Line.shinkansenType : t.lenientInt(r, cType)
                     lines[id] = LineInfo(companyCD: companyCD, shinkansen: type == Line.shinkansenType)
                     network.lines.append(SourceLine(key: lineKey(id), name: name, operatorKey: operatorKey(companyCD),
                                                     enabled: status == 0, type: type, origin: t.location(r)))

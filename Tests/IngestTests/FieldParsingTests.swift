@@ -31,7 +31,7 @@ final class FieldParsingTests: XCTestCase {
             samples.append(String((0..<length).map { _ in random.pick(alphabet) }))
         }
         for s in samples {
-            XCTAssertEqual(withBytes(s, parseMicroDegrees), MicroDegrees.parse(s), "'\(s)'")
+            XCTAssertEqual(withBytes(s, FieldBytes.parseMicroDegrees), MicroDegrees.parse(s), "'\(s)'")
         }
     }
 
@@ -45,7 +45,7 @@ final class FieldParsingTests: XCTestCase {
             samples.append(String((0..<length).map { _ in random.pick(alphabet) }))
         }
         for s in samples {
-            XCTAssertEqual(withBytes(s, parseInt), Int(s), "'\(s)'")
+            XCTAssertEqual(withBytes(s, FieldBytes.parseInt), Int(s), "'\(s)'")
         }
     }
 
@@ -65,17 +65,17 @@ final class FieldParsingTests: XCTestCase {
                 view.append(contentsOf: scalars[lo..<hi])
                 return String(view)
             }()
-            XCTAssertEqual(withBytes(s) { String(decoding: trimmedBytes($0), as: UTF8.self) }, expected, "'\(s)'")
+            XCTAssertEqual(withBytes(s) { String(decoding: FieldBytes.trimmedBytes($0), as: UTF8.self) }, expected, "'\(s)'")
         }
     }
 
     func testContainsText() {
-        XCTAssertTrue(containsText("東海道新幹線", "新幹線"))
-        XCTAssertTrue(containsText("新幹線", "新幹線"))
-        XCTAssertFalse(containsText("新幹", "新幹線"))
-        XCTAssertFalse(containsText("山手線", "新幹線"))
-        XCTAssertTrue(containsText("abc", ""))
-        XCTAssertTrue(containsText("aab", "ab"))
+        XCTAssertTrue(FieldBytes.containsText("東海道新幹線", "新幹線"))
+        XCTAssertTrue(FieldBytes.containsText("新幹線", "新幹線"))
+        XCTAssertFalse(FieldBytes.containsText("新幹", "新幹線"))
+        XCTAssertFalse(FieldBytes.containsText("山手線", "新幹線"))
+        XCTAssertTrue(FieldBytes.containsText("abc", ""))
+        XCTAssertTrue(FieldBytes.containsText("aab", "ab"))
     }
 
     func testKeysAndIDTable() {
