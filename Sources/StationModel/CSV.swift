@@ -25,11 +25,7 @@ public struct CSVTable: Sendable {
 
     /// Checks that the header names every required column.
     public func require(_ columns: [String]) throws {
-        let missing = columns.filter { index[$0] == nil }
-        if !missing.isEmpty {
-            throw InputError(SourceLocation(file: file, line: 1, field: missing.joined(separator: ", ")),
-                             "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(header.joined(separator: ", "))")
-        }
+        try requireColumns(columns, file: file, header: header) { index[$0] != nil }
     }
 
     /// Typed access to one record, collecting problems rather than stopping.
@@ -55,7 +51,7 @@ public struct CSVRow {
 
     /// A required integer; records a diagnostic and returns nil when absent or malformed.
     public func int(_ column: String, _ problems: inout DiagnosticCollector, range: ClosedRange<Int>? = nil) -> Int? {
-        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        let raw = trimmedField(string(column))
         guard let v = Int(raw) else {
             problems.add(location(column), raw.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(raw)'")
             return nil
@@ -69,7 +65,7 @@ public struct CSVRow {
 
     /// An optional integer: empty gives nil without a problem.
     public func optionalInt(_ column: String, _ problems: inout DiagnosticCollector) -> Int? {
-        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        let raw = trimmedField(string(column))
         if raw.isEmpty { return nil }
         guard let v = Int(raw) else {
             problems.add(location(column), "expected an integer or nothing, found '\(raw)'")
@@ -80,7 +76,7 @@ public struct CSVRow {
 
     /// 0/1 (or true/false); empty gives the default.
     public func bool(_ column: String, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool {
-        switch string(column).trimmingCharacters(in: .whitespaces).lowercased() {
+        switch trimmedField(string(column)).lowercased() {
         case "": return def
         case "1", "true": return true
         case "0", "false": return false
@@ -92,7 +88,7 @@ public struct CSVRow {
 
     /// Decimal degrees to micro-degrees.
     public func microDegrees(_ column: String, _ problems: inout DiagnosticCollector) -> Int? {
-        let raw = string(column).trimmingCharacters(in: .whitespaces)
+        let raw = trimmedField(string(column))
         guard let v = MicroDegrees.parse(raw) else {
             problems.add(location(column), raw.isEmpty ? "expected decimal degrees, found nothing" : "expected decimal degrees, found '\(raw)'")
             return nil
@@ -101,18 +97,75 @@ public struct CSVRow {
     }
 }
 
+/// A CSV file split into fields but not yet into strings: each field is a
+/// byte range. Readers of national-size files parse numbers straight from the
+/// bytes and make strings only for the text they keep; `CSVTable` is built on
+/// top of this, so both see exactly the same fields and problems.
+public struct CSVFields: Sendable {
+    public let file: String
+    /// Column names, trimmed; empty for an empty file.
+    public let header: [String]
+    /// The line each record starts on (the header not counted as a record).
+    public let lines: [Int]
+    /// The file's bytes, then the contents of quoted fields that held `""`, unescaped.
+    @usableFromInline let storage: [UInt8]
+    /// Start and end offsets into `storage`, two per field, record after record.
+    @usableFromInline let bounds: [Int]
+    /// Index of each record's first field, plus one past the last field.
+    @usableFromInline let firstField: [Int]
+    let columns: [String: Int]
+
+    public var count: Int { lines.count }
+
+    public func column(_ name: String) -> Int? { columns[name] }
+
+    /// Checks that the header names every required column.
+    public func require(_ names: [String]) throws {
+        try requireColumns(names, file: file, header: header) { columns[$0] != nil }
+    }
+
+    public func fieldCount(_ record: Int) -> Int { firstField[record + 1] - firstField[record] }
+
+    /// The bytes of one field (empty when the record is short of that column);
+    /// always valid UTF-8, since scanning rejects a file that is not.
+    @inlinable
+    public func withField<R>(_ record: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let k = firstField[record] + column
+        guard column >= 0, k < firstField[record + 1] else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        let start = bounds[2 * k], end = bounds[2 * k + 1]
+        return try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    public func string(_ record: Int, _ column: Int) -> String {
+        withField(record, column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// All records as strings.
+    public func table() -> CSVTable {
+        var records: [CSVRecord] = []
+        records.reserveCapacity(count)
+        for r in 0..<count {
+            records.append(CSVRecord(line: lines[r], fields: (0..<fieldCount(r)).map { string(r, $0) }))
+        }
+        return CSVTable(file: file, header: header, records: records)
+    }
+}
+
+func requireColumns(_ columns: [String], file: String, header: [String], has: (String) -> Bool) throws {
+    let missing = columns.filter { !has($0) }
+    if !missing.isEmpty {
+        throw InputError(SourceLocation(file: file, line: 1, field: missing.joined(separator: ", ")),
+                         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(header.joined(separator: ", "))")
+    }
+}
+
 public enum CSVReader {
     public static func read(path: String, displayName: String? = nil) throws -> CSVTable {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EnvironmentError("cannot read \(path)")
-        }
-        return try parse(data, file: displayName ?? path)
+        try scan(path: path, displayName: displayName).table()
     }
 
     public static func parse(_ data: Data, file: String) throws -> CSVTable {
-        try data.withUnsafeBytes { raw in
-            try parse(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count), file: file)
-        }
+        try scan(data, file: file).table()
     }
 
     public static func parse(_ text: String, file: String) throws -> CSVTable {
@@ -120,87 +173,243 @@ public enum CSVReader {
     }
 
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> CSVTable {
+        try scan(bytes, file: file).table()
+    }
+
+    public static func scan(path: String, displayName: String? = nil) throws -> CSVFields {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EnvironmentError("cannot read \(path)")
+        }
+        return try scan(data, file: displayName ?? path)
+    }
+
+    public static func scan(_ data: Data, file: String) throws -> CSVFields {
+        try data.withUnsafeBytes { raw in
+            try scan(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count), file: file)
+        }
+    }
+
+    /// Splits RFC 4180 text into fields, collecting every problem (up to 50):
+    /// an unterminated quote (thrown at once, since the rest of the file is
+    /// inside it), text after a closing quote, invalid UTF-8, a column named
+    /// twice, a record whose field count differs from the header's.
+    public static func scan(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> CSVFields {
         let quote: UInt8 = 0x22, comma: UInt8 = 0x2C, lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         let n = bytes.count
         var i = 0
         if n >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
 
         var problems = DiagnosticCollector(limit: 50)
-        var records: [CSVRecord] = []
-        var fields: [String] = []
+        // Validating once, up front, spares every field its own validation:
+        // fields are split only at ASCII bytes, which never occur inside a
+        // multi-byte sequence, so every field of a valid file is valid. Only an
+        // invalid file is checked field by field, to locate the bad bytes.
+        let wholeFileIsUTF8 = isValidUTF8(UnsafeBufferPointer(rebasing: bytes[i...]))
+        var storage = [UInt8](bytes)
+        var bounds: [Int] = []
+        bounds.reserveCapacity(n / 3)
+        var firstField: [Int] = []
+        var lines: [Int] = []
+        var header: [String]? = nil
+        var headerLine = 1
         var line = 1
+
+        // Columns are named by the header once it is known, as other messages do.
+        func columnName(_ column: Int) -> String {
+            if let header, column < header.count, !header[column].isEmpty { return header[column] }
+            return "column \(column + 1)"
+        }
+
+        // `firstLine` is the line the field starts on: a quoted field may span
+        // lines, and the message should point at the line holding the bad byte.
+        func checkUTF8(start: Int, end: Int, column: Int, firstLine: Int) {
+            storage.withUnsafeBufferPointer { all in
+                let buf = UnsafeBufferPointer(rebasing: all[start..<end])
+                guard String(validating: buf, as: UTF8.self) == nil else { return }
+                let bad = firstInvalidUTF8Offset(buf)
+                var badLine = firstLine
+                for k in 0..<bad where buf[k] == lf { badLine += 1 }
+                problems.add(SourceLocation(file: file, line: badLine, field: columnName(column)),
+                             "invalid UTF-8 (byte 0x\(hexByte(buf[bad]))); expected UTF-8 text")
+            }
+        }
+
+        var recordStart = 0          // field index of the current record's first field
         var recordLine = 1
-        var field: [UInt8] = []
-        field.reserveCapacity(64)
-
-        func makeString(_ buf: UnsafeBufferPointer<UInt8>, column: Int) -> String {
-            if let s = String(validating: buf, as: UTF8.self) { return s }
-            problems.add(SourceLocation(file: file, line: line, field: "column \(column + 1)"), "invalid UTF-8 (the file must be UTF-8)")
-            return String(decoding: buf, as: UTF8.self)
-        }
-
-        guard let base = bytes.baseAddress, n > i else {
-            return CSVTable(file: file, header: [], records: [])
-        }
         var atRecordStart = true
-        while i <= n {
-            if atRecordStart { recordLine = line; atRecordStart = false }
+        while i < n || !atRecordStart {
+            if atRecordStart { recordLine = line; recordStart = bounds.count / 2; atRecordStart = false }
+            let column = bounds.count / 2 - recordStart
             // One field.
             if i < n, bytes[i] == quote {
                 let openLine = line
                 i += 1
-                field.removeAll(keepingCapacity: true)
-                var closed = false
+                let contentStart = i
+                var escaped = false, closed = false
                 while i < n {
                     let b = bytes[i]
                     if b == quote {
-                        if i + 1 < n, bytes[i + 1] == quote { field.append(quote); i += 2; continue }
-                        i += 1; closed = true; break
+                        if i + 1 < n, bytes[i + 1] == quote { escaped = true; i += 2; continue }
+                        closed = true; break
                     }
                     if b == lf { line += 1 }
-                    field.append(b); i += 1
+                    i += 1
                 }
+                let contentEnd = i
                 if !closed {
-                    problems.add(SourceLocation(file: file, line: openLine, field: "column \(fields.count + 1)"),
+                    problems.add(SourceLocation(file: file, line: openLine, field: columnName(column)),
                                  "unterminated quoted field (a \" opened here is never closed)")
                     try problems.check()
                 }
-                fields.append(field.withUnsafeBufferPointer { makeString($0, column: fields.count) })
+                i += 1   // the closing quote
+                if escaped {
+                    let start = storage.count
+                    var k = contentStart
+                    while k < contentEnd {
+                        storage.append(bytes[k])
+                        k += bytes[k] == quote ? 2 : 1
+                    }
+                    bounds.append(start); bounds.append(storage.count)
+                } else {
+                    bounds.append(contentStart); bounds.append(contentEnd)
+                }
+                if !wholeFileIsUTF8 {
+                    checkUTF8(start: bounds[bounds.count - 2], end: bounds[bounds.count - 1], column: column, firstLine: openLine)
+                }
                 if i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr {
-                    problems.add(SourceLocation(file: file, line: line, field: "column \(fields.count)"),
+                    problems.add(SourceLocation(file: file, line: line, field: columnName(column)),
                                  "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
                     while i < n, bytes[i] != comma, bytes[i] != lf { i += 1 }
                 }
             } else {
                 let start = i
-                while i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr { i += 1 }
-                fields.append(makeString(UnsafeBufferPointer(start: base + start, count: i - start), column: fields.count))
+                while i < n {
+                    let b = bytes[i]
+                    if b == comma || b == lf || b == cr { break }
+                    i += 1
+                }
+                bounds.append(start); bounds.append(i)
+                if !wholeFileIsUTF8 { checkUTF8(start: start, end: i, column: column, firstLine: line) }
             }
             // What ends it.
             if i < n, bytes[i] == comma { i += 1; continue }
             if i < n, bytes[i] == cr { i += 1 }
             if i < n, bytes[i] == lf { i += 1 }
             line += 1
-            // A blank line (one empty field) is not a record.
-            if !(fields.count == 1 && fields[0].isEmpty) {
-                records.append(CSVRecord(line: recordLine, fields: fields))
-            }
-            fields.removeAll(keepingCapacity: true)
             atRecordStart = true
-            if i >= n { break }
+            let fieldsInRecord = bounds.count / 2 - recordStart
+            // A blank line (one empty field) is not a record.
+            if fieldsInRecord == 1, bounds[bounds.count - 1] == bounds[bounds.count - 2] {
+                bounds.removeLast(2)
+                continue
+            }
+            if header == nil {
+                header = (0..<fieldsInRecord).map { k in
+                    let f = recordStart + k
+                    return storage.withUnsafeBufferPointer {
+                        String(decoding: UnsafeBufferPointer(rebasing: $0[bounds[2 * f]..<bounds[2 * f + 1]]), as: UTF8.self)
+                            .trimmingCharacters(in: .whitespaces)
+                    }
+                }
+                headerLine = recordLine
+                bounds.removeLast(2 * fieldsInRecord)
+                continue
+            }
+            firstField.append(recordStart)
+            lines.append(recordLine)
         }
-        guard !records.isEmpty else {
+        firstField.append(bounds.count / 2)
+
+        guard let header else {
             try problems.check()
-            return CSVTable(file: file, header: [], records: [])
+            return CSVFields(file: file, header: [], lines: [], storage: [], bounds: [], firstField: [0], columns: [:])
         }
-        let header = records.removeFirst().fields.map { $0.trimmingCharacters(in: .whitespaces) }
-        for r in records where r.fields.count != header.count {
-            problems.add(SourceLocation(file: file, line: r.line),
-                         "expected \(header.count) fields as in the header, found \(r.fields.count)")
+        // A repeated column name would make "the value of column X" ambiguous.
+        var columns: [String: Int] = [:]
+        for (k, name) in header.enumerated() where !name.isEmpty {
+            if let earlier = columns[name] {
+                problems.add(SourceLocation(file: file, line: headerLine, field: name),
+                             "column named twice in the header (columns \(earlier + 1) and \(k + 1)); expected each name once")
+            } else {
+                columns[name] = k
+            }
+        }
+        for r in 0..<lines.count {
+            let count = firstField[r + 1] - firstField[r]
+            if count != header.count {
+                problems.add(SourceLocation(file: file, line: lines[r]),
+                             "expected \(header.count) fields as in the header, found \(count)")
+            }
         }
         try problems.check()
-        return CSVTable(file: file, header: header, records: records)
+        return CSVFields(file: file, header: header, lines: lines, storage: storage, bounds: bounds,
+                         firstField: firstField, columns: columns)
     }
+}
+
+/// Whether the bytes are well-formed UTF-8 (no overlongs, surrogates or
+/// values past U+10FFFF), with a fast path over runs of ASCII.
+func isValidUTF8(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+    let n = buf.count
+    var i = 0
+    while i < n {
+        let b = buf[i]
+        if b < 0x80 { i += 1; continue }
+        @inline(__always) func cont(_ k: Int) -> Bool { k < n && buf[k] & 0xC0 == 0x80 }
+        switch b {
+        case 0xC2...0xDF:
+            guard cont(i + 1) else { return false }
+            i += 2
+        case 0xE0...0xEF:
+            guard cont(i + 1), cont(i + 2) else { return false }
+            let b1 = buf[i + 1]
+            if b == 0xE0 && b1 < 0xA0 { return false }          // overlong
+            if b == 0xED && b1 > 0x9F { return false }          // surrogate
+            i += 3
+        case 0xF0...0xF4:
+            guard cont(i + 1), cont(i + 2), cont(i + 3) else { return false }
+            let b1 = buf[i + 1]
+            if b == 0xF0 && b1 < 0x90 { return false }          // overlong
+            if b == 0xF4 && b1 > 0x8F { return false }          // past U+10FFFF
+            i += 4
+        default:
+            return false
+        }
+    }
+    return true
+}
+
+/// Byte offset of the first byte that does not start a valid UTF-8 sequence
+/// (only called on a buffer already known to be invalid).
+func firstInvalidUTF8Offset(_ buf: UnsafeBufferPointer<UInt8>) -> Int {
+    var iterator = buf.makeIterator()
+    var decoder = UTF8()
+    var offset = 0
+    while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar): offset += UTF8.width(scalar)
+        case .emptyInput: return max(0, min(offset, buf.count - 1))
+        case .error: return min(offset, buf.count - 1)
+        }
+    }
+}
+
+func hexByte(_ b: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
+}
+
+/// Trims like `trimmingCharacters(in: .whitespaces)` but without Foundation
+/// on the common path: most fields have no surrounding space.
+@inline(__always)
+func trimmedField(_ s: String) -> String {
+    let scalars = s.unicodeScalars
+    guard let first = scalars.first, let last = scalars.last else { return s }
+    @inline(__always) func space(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x80 ? (u.value == 0x20 || u.value == 0x09) : u.properties.isWhitespace
+    }
+    if !space(first) && !space(last) { return s }
+    return s.trimmingCharacters(in: .whitespaces)
 }
 
 public enum CSVWriter {
