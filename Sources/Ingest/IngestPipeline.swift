@@ -68,7 +68,8 @@ public enum IngestPipeline {
         var meta: [String: String] = [:]
         let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
         for f in files where FileManager.default.fileExists(atPath: f) {
-            meta["source:" + label(options, f)] = try SHA256.hex(fileAt: f)
+            // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
+            meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
         }
         return try assemble(sources: sources, registry: registry, fixes: fixes, meta: meta, problemLimit: options.problemLimit)
     }
@@ -169,6 +170,12 @@ public enum IngestPipeline {
     public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
         try outcome.registry.write(path: registryPath)
         try StagingFile.write(outcome.staging, to: stagingPath)
+    }
+
+    static func relativePath(_ path: String, in folder: String) -> String {
+        let base = (folder as NSString).standardizingPath
+        let p = (path as NSString).standardizingPath
+        return p.hasPrefix(base + "/") ? String(p.dropFirst(base.count + 1)) : p
     }
 
     static func label(_ options: IngestOptions, _ path: String) -> String {

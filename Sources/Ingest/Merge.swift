@@ -81,17 +81,17 @@ final class NetworkMerger {
     private var operatorByKey: [String: Int] = [:]
     private var lineByKey: [String: Int] = [:]
     private var stationByKey: [String: Int] = [:]
-    private var stationsByName: [String: [Int]] = [:]
     private var linesOfStation: [Int: [Int]] = [:]
     private var pairs: Set<Int> = []   // lineIndex << 32 | stationIndex
     private var maxSortOfLine: [Int: Int] = [:]
 
     func add(_ source: SourceNetwork) {
-        // 1. Stations that earlier sources already know.
-        var stationMatch = [Int?](repeating: nil, count: source.stations.count)
-        for (i, s) in source.stations.enumerated() {
-            stationMatch[i] = matchStation(s)
-        }
+        // Name matching only ever looks at what earlier sources brought: within
+        // one source, two entities are two entities.
+        let operatorsBefore = operators.count, linesBefore = lines.count, stationsBefore = stations.count
+
+        // 1. Stations that earlier sources already know by a shared key.
+        var stationMatch = source.stations.map(matchByKey)
         var sourceStationIndex: [String: Int] = [:]
         for (i, s) in source.stations.enumerated() { sourceStationIndex[s.key] = i }
 
@@ -101,8 +101,18 @@ final class NetworkMerger {
         for (i, s) in source.stations.enumerated() {
             if let m = stationMatch[i] { votesByOperator[s.operatorKey, default: [:]][stations[m].operatorIndex, default: 0] += 1 }
         }
+        var earlierOperatorByName: [String: Int]?
         for o in source.operators {
-            if let idx = operatorByKey[o.key] ?? majority(votesByOperator[o.key]) ?? operatorNamed(o.name) {
+            var idx = operatorByKey[o.key] ?? majority(votesByOperator[o.key])
+            if idx == nil, operatorsBefore > 0 {
+                if earlierOperatorByName == nil {
+                    var byName: [String: Int] = [:]
+                    for i in (0..<operatorsBefore).reversed() { byName[OperatorName.normalized(operators[i].name)] = i }
+                    earlierOperatorByName = byName
+                }
+                idx = earlierOperatorByName![OperatorName.normalized(o.name)]
+            }
+            if let idx {
                 fill(operator: idx, from: o)
                 operatorIndex[o.key] = idx
             } else {
@@ -112,19 +122,42 @@ final class NetworkMerger {
             operatorByKey[o.key] = operatorIndex[o.key]
         }
 
-        // 3. Lines: by key, else by the stations on them (same operator), else by name.
+        // 3. Stations with no shared key: the same normalised name, the same
+        // operator, within a kilometre.
+        if stationsBefore > 0, stationMatch.contains(where: { $0 == nil }) {
+            var byName: [String: [Int]] = [:]
+            for m in 0..<stationsBefore { byName[StationName.normalized(stations[m].name), default: []].append(m) }
+            for (i, s) in source.stations.enumerated() where stationMatch[i] == nil {
+                guard let op = operatorIndex[s.operatorKey], op < operatorsBefore else { continue }
+                var nearest: (Int, Double)?
+                for m in byName[StationName.normalized(s.name)] ?? [] where stations[m].operatorIndex == op {
+                    let d = MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: stations[m].lat, lng2: stations[m].lng)
+                    if d <= nameMatchDistanceMetres, nearest == nil || d < nearest!.1 { nearest = (m, d) }
+                }
+                stationMatch[i] = nearest?.0
+            }
+        }
+
+        // 4. Lines: by key, else by the stations on them (same operator), else by name.
         var lineIndex: [String: Int] = [:]
         var votesByLine: [String: [Int: Int]] = [:]
         for x in source.stationLines {
             guard let si = sourceStationIndex[x.stationKey], let m = stationMatch[si] else { continue }
             for l in linesOfStation[m] ?? [] { votesByLine[x.lineKey, default: [:]][l, default: 0] += 1 }
         }
+        var earlierLineByName: [String: Int]?
         for l in source.lines {
             let op = operatorIndex[l.operatorKey] ?? 0
-            let sameOperator = { (idx: Int) -> Bool in self.lines[idx].operatorIndex == op }
-            let byVote = majority(votesByLine[l.key]?.filter { sameOperator($0.key) })
-            let byName = lines.indices.first { sameOperator($0) && OperatorName.normalized(lines[$0].name) == OperatorName.normalized(l.name) }
-            if let idx = lineByKey[l.key] ?? byVote ?? byName {
+            var idx = lineByKey[l.key] ?? majority(votesByLine[l.key]?.filter { lines[$0.key].operatorIndex == op })
+            if idx == nil, linesBefore > 0 {
+                if earlierLineByName == nil {
+                    var byName: [String: Int] = [:]
+                    for i in (0..<linesBefore).reversed() { byName["\(lines[i].operatorIndex)|" + OperatorName.normalized(lines[i].name)] = i }
+                    earlierLineByName = byName
+                }
+                idx = earlierLineByName!["\(op)|" + OperatorName.normalized(l.name)]
+            }
+            if let idx {
                 if lines[idx].type == nil { lines[idx].type = l.type }
                 if lines[idx].enabled == nil { lines[idx].enabled = l.enabled }
                 if lines[idx].fixedID == nil { lines[idx].fixedID = l.fixedID }
@@ -137,7 +170,7 @@ final class NetworkMerger {
             lineByKey[l.key] = lineIndex[l.key]
         }
 
-        // 4. Stations: fill matched ones field by field, add the rest.
+        // 5. Stations: fill matched ones field by field, add the rest.
         var stationIndex = [Int](repeating: 0, count: source.stations.count)
         for (i, s) in source.stations.enumerated() {
             if let m = stationMatch[i] {
@@ -148,7 +181,6 @@ final class NetworkMerger {
                                               address: s.address, lat: s.lat, lng: s.lng, operatorIndex: operatorIndex[s.operatorKey] ?? 0,
                                               enabled: s.enabled, origin: s.origin))
                 stationIndex[i] = stations.count - 1
-                stationsByName[StationName.normalized(s.name), default: []].append(stations.count - 1)
             }
             let m = stationIndex[i]
             for k in [s.key] + s.matchKeys where stationByKey[k] == nil {
@@ -157,7 +189,7 @@ final class NetworkMerger {
             }
         }
 
-        // 5. Station-line rows not yet known; a later source's additions to a
+        // 6. Station-line rows not yet known; a later source's additions to a
         // known line go after the stations it already has.
         var offsetOfLine: [Int: Int] = [:]
         for x in source.stationLines {
@@ -175,23 +207,12 @@ final class NetworkMerger {
         }
     }
 
-    private func matchStation(_ s: SourceStation) -> Int? {
+    private func matchByKey(_ s: SourceStation) -> Int? {
         var best: Int?
         for k in [s.key] + s.matchKeys {
             if let m = stationByKey[k], best == nil || m < best! { best = m }
         }
-        if let best { return best }
-        var nearest: (Int, Double)?
-        for m in stationsByName[StationName.normalized(s.name)] ?? [] {
-            let d = MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: stations[m].lat, lng2: stations[m].lng)
-            if d <= nameMatchDistanceMetres, nearest == nil || d < nearest!.1 { nearest = (m, d) }
-        }
-        return nearest?.0
-    }
-
-    private func operatorNamed(_ name: String) -> Int? {
-        let n = OperatorName.normalized(name)
-        return operators.indices.first { OperatorName.normalized(operators[$0].name) == n }
+        return best
     }
 
     private func majority(_ votes: [Int: Int]?) -> Int? {

@@ -65,19 +65,20 @@ public struct Registry: Sendable, Equatable {
 
     func csvText() -> String {
         var out = CSVWriter.line(Registry.columns)
+        out.reserveCapacity(160 * (_operators.count + _lines.count + _stations.count))
         func keys(_ k: [String]) -> String { k.joined(separator: String(Registry.keySeparator)) }
         for id in _operators.keys.sorted() {
             let (k, o) = _operators[id]!
-            out += CSVWriter.line(["operator", String(id), keys(k), o.name, "", String(o.type), o.enabled ? "1" : "0", "", "", "", "", "", ""])
+            CSVWriter.append(["operator", String(id), keys(k), o.name, "", String(o.type), o.enabled ? "1" : "0", "", "", "", "", "", ""], to: &out)
         }
         for id in _lines.keys.sorted() {
             let (k, l) = _lines[id]!
-            out += CSVWriter.line(["line", String(id), keys(k), l.name, String(l.operatorID), l.type.map(String.init) ?? "", l.enabled ? "1" : "0", "", "", "", "", "", ""])
+            CSVWriter.append(["line", String(id), keys(k), l.name, String(l.operatorID), l.type.map(String.init) ?? "", l.enabled ? "1" : "0", "", "", "", "", "", ""], to: &out)
         }
         for id in _stations.keys.sorted() {
             let (k, s) = _stations[id]!
-            out += CSVWriter.line(["station", String(id), keys(k), s.name, String(s.operatorID), "", s.enabled ? "1" : "0", s.yomi, s.wiki,
-                                   String(s.pref), s.address, String(s.lat), String(s.lng)])
+            CSVWriter.append(["station", String(id), keys(k), s.name, String(s.operatorID), "", s.enabled ? "1" : "0", s.yomi, s.wiki,
+                                   String(s.pref), s.address, String(s.lat), String(s.lng)], to: &out)
         }
         return out
     }

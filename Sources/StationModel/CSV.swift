@@ -413,15 +413,36 @@ func trimmedField(_ s: String) -> String {
 }
 
 public enum CSVWriter {
+    /// Whether a field must be quoted: it holds a comma, quote or line break,
+    /// or starts or ends with a space (which readers may trim). Scanned as
+    /// bytes: this runs for every field of the registry.
+    static func needsQuotes(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            guard let first = b.first, let last = b.last else { return false }
+            if first == 0x20 || last == 0x20 { return true }
+            for c in b where c == 0x2C || c == 0x22 || c == 0x0A || c == 0x0D { return true }
+            return false
+        }
+    }
+
     /// One field, quoted only when it must be.
     public static func field(_ s: String) -> String {
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) || s.hasPrefix(" ") || s.hasSuffix(" ") {
-            return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
+        needsQuotes(s) ? "\"" + s.replacingAll("\"", with: "\"\"") + "\"" : s
+    }
+
+    /// Appends one record to `out`.
+    public static func append(_ fields: [String], to out: inout String) {
+        for (i, f) in fields.enumerated() {
+            if i > 0 { out.append(",") }
+            if needsQuotes(f) { out.append(field(f)) } else { out.append(f) }
         }
-        return s
+        out.append("\n")
     }
 
     public static func line(_ fields: [String]) -> String {
-        fields.map(field).joined(separator: ",") + "\n"
+        var out = ""
+        append(fields, to: &out)
+        return out
     }
 }

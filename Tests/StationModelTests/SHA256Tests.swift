@@ -1,0 +1,31 @@
+import XCTest
+@testable import StationModel
+
+/// FIPS 180-4's test vectors, and chunked updates agreeing with one-shot ones.
+final class SHA256Tests: XCTestCase {
+    func testKnownVectors() {
+        XCTAssertEqual(SHA256.hex(Data()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(SHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(SHA256.hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
+                       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        XCTAssertEqual(SHA256.hex(Data(repeating: UInt8(ascii: "a"), count: 1_000_000)),
+                       "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    func testChunkedUpdatesAndFilesAgree() throws {
+        var bytes = [UInt8]()
+        var x: UInt32 = 12345
+        for _ in 0..<100_003 { x = x &* 1_103_515_245 &+ 12345; bytes.append(UInt8(truncatingIfNeeded: x >> 16)) }
+        let whole = SHA256.hex(Data(bytes))
+        for step in [1, 63, 64, 65, 4096] {
+            var h = SHA256()
+            var i = 0
+            while i < bytes.count { let j = min(bytes.count, i + step); h.update(Data(bytes[i..<j])); i = j }
+            XCTAssertEqual(h.finalize().map { String(format: "%02x", $0) }.joined(), whole, "chunks of \(step)")
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try SHA256.hex(fileAt: path), whole)
+    }
+}
