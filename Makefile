@@ -51,7 +51,7 @@ $(STAGING): $(RAW_INPUTS) $(BIN) $(CONFIG)
 	$(BIN) ingest --raw $(RAW) --out $@
 
 $(WEIGHTS): $(STAGING) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
-	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS)) --seed $(SEED) --out $@
+	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS),--no-hand) --seed $(SEED) --out $@
 
 $(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
 	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) \
