@@ -138,12 +138,14 @@ public struct DiffSummary: Sendable, Equatable {
         public var old: Int
         public var new: Int
         public var stations: Int
+        public init(old: Int, new: Int, stations: Int) { self.old = old; self.new = new; self.stations = stations }
     }
 
     public struct Move: Sendable, Equatable {
         public var stationID: Int
         public var name: String
         public var metres: Double
+        public init(stationID: Int, name: String, metres: Double) { self.stationID = stationID; self.name = name; self.metres = metres }
     }
 
     public var oldStations = 0
