@@ -23,7 +23,7 @@ enum DiffFixtures {
         defer { db.close() }
         for t in BundleSchema.tables { try db.execute(t.createSQL) }
         if indexes { for i in BundleSchema.indexes { try db.execute(i.createSQL) } }
-        for sql in extra + rows { try db.execute(sql) }
+        try db.transaction { for sql in extra + rows { try db.execute(sql) } }
         try db.execute("PRAGMA user_version = \(version)")
     }
 
