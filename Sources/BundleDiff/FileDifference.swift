@@ -29,7 +29,8 @@ extension BundleDifference {
         let order = shapes.indices.sorted { rank(shapes[$0]) < rank(shapes[$1]) }
         var results = [Result<TableDiff, Error>?](repeating: nil, count: shapes.count)
         let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+        let workers = 2
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var position = worker
             while position < order.count {
                 let index = order[position]
@@ -39,7 +40,7 @@ extension BundleDifference {
                     return try tableDifference(shapes[index], in: db, oldPath: oldPath, newPath: newPath)
                 }
                 lock.lock(); results[index] = result; lock.unlock()
-                position += 2
+                position += workers
             }
         }
         let tables = try results.map { try $0!.get() }
@@ -48,6 +49,40 @@ extension BundleDifference {
         let oldVersion = try versions.scalarInt("PRAGMA old_bundle.user_version") ?? 0
         let newVersion = try versions.scalarInt("PRAGMA new_bundle.user_version") ?? 0
         return BundleDifference(oldVersion: oldVersion, newVersion: newVersion, tables: tables)
+    }
+
+    /// Both tables read in key order side by side; a row equal in every column on
+    /// both sides is skipped without ever becoming Swift values. Returns the rows
+    /// `EXCEPT` would give each way. Needs unique keys on both sides.
+    private static func merge(_ shape: TableShape, in db: SQLiteDatabase) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]]) {
+        let columns = shape.columns.joined(separator: ", ")
+        let order = shape.key.joined(separator: ", ")
+        let old = try db.prepare("SELECT \(columns) FROM old_bundle.\(shape.name) ORDER BY \(order)")
+        let new = try db.prepare("SELECT \(columns) FROM new_bundle.\(shape.name) ORDER BY \(order)")
+        var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
+        var hasOld = try old.step(), hasNew = try new.step()
+        let width = shape.columns.count
+        while hasOld && hasNew {
+            var c = 0
+            for k in shape.keyIndexes {
+                if old.sameValue(k, as: new, k) { continue }
+                c = compareValues(old.value(k), new.value(k))
+                if c != 0 { break }
+            }
+            if c < 0 {
+                oldOnly.append(old.row()); hasOld = try old.step()
+            } else if c > 0 {
+                newOnly.append(new.row()); hasNew = try new.step()
+            } else {
+                var same = true
+                for i in 0..<width where !old.sameValue(i, as: new, i) { same = false; break }
+                if !same { oldOnly.append(old.row()); newOnly.append(new.row()) }
+                hasOld = try old.step(); hasNew = try new.step()
+            }
+        }
+        while hasOld { oldOnly.append(old.row()); hasOld = try old.step() }
+        while hasNew { newOnly.append(new.row()); hasNew = try new.step() }
+        return (oldOnly, newOnly)
     }
 
     /// stations and stations_lines are the big ones.
@@ -79,6 +114,23 @@ extension BundleDifference {
         let inOld = try present("old_bundle", shape), inNew = try present("new_bundle", shape)
         let columns = shape.columns.joined(separator: ", ")
         let order = shape.key.joined(separator: ", ")
+        /// A key no two rows can share: the INTEGER PRIMARY KEY, or NOT NULL columns
+        /// under a unique index (stations_lines_unique_index). An older database
+        /// without that index goes the slower EXCEPT way, which needs no such promise.
+        func uniqueKey(_ schema: String) throws -> Bool {
+            let info = try db.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?, ?)", [.text(shape.name), .text(schema)])
+            let pk = info.filter { ($0[3].intValue ?? 0) > 0 }
+            if shape.key.count == 1, pk.count == 1, pk[0][0].textValue == shape.key[0], pk[0][1].textValue?.uppercased() == "INTEGER" {
+                return true
+            }
+            let notNull = Set(info.filter { $0[2].intValue == 1 }.compactMap { $0[0].textValue })
+            guard shape.key.allSatisfy(notNull.contains) else { return false }
+            for index in try db.query("SELECT name FROM pragma_index_list(?, ?) WHERE \"unique\" = 1", [.text(shape.name), .text(schema)]) {
+                let columns = try db.query("SELECT name FROM pragma_index_info(?, ?)", [index[0], .text(schema)]).compactMap { $0[0].textValue }
+                if Set(columns) == Set(shape.key) { return true }
+            }
+            return false
+        }
         func count(_ schema: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM \(schema).\(shape.name)") ?? 0 }
         func rows(_ sql: String) throws -> [[SQLValue]] {
             let st = try db.prepare(sql)
@@ -88,6 +140,8 @@ extension BundleDifference {
         }
         let oldOnly: [[SQLValue]], newOnly: [[SQLValue]]
         switch (inOld, inNew) {
+        case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle"):
+            (oldOnly, newOnly) = try merge(shape, in: db)
         case (true, true):
             oldOnly = try rows("SELECT \(columns) FROM old_bundle.\(shape.name) EXCEPT SELECT \(columns) FROM new_bundle.\(shape.name) ORDER BY \(order)")
             newOnly = try rows("SELECT \(columns) FROM new_bundle.\(shape.name) EXCEPT SELECT \(columns) FROM old_bundle.\(shape.name) ORDER BY \(order)")

@@ -50,6 +50,28 @@ final class DiffReportTests: XCTestCase {
         XCTAssertTrue(text.contains("renumbered_stations: table added, 1 added"), text)
     }
 
+    /// Bundles with their unique keys are streamed side by side; an older database
+    /// without stations_lines_unique_index goes the EXCEPT way: same answer.
+    func testStreamedAndExceptWaysAgree() throws {
+        let dir = try DiffFixtures.folder()
+        let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
+        let indexed = dir + "/indexed.sqlite"
+        try FileManager.default.copyItem(atPath: old, toPath: indexed)
+        let db = try SQLiteDatabase(path: indexed, mode: .readWrite)
+        for i in BundleSchema.indexes { try db.execute(i.createSQL) }
+        db.close()
+        for (a, b) in [(old, new), (indexed, new), (new, old), (new, indexed)] {
+            let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
+            let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
+            for (x, y) in zip(viaSQL.tables, inMemory.tables) {
+                XCTAssertEqual(x.added, y.added, x.shape.name)
+                XCTAssertEqual(x.removed, y.removed, x.shape.name)
+                XCTAssertEqual(x.changed, y.changed, x.shape.name)
+                XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name)
+            }
+        }
+    }
+
     func testSQLOutputTurnsOldIntoNew() throws {
         let dir = try DiffFixtures.folder()
         let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
