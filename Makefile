@@ -42,8 +42,10 @@ all: $(STAMP)
 setup:
 	@$(ROOT)/scripts/setup
 
+# Linked statically against the Swift runtime and Foundation: a run starts in
+# a few milliseconds instead of tens, which is most of a national stage's time.
 $(BIN): $(SOURCES) | setup
-	cd $(ROOT) && swift build -c release --product stationdb
+	cd $(ROOT) && swift build -c release --product stationdb --static-swift-stdlib
 	@touch $@
 
 # The paths and seed in force: rewritten only when they change, so that
