@@ -57,9 +57,12 @@ public enum IngestPipeline {
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         var problems = DiagnosticCollector(limit: options.problemLimit)
         var sources: [SourceNetwork] = []
-        for declaration in config.sources {
+        let progress = Progress("ingest: reading sources", total: config.sources.count)
+        for (i, declaration) in config.sources.enumerated() {
             do { sources.append(try read(declaration, options: options)) } catch let e as InputError { problems.add(e) }
+            progress.update(i + 1)
         }
+        progress.finish()
         let fixes: [DataFix]
         do { fixes = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError {
             problems.add(e); fixes = []

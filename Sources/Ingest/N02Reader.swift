@@ -265,6 +265,11 @@ final class N02Parser {
                                           | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue))
 
         rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
+        // National files are tens of MB: show how far the stream is, on a terminal only.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let progress = Progress("reading \(label)", total: size.map { max(1, $0 >> 20) })
+        defer { progress.finish() }
+        var bytesRead = head
         while !shouldStop {
             let n = fread(buffer, 1, chunkSize, file)
             if n == 0 {
@@ -275,6 +280,8 @@ final class N02Parser {
                 _ = xmlParseChunk(ctxt, nil, 0, 1)
                 break
             }
+            bytesRead += n
+            progress.update(bytesRead >> 20)
             rawChunk = UnsafeRawPointer(buffer)
             rawChunkLength = n
             _ = xmlParseChunk(ctxt, buffer, Int32(n), 0)
