@@ -266,8 +266,9 @@ final class N02Parser {
 
         rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
         // National files are tens of MB: show how far the stream is, on a terminal only.
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        let progress = Progress("reading \(label)", total: size.map { max(1, $0 >> 20) })
+        var info = stat()
+        let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
+        let progress = Progress("reading \(label) (MB)", total: max(1, size >> 20))
         defer { progress.finish() }
         var bytesRead = head
         while !shouldStop {
