@@ -189,14 +189,14 @@ public enum IngestPipeline {
     }
 
     static func relativePath(_ path: String, in folder: String) -> String {
-        let base = (folder as NSString).standardizingPath
-        let p = (path as NSString).standardizingPath
+        let base = SourcesConfig.lexicallyNormalized(folder)
+        let p = SourcesConfig.lexicallyNormalized(path)
         return p.hasPrefix(base + "/") ? String(p.dropFirst(base.count + 1)) : p
     }
 
     static func label(_ options: IngestOptions, _ path: String) -> String {
-        let raw = (options.rawFolder as NSString).standardizingPath
-        let p = (path as NSString).standardizingPath
+        let raw = SourcesConfig.lexicallyNormalized(options.rawFolder)
+        let p = SourcesConfig.lexicallyNormalized(path)
         if p.hasPrefix(raw + "/") { return (options.rawLabel as NSString).appendingPathComponent(String(p.dropFirst(raw.count + 1))) }
         return path
     }

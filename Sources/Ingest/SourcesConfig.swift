@@ -62,7 +62,19 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
             case .n02: out.append(p)
             }
         }
-        return out.map { ($0 as NSString).standardizingPath }
+        return out.map(SourcesConfig.lexicallyNormalized)
+    }
+}
+
+extension SourcesConfig {
+    /// Drops "." segments and doubled slashes without touching the file system:
+    /// Foundation's standardizingPath also resolves symbolic links, which
+    /// would move a linked source folder outside raw/ in messages and digests.
+    public static func lexicallyNormalized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        let parts = path.split(separator: "/").filter { $0 != "." }
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 }
 
