@@ -9,7 +9,13 @@ DIST  ?= $(ROOT)/dist
 SEED  ?= 20240401
 # Empty: the next version after $(DIST)/latest.json (1 for an empty dist).
 VERSION ?=
-# Set to 1 to publish a change that the nightly guards refuse (see `stationdb diff --help`).
+# Before publishing, `stationdb build` diffs the new bundle against the published one
+# and refuses (exit 4, nothing published) when a guard is exceeded: defaults
+# --max-removed 2 --max-disabled 2 --max-moved-m 5000 --max-weight-churn 10 (percent,
+# metres); see `stationdb build --help`. GUARDS overrides some, e.g.
+#   make GUARDS="--max-removed 5"
+# Set FORCE_PUBLISH=1 to publish a big intended change the guards refuse.
+GUARDS ?=
 FORCE_PUBLISH ?=
 
 SHELL := /bin/bash
@@ -51,12 +57,12 @@ $(STAGING): $(RAW_INPUTS) $(BIN) $(CONFIG)
 	$(BIN) ingest --raw $(RAW) --out $@
 
 $(WEIGHTS): $(STAGING) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
-	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS)) --seed $(SEED) --out $@
+	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS),--no-hand) --seed $(SEED) --out $@
 
 $(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
 	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) \
 		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
-		$(if $(FORCE_PUBLISH),--force)
+		$(GUARDS) $(if $(FORCE_PUBLISH),--force)
 	@touch $@ $(BUILD)/.ran
 
 # After a data fix or a change of hand weights: redo priorities and the bundle.

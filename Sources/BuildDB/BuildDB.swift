@@ -5,6 +5,8 @@ import StationModel
 // BuildDB: the staging file and the weights become what the apps download.
 //
 //   BundleBuilder(beforeStep:).build(BuildRequest) -> BuildOutcome (.published / .unchanged)
+//                                   throws GuardRefusal (exit 4) when request.guards are exceeded
+//                                   against the published version and not request.force
 //   BundleWriter.write(network:weights:renumberings:version:to:)   one reproducible bundle file
 //   BundleVerifier.verify(path:) -> VerifyReport                     stationdb verify
 //   RenumberingFile.read(from:)                                      raw/renumbered.csv
@@ -45,11 +47,19 @@ public struct BuildRequest {
     public var dist: String
     /// VERSION=N: must be larger than the published version.
     public var requestedVersion: Int?
+    /// Checked against the published version before anything is written to dist/;
+    /// `stationdb build` passes DiffGuards.nightly unless told otherwise. The first
+    /// version has nothing to compare with, so no guard applies to it.
+    public var guards: DiffGuards
+    /// Publish even when a guard is exceeded (FORCE_PUBLISH=1): the reasons are still printed.
+    public var force: Bool
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
-                renumberings: [Renumbering: SourceLocation] = [:], dist: String, requestedVersion: Int? = nil) {
+                renumberings: [Renumbering: SourceLocation] = [:], dist: String, requestedVersion: Int? = nil,
+                guards: DiffGuards = .none, force: Bool = false) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.dist = dist; self.requestedVersion = requestedVersion
+        self.guards = guards; self.force = force
     }
 }
 
@@ -169,6 +179,14 @@ public struct BundleBuilder {
                     return .unchanged(version: previous.version)
                 }
                 try Self.checkRenumberingHistory(d, request: request, version: version)
+                if !request.guards.isEmpty {
+                    let violations = request.guards.violations(of: try DiffSummary(difference: d, oldPath: previous.databasePath))
+                    if !violations.isEmpty {
+                        // Nothing is published yet: the catch below removes the temporary folder.
+                        guard request.force else { throw GuardRefusal(violations) }
+                        for reason in violations { note("publishing anyway (--force): \(reason)") }
+                    }
+                }
                 difference = d
             }
             let weightChanges = difference?["stations"]?.changed.filter { $0.changes.contains { $0.column == "weight" } }.count ?? 0
@@ -256,6 +274,7 @@ public struct BundleBuilder {
     }
 
     private func step(_ s: PublishStep) throws { try beforeStep?(s) }
+
 
     private func readFile(_ path: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else { throw EnvironmentError("cannot read \(path)") }

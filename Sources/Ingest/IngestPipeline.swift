@@ -18,6 +18,8 @@ public struct IngestReport: Sendable {
 public struct IngestOutcome: Sendable {
     public var staging: Staging
     public var registry: Registry
+    /// The registry as it was read, to skip rewriting an unchanged one.
+    public var previousRegistry: Registry?
     public var report: IngestReport
 }
 
@@ -142,34 +144,45 @@ public enum IngestPipeline {
             .sorted { ($0.stationID, $0.kind.rawValue, $0.other) < ($1.stationID, $1.kind.rawValue, $1.other) }
 
         // The registry after this run: every key we saw, the rows as published.
+        // An ID keeps its old keys too, unless another entity now holds one.
         var next = Registry()
-        func keys(old: [String]?, current: [String], claimedElsewhere: (String) -> Bool) -> [String] {
-            Array(Set(current + (old ?? []).filter { !claimedElsewhere($0) })).sorted()
-        }
-        let opKeyOwner = Dictionary(merger.operators.enumerated().flatMap { (i, o) in o.keys.map { ($0, operatorIDs[i]) } }, uniquingKeysWith: { a, _ in a })
-        let lineKeyOwner = Dictionary(merger.lines.enumerated().flatMap { (i, l) in l.keys.map { ($0, lineIDs[i]) } }, uniquingKeysWith: { a, _ in a })
-        let stationKeyOwner = Dictionary(merger.stations.enumerated().flatMap { (i, s) in s.keys.map { ($0, stationIDs[i]) } }, uniquingKeysWith: { a, _ in a })
-        let mergedOpKeys = Dictionary(uniqueKeysWithValues: merger.operators.enumerated().map { (operatorIDs[$0.offset], $0.element.keys) })
-        let mergedLineKeys = Dictionary(uniqueKeysWithValues: merger.lines.enumerated().map { (lineIDs[$0.offset], $0.element.keys) })
-        let mergedStationKeys = Dictionary(uniqueKeysWithValues: merger.stations.enumerated().map { (stationIDs[$0.offset], $0.element.keys) })
-        for o in network.operators {
-            next._operators[o.id] = (keys(old: registry._operators[o.id]?.keys, current: mergedOpKeys[o.id] ?? []) { opKeyOwner[$0].map { $0 != o.id } ?? false }, o)
-        }
-        for l in network.lines {
-            next._lines[l.id] = (keys(old: registry._lines[l.id]?.keys, current: mergedLineKeys[l.id] ?? []) { lineKeyOwner[$0].map { $0 != l.id } ?? false }, l)
-        }
-        for s in network.stations {
-            next._stations[s.id] = (keys(old: registry._stations[s.id]?.keys, current: mergedStationKeys[s.id] ?? []) { stationKeyOwner[$0].map { $0 != s.id } ?? false }, s)
-        }
+        next._operators = registryEntries(network.operators, old: registry._operators, currentKeys: merger.operators.map(\.keys), ids: operatorIDs)
+        next._lines = registryEntries(network.lines, old: registry._lines, currentKeys: merger.lines.map(\.keys), ids: lineIDs)
+        next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: merger.stations.map(\.keys), ids: stationIDs)
 
-        return IngestOutcome(staging: Staging(network: network, meta: meta), registry: next, report: report)
+        return IngestOutcome(staging: Staging(network: network, meta: meta), registry: next, previousRegistry: registry, report: report)
     }
 
     /// Writes the registry (only if changed), then the staging file: both
     /// atomically, the staging file last so that it is the newer one for make.
     public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
-        try outcome.registry.write(path: registryPath)
+        try outcome.registry.write(path: registryPath, unlessEqualTo: outcome.previousRegistry)
         try StagingFile.write(outcome.staging, to: stagingPath)
+    }
+
+    static func registryEntries<Row: RegistryRow>(_ rows: [Row], old: [Int: (keys: [String], row: Row)], currentKeys: [[String]], ids: [Int])
+        -> [Int: (keys: [String], row: Row)] {
+        var keysOfID: [Int: [String]] = [:]
+        keysOfID.reserveCapacity(ids.count)
+        for (i, id) in ids.enumerated() { keysOfID[id] = currentKeys[i].sorted() }
+        var owner: [String: Int]?   // built only if some ID's keys changed
+        var out: [Int: (keys: [String], row: Row)] = [:]
+        out.reserveCapacity(rows.count)
+        for row in rows {
+            let current = keysOfID[row.registryID] ?? []
+            let previous = old[row.registryID]?.keys ?? []
+            var keys = current
+            if previous != current, !previous.isEmpty {
+                if owner == nil {
+                    var o: [String: Int] = [:]
+                    for (id, ks) in keysOfID { for k in ks { o[k] = id } }
+                    owner = o
+                }
+                keys = Array(Set(current + previous.filter { owner![$0].map { $0 == row.registryID } ?? true })).sorted()
+            }
+            out[row.registryID] = (keys, row)
+        }
+        return out
     }
 
     static func relativePath(_ path: String, in folder: String) -> String {

@@ -618,41 +618,7 @@ final class N02Parser {
 
     /// Decimal degrees to micro-degrees from bytes, with MicroDegrees.parse's rounding
     /// (half away from zero on the 7th decimal), so no String is made per number.
-    static func parseMicroDegrees(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        var i = 0
-        let n = bytes.count
-        guard n > 0 else { return nil }
-        var negative = false
-        if bytes[0] == UInt8(ascii: "-") { negative = true; i = 1 } else if bytes[0] == UInt8(ascii: "+") { i = 1 }
-        var whole = 0, frac = 0, fracDigits = 0, digits = 0
-        var seenDot = false, roundUp = false
-        while i < n {
-            let b = bytes[i]
-            i += 1
-            if b == UInt8(ascii: ".") {
-                if seenDot { return nil }
-                seenDot = true
-                continue
-            }
-            guard b >= 48, b <= 57 else { return nil }
-            let d = Int(b - 48)
-            digits += 1
-            if !seenDot {
-                whole = whole * 10 + d
-                if whole > 1_000 { return nil }
-            } else if fracDigits < 6 {
-                frac = frac * 10 + d
-                fracDigits += 1
-            } else if fracDigits == 6 {
-                roundUp = d >= 5
-                fracDigits += 1
-            }
-        }
-        guard digits > 0 else { return nil }
-        while fracDigits < 6 { frac *= 10; fracDigits += 1 }
-        let v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
-        return negative ? -v : v
-    }
+    static func parseMicroDegrees(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? { MicroDegrees.parse(bytes) }
 
     // MARK: Features
 

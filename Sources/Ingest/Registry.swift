@@ -26,37 +26,49 @@ public struct Registry: Sendable, Equatable {
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator: Character = "|"
 
-    public static func == (a: Registry, b: Registry) -> Bool { a.csvText() == b.csvText() }
+    public static func == (a: Registry, b: Registry) -> Bool {
+        same(a._operators, b._operators) && same(a._lines, b._lines) && same(a._stations, b._stations)
+    }
+
+    private static func same<Row: Equatable>(_ a: [Int: (keys: [String], row: Row)], _ b: [Int: (keys: [String], row: Row)]) -> Bool {
+        a.count == b.count && a.allSatisfy { id, entry in b[id].map { $0.keys == entry.keys && $0.row == entry.row } ?? false }
+    }
 
     public var isEmpty: Bool { _operators.isEmpty && _lines.isEmpty && _stations.isEmpty }
 
     public static func load(path: String) throws -> Registry {
         guard FileManager.default.fileExists(atPath: path) else { return Registry() }
-        let table = try CSVReader.read(path: path)
-        try table.require(columns)
-        var r = Registry()
         var problems = DiagnosticCollector()
-        for row in table.rows() {
-            guard let id = row.int("id", &problems) else { continue }
-            let keys = row.string("keys").split(separator: keySeparator).map(String.init)
-            let enabled = row.bool("enabled", default: true, &problems)
-            switch row.string("kind") {
+        let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+        guard let t = try SourceTable.load(folder: folder.isEmpty ? "." : folder, label: folder, name: name, required: columns, &problems) else {
+            try problems.check()
+            return Registry()
+        }
+        let kind = t.column("kind"), idC = t.column("id"), keysC = t.column("keys"), nameC = t.column("name"), oC = t.column("o_id")
+        let typeC = t.column("type"), enabledC = t.column("enabled"), yomiC = t.column("yomi"), wikiC = t.column("wiki")
+        let prefC = t.column("pref"), addressC = t.column("address"), latC = t.column("lat"), lngC = t.column("lng")
+        var r = Registry()
+        for i in t.records {
+            guard let id = t.int(i, idC, &problems) else { continue }
+            let keys = t.text(i, keysC).split(separator: keySeparator).map(String.init)
+            let enabled = t.bool(i, enabledC, default: true, &problems) ?? true
+            switch t.text(i, kind) {
             case Kind.operator_.rawValue:
-                guard let type = row.int("type", &problems) else { continue }
-                if r._operators[id] != nil { problems.add(row.location("id"), "duplicate operator id \(id)") }
-                r._operators[id] = (keys, Operator(id: id, name: row.string("name"), type: type, enabled: enabled))
+                guard let type = t.int(i, typeC, &problems) else { continue }
+                if r._operators[id] != nil { problems.add(t.location(i, idC), "duplicate operator id \(id)") }
+                r._operators[id] = (keys, Operator(id: id, name: t.text(i, nameC), type: type, enabled: enabled))
             case Kind.line.rawValue:
-                guard let o = row.int("o_id", &problems) else { continue }
-                if r._lines[id] != nil { problems.add(row.location("id"), "duplicate line id \(id)") }
-                r._lines[id] = (keys, Line(id: id, name: row.string("name"), operatorID: o, enabled: enabled, type: row.optionalInt("type", &problems)))
+                guard let o = t.int(i, oC, &problems) else { continue }
+                if r._lines[id] != nil { problems.add(t.location(i, idC), "duplicate line id \(id)") }
+                r._lines[id] = (keys, Line(id: id, name: t.text(i, nameC), operatorID: o, enabled: enabled, type: t.optionalInt(i, typeC, &problems).value))
             case Kind.station.rawValue:
-                guard let o = row.int("o_id", &problems), let pref = row.int("pref", &problems),
-                      let lat = row.int("lat", &problems), let lng = row.int("lng", &problems) else { continue }
-                if r._stations[id] != nil { problems.add(row.location("id"), "duplicate station id \(id)") }
-                r._stations[id] = (keys, Station(id: id, name: row.string("name"), yomi: row.string("yomi"), wiki: row.string("wiki"),
-                                                 pref: pref, address: row.string("address"), lat: lat, lng: lng, operatorID: o, enabled: enabled))
+                guard let o = t.int(i, oC, &problems), let pref = t.int(i, prefC, &problems),
+                      let lat = t.int(i, latC, &problems), let lng = t.int(i, lngC, &problems) else { continue }
+                if r._stations[id] != nil { problems.add(t.location(i, idC), "duplicate station id \(id)") }
+                r._stations[id] = (keys, Station(id: id, name: t.text(i, nameC), yomi: t.text(i, yomiC), wiki: t.text(i, wikiC),
+                                                 pref: pref, address: t.text(i, addressC), lat: lat, lng: lng, operatorID: o, enabled: enabled))
             case let k:
-                problems.add(row.location("kind"), "expected operator, line or station, found '\(k)'")
+                problems.add(t.location(i, kind), "expected operator, line or station, found '\(k)'")
             }
         }
         try problems.check()
@@ -84,7 +96,8 @@ public struct Registry: Sendable, Equatable {
     }
 
     /// Writes atomically, and only when the content changed (so make sees no change).
-    public func write(path: String) throws {
+    public func write(path: String, unlessEqualTo loaded: Registry? = nil) throws {
+        if let loaded, loaded == self, FileManager.default.fileExists(atPath: path) { return }
         let text = csvText()
         if let old = FileManager.default.contents(atPath: path), old == Data(text.utf8) { return }
         try AtomicFile.write(text, to: path)
@@ -129,3 +142,9 @@ struct IDAssigner {
         return result
     }
 }
+
+/// What the registry keeps of a row: its ID.
+protocol RegistryRow: Equatable { var registryID: Int { get } }
+extension Operator: RegistryRow { var registryID: Int { id } }
+extension Line: RegistryRow { var registryID: Int { id } }
+extension Station: RegistryRow { var registryID: Int { id } }

@@ -231,43 +231,9 @@ enum FieldBytes {
         return v
     }
 
-    /// Decimal degrees to micro-degrees from bytes, exactly as
-    /// `MicroDegrees.parse(_: String)` reads text (kept in step by a test), which
-    /// costs several times more per call through its Substring view.
+    /// Decimal degrees to micro-degrees from bytes.
     @inline(__always)
-    static func parseMicroDegrees(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
-        var i = 0
-        let n = b.count
-        guard n > 0 else { return nil }
-        var negative = false
-        if b[0] == 0x2D { negative = true; i = 1 } else if b[0] == 0x2B { i = 1 }
-        var whole = 0, frac = 0, fracDigits = 0, roundUp = false
-        var seenDot = false, digits = 0
-        while i < n {
-            let c = b[i]
-            i += 1
-            if c == 0x2E {
-                if seenDot { return nil }
-                seenDot = true
-                continue
-            }
-            let d = c &- 0x30
-            guard d <= 9 else { return nil }
-            digits += 1
-            if !seenDot {
-                whole = whole * 10 + Int(d)
-                if whole > 1_000 { return nil }
-            } else if fracDigits < 6 {
-                frac = frac * 10 + Int(d); fracDigits += 1
-            } else if fracDigits == 6 {
-                roundUp = d >= 5; fracDigits += 1
-            }
-        }
-        guard digits > 0 else { return nil }
-        while fracDigits < 6 { frac *= 10; fracDigits += 1 }
-        let v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
-        return negative ? -v : v
-    }
+    static func parseMicroDegrees(_ b: UnsafeBufferPointer<UInt8>) -> Int? { MicroDegrees.parse(b) }
 
     /// Whether `text` contains `part`, comparing UTF-8 bytes (Foundation's
     /// `contains` goes through CFString and is many times slower).

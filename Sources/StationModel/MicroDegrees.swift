@@ -5,35 +5,46 @@ import Foundation
 
 public enum MicroDegrees {
     public static func parse(_ text: String) -> Int? {
-        var utf8 = Substring(text).utf8[...]
-        guard !utf8.isEmpty else { return nil }
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    /// The one parser, on bytes so that readers of national files make no
+    /// String per number: an optional sign, digits, an optional point and
+    /// decimals, rounded half away from zero on the 7th decimal.
+    @inlinable
+    public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = 0
+        let n = b.count
+        guard n > 0 else { return nil }
         var negative = false
-        if utf8.first == UInt8(ascii: "-") { negative = true; utf8 = utf8.dropFirst() }
-        else if utf8.first == UInt8(ascii: "+") { utf8 = utf8.dropFirst() }
+        if b[0] == 0x2D { negative = true; i = 1 } else if b[0] == 0x2B { i = 1 }
         var whole = 0, frac = 0, fracDigits = 0, roundUp = false
         var seenDot = false, digits = 0
-        for b in utf8 {
-            if b == UInt8(ascii: ".") {
+        while i < n {
+            let c = b[i]
+            i += 1
+            if c == 0x2E {
                 if seenDot { return nil }
-                seenDot = true; continue
+                seenDot = true
+                continue
             }
-            guard b >= 48, b <= 57 else { return nil }
-            let d = Int(b - 48)
+            let d = c &- 0x30
+            guard d <= 9 else { return nil }
             digits += 1
             if !seenDot {
-                whole = whole * 10 + d
+                whole = whole * 10 + Int(d)
                 if whole > 1_000 { return nil }
             } else if fracDigits < 6 {
-                frac = frac * 10 + d; fracDigits += 1
+                frac = frac * 10 + Int(d); fracDigits += 1
             } else if fracDigits == 6 {
                 roundUp = d >= 5; fracDigits += 1
             }
         }
         guard digits > 0 else { return nil }
         while fracDigits < 6 { frac *= 10; fracDigits += 1 }
-        var v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
-        if negative { v = -v }
-        return v
+        let v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
+        return negative ? -v : v
     }
 
     public static func parse(_ value: Double) -> Int {

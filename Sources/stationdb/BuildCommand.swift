@@ -1,5 +1,6 @@
 import ArgumentParser
 import BuildDB
+import BundleDiff
 import Foundation
 import StationModel
 
@@ -21,12 +22,26 @@ struct BuildCommand: ParsableCommand {
         earlier s_ids; every pair ever published stays in it, and a new pair carries
         the version being built.
 
+        Before anything is written, the new bundle is compared with the published
+        one (as `stationdb diff` does) and the guards are checked; when one is
+        exceeded, the reasons are printed, nothing is published and the exit status
+        is 4. Defaults, for the nightly: --max-removed 2 (% of the published
+        stations removed), --max-disabled 2 (% of its enabled stations disabled),
+        --max-moved-m 5000 (any station moved further), --max-weight-churn 10 (% of
+        the stations enabled in both whose weight changed). The first version has
+        nothing to compare with and is never refused. A maintainer who has checked
+        the reasons publishes a big intended change with --force, which
+        `make FORCE_PUBLISH=1` passes.
+
         Example:
           stationdb build --staging build/staging.sqlite --weights build/weights.csv
           stationdb build --dist dist --version 12 --renumbered raw/renumbered.csv
+          stationdb build --max-removed 5 --max-moved-m 20000
+          stationdb build --force            # or: make FORCE_PUBLISH=1
 
         Exit status: 0 published or unchanged, 2 bad input (a station without a
-        weight, a bad renumbering, a version that does not grow), 3 I/O failure.
+        weight, a bad renumbering, a version that does not grow), 3 I/O failure,
+        4 a guard refused to publish.
         """)
 
     @Option(help: "The staging file from `stationdb ingest`.")
@@ -44,6 +59,28 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .customLong("version"), help: "Version to publish (VERSION=N); must be larger than the published one.")
     var requestedVersion: Int?
 
+    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse to publish when more than PCT % of the published stations are removed.", valueName: "PCT"))
+    var maxRemoved = DiffGuards.nightly.maxRemovedPercent!
+
+    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of the published enabled stations are disabled.", valueName: "PCT"))
+    var maxDisabled = DiffGuards.nightly.maxDisabledPercent!
+
+    @Option(name: .customLong("max-moved-m"), help: ArgumentHelp("Refuse when a station moved further than METRES.", valueName: "METRES"))
+    var maxMovedMetres = DiffGuards.nightly.maxMovedMetres!
+
+    @Option(name: .customLong("max-weight-churn"), help: ArgumentHelp("Refuse when more than PCT % of the stations enabled in both changed weight.", valueName: "PCT"))
+    var maxWeightChurn = DiffGuards.nightly.maxWeightChurnPercent!
+
+    @Flag(help: "Publish even when a guard is exceeded (make FORCE_PUBLISH=1).")
+    var force = false
+
+    func validate() throws {
+        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled),
+                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] where !(value >= 0) {
+            throw ValidationError("\(name) must be a number of 0 or more")
+        }
+    }
+
     func run() throws {
         // The two inputs are independent: read the weights while the staging file loads.
         let weightsPath = self.weights
@@ -55,8 +92,18 @@ struct BuildCommand: ParsableCommand {
             renumberings = try RenumberingFile.read(from: path)
         }
         let request = BuildRequest(staging: staging, stagingPath: self.staging, weights: weights, weightsPath: self.weights,
-                                   renumberings: renumberings, dist: dist, requestedVersion: requestedVersion)
-        switch try BundleBuilder().build(request) {
+                                   renumberings: renumberings, dist: dist, requestedVersion: requestedVersion,
+                                   guards: DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled,
+                                                      maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn),
+                                   force: force)
+        let outcome: BuildOutcome
+        do {
+            outcome = try BundleBuilder().build(request)
+        } catch let refusal as GuardRefusal {
+            note("nothing was published (\(dist) is as it was); if this change is intended, publish it with `make FORCE_PUBLISH=1` (stationdb build --force)")
+            throw refusal
+        }
+        switch outcome {
         case .unchanged(let version):
             note("unchanged (version \(version))")
         case .published(let bundle):

@@ -91,6 +91,9 @@ struct PriorityAssignCommand: ParsableCommand {
     @Option(help: "Hand weights CSV (s_id, weight, note). Default: raw/weights.csv when present.")
     var hand: String?
 
+    @Flag(help: "Assign machine weights only, even if raw/weights.csv exists (make passes this when RAW has no weights.csv).")
+    var noHand = false
+
     @Option(help: "Where to write s_id,weight.")
     var out = "build/weights.csv"
 
@@ -104,7 +107,7 @@ struct PriorityAssignCommand: ParsableCommand {
 
     func run() throws {
         let network = try StagingFile.read(from: staging).network
-        let hand = try readHandWeights(hand, network: network)
+        let hand = noHand ? (weights: [], warnings: []) : try readHandWeights(hand, network: network)
         for w in hand.warnings { note(w) }
         var config = PriorityConfig(seed: seed.seed)
         if let tiers { config.tiers = try parseTiers(tiers) }

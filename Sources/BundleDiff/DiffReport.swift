@@ -1,0 +1,221 @@
+import Foundation
+import StationModel
+
+/// A difference ready for a human: the core's BundleDifference, the names that make
+/// its rows recognisable, and the figures the guards and the summary are made of.
+///
+///   DiffReport.make(old: DiffSide, new: DiffSide)          what `stationdb diff` prints
+///   DiffReport.make(oldPath:newPath:oldLabel:newLabel:)
+///   .name(of:in:side:)     "東京 (JR東日本)", "山手線 (JR東日本) / 東京", ...
+///   .summary               DiffSummary (removed, disabled, moved, weight changes)
+///   .text(limit:) .markdown(limit:) .json(guardViolations:) .sql()    (DiffFormats.swift)
+public struct DiffReport: Sendable {
+    public var oldLabel: String
+    public var newLabel: String
+    public var difference: BundleDifference
+    public var summary: DiffSummary
+    var oldNames: NameBook
+    var newNames: NameBook
+
+    public static func make(old: DiffSide, new: DiffSide) throws -> DiffReport {
+        try make(oldPath: old.databasePath, newPath: new.databasePath, oldLabel: old.label, newLabel: new.label)
+    }
+
+    public static func make(oldPath: String, newPath: String, oldLabel: String? = nil, newLabel: String? = nil) throws -> DiffReport {
+        let difference = try BundleDifference.between(oldPath: oldPath, newPath: newPath)
+        let oldDB = try SQLiteDatabase(path: oldPath, mode: .readOnly)
+        defer { oldDB.close() }
+        let newDB = try SQLiteDatabase(path: newPath, mode: .readOnly)
+        defer { newDB.close() }
+        let wanted = NameBook.Wanted(difference)
+        return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
+                          summary: DiffSummary(difference: difference, oldEnabledStations: try DiffSummary.enabledStations(in: oldDB)),
+                          oldNames: try NameBook(database: oldDB, wanted: wanted),
+                          newNames: try NameBook(database: newDB, wanted: wanted))
+    }
+
+    public enum Side: Sendable { case old, new }
+
+    /// A row's human name: the station, line or operator it is about. Looked up in the
+    /// side the row belongs to (old for removed rows, new otherwise), then the other.
+    public func name(of row: [SQLValue], in shape: TableShape, side: Side) -> String {
+        let (first, second) = side == .old ? (oldNames, newNames) : (newNames, oldNames)
+        func operatorName(_ id: SQLValue) -> String? { id.intValue.flatMap { first.operators[$0] ?? second.operators[$0] } }
+        func lineName(_ id: SQLValue) -> String? {
+            guard let id = id.intValue, let line = first.lines[id] ?? second.lines[id] else { return nil }
+            return line.name + (operatorName(.integer(Int64(line.operatorID))).map { " (\($0))" } ?? "")
+        }
+        func stationName(_ id: SQLValue) -> String? { id.intValue.flatMap { first.stations[$0] ?? second.stations[$0] } }
+        func column(_ name: String) -> SQLValue {
+            shape.columns.firstIndex(of: name).map { row[$0] } ?? .null
+        }
+        func owned(_ name: SQLValue) -> String {
+            let own = name.textValue ?? ""
+            return operatorName(column("o_id")).map { "\(own) (\($0))" } ?? own
+        }
+        switch shape.name {
+        case "operators": return column("operator").textValue ?? ""
+        case "lines": return owned(column("line"))
+        case "stations": return owned(column("station"))
+        case "stations_lines":
+            return (lineName(column("l_id")) ?? "line \(column("l_id"))") + " / " + (stationName(column("s_id")) ?? "station \(column("s_id"))")
+        case "renumbered_stations":
+            // The new s_id is named as published now, the old one as it was.
+            let newID = column("new_s_id"), oldID = column("old_s_id")
+            let newName = newNames.stations[newID.intValue ?? -1] ?? oldNames.stations[newID.intValue ?? -1]
+            let oldName = oldNames.stations[oldID.intValue ?? -1] ?? newNames.stations[oldID.intValue ?? -1]
+            return (newName ?? "station \(newID)") + " <- " + (oldName ?? "station \(oldID)")
+        default: return ""
+        }
+    }
+}
+
+/// Names of the operators, lines and stations a difference mentions, read from one side.
+struct NameBook: Sendable {
+    var operators: [Int: String] = [:]
+    var lines: [Int: (name: String, operatorID: Int)] = [:]
+    var stations: [Int: String] = [:]
+
+    /// The ids to look up: every id a differing row refers to.
+    struct Wanted {
+        var operators = Set<Int>(), lines = Set<Int>(), stations = Set<Int>()
+
+        init(_ difference: BundleDifference) {
+            for t in difference.tables {
+                let rows = t.added + t.removed + t.changed.flatMap { [$0.old, $0.new] }
+                func ids(_ column: String) -> [Int] {
+                    guard let i = t.shape.columns.firstIndex(of: column) else { return [] }
+                    return rows.compactMap { $0[i].intValue }
+                }
+                operators.formUnion(ids("o_id"))
+                lines.formUnion(ids("l_id"))
+                stations.formUnion(ids("s_id") + ids("new_s_id") + ids("old_s_id"))
+            }
+        }
+    }
+
+    init(database db: SQLiteDatabase, wanted: Wanted) throws {
+        var operatorIDs = wanted.operators
+        for row in try Self.rows(db, "SELECT l_id, line, o_id FROM lines", key: "l_id", ids: wanted.lines) {
+            guard let id = row[0].intValue, let o = row[2].intValue else { continue }
+            lines[id] = (row[1].textValue ?? "", o)
+            operatorIDs.insert(o)
+        }
+        for row in try Self.rows(db, "SELECT s_id, station FROM stations", key: "s_id", ids: wanted.stations) {
+            if let id = row[0].intValue { stations[id] = row[1].textValue ?? "" }
+        }
+        for row in try Self.rows(db, "SELECT o_id, operator FROM operators", key: "o_id", ids: operatorIDs) {
+            if let id = row[0].intValue { operators[id] = row[1].textValue ?? "" }
+        }
+    }
+
+    /// Integer ids written into the SQL (they are Ints, so no quoting question), in chunks.
+    static func rows(_ db: SQLiteDatabase, _ select: String, key: String, ids: Set<Int>) throws -> [[SQLValue]] {
+        let sorted = ids.sorted()
+        var out: [[SQLValue]] = []
+        var start = 0
+        while start < sorted.count {
+            let chunk = sorted[start..<min(sorted.count, start + 2_000)]
+            out += try db.query("\(select) WHERE \(key) IN (\(chunk.map(String.init).joined(separator: ",")))")
+            start += chunk.count
+        }
+        return out
+    }
+}
+
+/// The figures a maintainer (and the guards) look at first.
+///
+/// Definitions, all over the stations table:
+/// - removed %       = stations rows removed / stations rows in OLD;
+/// - disabled %      = stations going enabled 1 -> 0 / stations with enabled = 1 in OLD;
+/// - weight churn %  = live stations whose weight changed / live stations in both,
+///                     where live means enabled = 1 in OLD and in NEW;
+/// - moved           = a station whose lat or lng changed; its move is the great-circle
+///                     distance between the old and new points.
+/// A percentage over an empty set is 0.
+public struct DiffSummary: Sendable, Equatable {
+    public struct WeightTransition: Sendable, Equatable {
+        public var old: Int
+        public var new: Int
+        public var stations: Int
+        public init(old: Int, new: Int, stations: Int) { self.old = old; self.new = new; self.stations = stations }
+    }
+
+    public struct Move: Sendable, Equatable {
+        public var stationID: Int
+        public var name: String
+        public var metres: Double
+        public init(stationID: Int, name: String, metres: Double) { self.stationID = stationID; self.name = name; self.metres = metres }
+    }
+
+    public var oldStations = 0
+    public var stationsRemoved = 0
+    public var oldEnabledStations = 0
+    public var stationsDisabled = 0
+    /// enabled 0 -> 1 (reported, never guarded).
+    public var stationsReenabled = 0
+    public var liveInBoth = 0
+    public var weightChurn = 0
+    /// Every changed station whose weight changed (disabled ones too), by (old, new).
+    public var weightTransitions: [WeightTransition] = []
+    /// Stations whose position changed, furthest first (then by s_id).
+    public var moves: [Move] = []
+
+    public var removedPercent: Double { Self.percent(stationsRemoved, of: oldStations) }
+    public var disabledPercent: Double { Self.percent(stationsDisabled, of: oldEnabledStations) }
+    public var weightChurnPercent: Double { Self.percent(weightChurn, of: liveInBoth) }
+    public var weightChanges: Int { weightTransitions.reduce(0) { $0 + $1.stations } }
+    public var furthestMove: Move? { moves.first }
+
+    static func percent(_ part: Int, of whole: Int) -> Double { whole == 0 ? 0 : Double(part) * 100 / Double(whole) }
+
+    public static func enabledStations(in db: SQLiteDatabase) throws -> Int {
+        try db.scalarInt("SELECT count(*) FROM stations WHERE enabled = 1") ?? 0
+    }
+
+    /// For a caller that has only the old bundle's path (BuildDB).
+    public init(difference: BundleDifference, oldPath: String) throws {
+        let db = try SQLiteDatabase(path: oldPath, mode: .readOnly)
+        defer { db.close() }
+        self.init(difference: difference, oldEnabledStations: try Self.enabledStations(in: db))
+    }
+
+    public init(difference: BundleDifference, oldEnabledStations: Int) {
+        self.oldEnabledStations = oldEnabledStations
+        guard let stations = difference["stations"] else { return }
+        let columns = stations.shape.columns
+        guard let enabled = columns.firstIndex(of: "enabled"), let weight = columns.firstIndex(of: "weight"),
+              let lat = columns.firstIndex(of: "lat"), let lng = columns.firstIndex(of: "lng"),
+              let name = columns.firstIndex(of: "station") else { return }
+        oldStations = stations.oldCount
+        stationsRemoved = stations.removed.count
+
+        // Live in both = live in OLD, less the live ones removed or disabled.
+        let removedLive = stations.removed.filter { $0[enabled].intValue == 1 }.count
+        var transitions: [[Int]: Int] = [:]
+        for change in stations.changed {
+            let wasLive = change.old[enabled].intValue == 1, isLive = change.new[enabled].intValue == 1
+            if wasLive && !isLive { stationsDisabled += 1 }
+            if !wasLive && isLive { stationsReenabled += 1 }
+            let oldWeight = change.old[weight].intValue ?? 0, newWeight = change.new[weight].intValue ?? 0
+            if oldWeight != newWeight {
+                transitions[[oldWeight, newWeight], default: 0] += 1
+                if wasLive && isLive { weightChurn += 1 }
+            }
+            if change.old[lat] != change.new[lat] || change.old[lng] != change.new[lng] {
+                let metres = MicroDegrees.distanceMetres(lat1: change.old[lat].intValue ?? 0, lng1: change.old[lng].intValue ?? 0,
+                                                         lat2: change.new[lat].intValue ?? 0, lng2: change.new[lng].intValue ?? 0)
+                moves.append(Move(stationID: change.key.first?.intValue ?? 0, name: change.new[name].textValue ?? "", metres: metres))
+            }
+        }
+        liveInBoth = oldEnabledStations - removedLive - stationsDisabled
+        weightTransitions = transitions.keys.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) }
+            .map { WeightTransition(old: $0[0], new: $0[1], stations: transitions[$0]!) }
+        for m in moves { moveByStation[m.stationID] = m.metres }
+        moves.sort { $0.metres != $1.metres ? $0.metres > $1.metres : $0.stationID < $1.stationID }
+    }
+
+    /// The move of one station, for the row listings.
+    public func move(of stationID: Int) -> Double? { moveByStation[stationID] }
+    private var moveByStation: [Int: Double] = [:]
+}
