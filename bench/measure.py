@@ -219,7 +219,7 @@ def stage_n02_ingest(runs):
 
 def stage_priority(scale, runs, stations):
     staging = W("out", f"x{scale}.staging.sqlite")
-    cmd = [A.bin, "priority", "--staging", staging, "--out", W("out", f"x{scale}.weights.csv")]
+    cmd = [A.bin, "priority", "--staging", staging, "--no-hand", "--out", W("out", f"x{scale}.weights.csv")]
     t, _ = measure(cmd, runs=runs, cwd=W())  # cwd without raw/weights.csv: no hand weights
     met = t.median <= 0.020 if scale == 1 else None
     row("priority", f"{scale}x", t, stations=stations, target="<= 20 ms" if scale == 1 else "", met=met)
