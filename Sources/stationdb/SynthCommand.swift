@@ -9,9 +9,11 @@ struct SynthCommand: ParsableCommand {
         abstract: "Write the national network, or K times it, as native master CSV and N02 XML (the bench's inputs).",
         discussion: """
         Reads the national network the way `stationdb ingest` would (RAW's sources,
-        the registry's IDs; nothing is written there) and writes into --out:
-          operators.csv lines.csv stations.csv stations_lines.csv   native master CSV
-          N02-stations.xml                                          the same network as N02 (unless --no-n02)
+        the registry's IDs; nothing is written there) and writes into --out the
+        native master CSV (operators.csv, lines.csv, stations.csv,
+        stations_lines.csv) and, unless --no-n02, the same network as an N02
+        document, N02-stations.xml. Options: `stationdb synth write --help`.
+
         --scale 1 is the national network itself, exported as native CSV: ingest of
         that folder gives the same stations. For K > 1, copy k (1..K-1) adds one
         infill station per national station, part of the way to its neighbour on
@@ -25,7 +27,8 @@ struct SynthCommand: ParsableCommand {
 
           stationdb synth --raw raw --scale 1 --out bench/work/x1
           stationdb synth --raw raw --scale 100 --no-n02 --out bench/work/x100
-          stationdb ingest --raw bench/work/x100 --registry bench/work/x100.registry.csv --out bench/work/x100.staging.sqlite
+          stationdb ingest --raw bench/work/x100 --registry /tmp/x100.registry.csv \\
+                           --out bench/work/x100.staging.sqlite
         """,
         subcommands: [SynthWriteCommand.self, SynthReadCommand.self, SynthSchemaCommand.self],
         defaultSubcommand: SynthWriteCommand.self
