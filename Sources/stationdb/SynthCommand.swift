@@ -1,10 +1,134 @@
 import ArgumentParser
+import Foundation
+import Ingest
 import StationModel
 
 struct SynthCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "synth", abstract: "(not yet written)")
+    static let configuration = CommandConfiguration(
+        commandName: "synth",
+        abstract: "Write the national network, or K times it, as native master CSV and N02 XML (the bench's inputs).",
+        discussion: """
+        Reads the national network the way `stationdb ingest` would (RAW's sources,
+        the registry's IDs; nothing is written there) and writes into --out the
+        native master CSV (operators.csv, lines.csv, stations.csv,
+        stations_lines.csv) and, unless --no-n02, the same network as an N02
+        document, N02-stations.xml. Options: `stationdb synth write --help`.
+
+        --scale 1 is the national network itself, exported as native CSV: ingest of
+        that folder gives the same stations. For K > 1, copy k (1..K-1) adds one
+        infill station per national station, part of the way to its neighbour on
+        its first line and up to ~250 m sideways, on the copy's own lines (same
+        operators, same station order), with IDs offset by k times a power of ten.
+        So density grows along the lines and in the cities, and every point stays
+        inside Japan. The output depends only on the input, --scale and --seed.
+
+        `stationdb ingest` reads the folder as a native source (no sources.json);
+        give it a --registry outside raw/. `make bench` (bench/run) uses this.
+
+          stationdb synth --raw raw --scale 1 --out bench/work/x1
+          stationdb synth --raw raw --scale 100 --no-n02 --out bench/work/x100
+          stationdb ingest --raw bench/work/x100 --registry /tmp/x100.registry.csv \\
+                           --out bench/work/x100.staging.sqlite
+        """,
+        subcommands: [SynthWriteCommand.self, SynthReadCommand.self, SynthSchemaCommand.self],
+        defaultSubcommand: SynthWriteCommand.self
+    )
+}
+
+struct SynthWriteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Write the scaled network (the default subcommand; see `stationdb synth --help`).")
+
+    @Option(help: "The raw folder to read the national network from (its sources.json, or native CSV).")
+    var raw = "raw"
+
+    @Option(help: "The ID registry to read IDs from (default: RAW/registry.csv; read only).")
+    var registry: String?
+
+    @Option(help: "The staging file to read the national network from instead of --raw.")
+    var staging: String?
+
+    @Option(help: "K: the output has K times the national stations.")
+    var scale = 1
+
+    @Option(help: "Seed of the sideways pushes.")
+    var seed: UInt64 = 1
+
+    @Option(help: "The folder to write.")
+    var out: String
+
+    @Flag(help: "Write the native CSV only, no N02-stations.xml.")
+    var noN02 = false
 
     func run() throws {
-        throw EnvironmentError("stationdb synth is not implemented yet")
+        guard scale >= 1 else { throw ValidationError("--scale must be at least 1") }
+        let network: RailNetwork
+        if let staging {
+            network = try StagingFile.read(from: staging).network
+        } else {
+            // An empty registry would number stations afresh; RAW's keeps the published IDs.
+            let options = IngestOptions(rawFolder: raw, registryPath: registry)
+            network = try IngestPipeline.run(options).staging.network
+        }
+        let synth = Synth(national: network, config: SynthConfig(scale: scale, seed: seed))
+        let counts = try synth.writeNative(folder: out)
+        var summary = "synth: scale \(scale): \(counts.operators) operators, \(counts.lines) lines, \(counts.stations) stations, \(counts.stationLines) station-line rows -> \(out)"
+        if !noN02 {
+            let path = (out as NSString).appendingPathComponent("N02-stations.xml")
+            let features = try synth.writeN02(path: path)
+            summary += "; \(features) N02 station features -> \(path)"
+        }
+        note(summary)
+    }
+}
+
+/// For the bench: one reader alone, without merge, IDs or the staging write,
+/// so that a parse can be timed against xmllint on the same file.
+struct SynthReadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "read",
+        abstract: "Run one source reader alone and print what it read (bench helper).",
+        discussion: """
+          stationdb synth read --kind n02 ../shared/data/ksj/N02-stations.xml
+        """,
+        shouldDisplay: false)
+
+    @Option(help: "native, ekidata or n02.")
+    var kind: String
+
+    @Argument(help: "The file (n02) or folder (native, ekidata).")
+    var path: String
+
+    func run() throws {
+        let source: SourceNetwork
+        switch kind {
+        case "n02": source = try N02Reader.read(path: path, label: path)
+        case "ekidata": source = try EkidataReader.read(folder: path, label: path)
+        case "native": source = try NativeCSVReader.read(folder: path, label: path)
+        default: throw ValidationError("--kind: expected native, ekidata or n02")
+        }
+        print("\(kind): \(source.operators.count) operators, \(source.lines.count) lines, \(source.stations.count) stations, \(source.stationLines.count) station-line rows")
+    }
+}
+
+/// For the bench's sqlite3 baseline: the bundle's exact DDL.
+struct SynthSchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the bundle's CREATE TABLE and CREATE INDEX statements (bench helper).",
+        shouldDisplay: false)
+
+    @Flag(help: "Only the tables (the indexes are created after loading).")
+    var tablesOnly = false
+
+    @Flag(help: "Only the indexes.")
+    var indexesOnly = false
+
+    func run() throws {
+        let tables = BundleSchema.tables.map(\.createSQL)
+        let indexes = BundleSchema.indexes.map(\.createSQL)
+        let statements = tablesOnly ? tables : indexesOnly ? indexes : tables + indexes
+        for s in statements { print(s + ";") }
     }
 }

@@ -1,0 +1,326 @@
+import Foundation
+import StationModel
+
+// The bench's inputs: the national network, or K times it, written as native
+// master CSV and as an N02 document, deterministically (same network, scale
+// and seed, same bytes).
+//
+// Copy 0 is the national network itself. Copy k >= 1 adds, for every station,
+// one infill station on the same stretch of track: a fixed fraction of the way
+// (k times the golden ratio, modulo 1) towards the station's neighbour on its
+// first line, pushed up to ~250 m sideways. So new stations follow the lines
+// and crowd where the lines crowd (the cities), as real density does, and they
+// stay inside Japan's box because they lie between two stations that are.
+// Each copy has its own lines (the stretch's "branch" k, same operator and
+// station order); operators are shared, as a larger network of the same
+// country would mostly keep its operators.
+
+public struct SynthConfig: Sendable {
+    public var scale: Int
+    public var seed: UInt64
+
+    public init(scale: Int, seed: UInt64 = 1) {
+        self.scale = scale; self.seed = seed
+    }
+}
+
+public struct SynthCounts: Sendable, Equatable {
+    public var operators = 0, lines = 0, stations = 0, stationLines = 0
+    public init() {}
+}
+
+public struct Synth {
+    public let national: RailNetwork
+    public let config: SynthConfig
+    /// Copy k's IDs are the national ID plus k times these (powers of ten above the largest ID).
+    public let stationStride: Int
+    public let lineStride: Int
+    /// Per national station (by index): the point its infill copies move towards.
+    private let neighbour: [(lat: Int, lng: Int)?]
+    private let stationIndex: [Int: Int]
+    private let operatorsByID: [Int: Operator]
+    private let linesByID: [Int: Line]
+
+    public init(national: RailNetwork, config: SynthConfig) {
+        var n = national
+        n.sortByKey()
+        self.national = n
+        self.config = config
+        func stride(above maxID: Int) -> Int {
+            var s = 10
+            while s <= maxID { s *= 10 }
+            return s
+        }
+        stationStride = stride(above: n.stations.map(\.id).max() ?? 0)
+        lineStride = stride(above: n.lines.map(\.id).max() ?? 0)
+        var index: [Int: Int] = [:]
+        for (i, s) in n.stations.enumerated() { index[s.id] = i }
+        stationIndex = index
+        operatorsByID = Dictionary(n.operators.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        linesByID = Dictionary(n.lines.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+
+        // stationLines are in (l_id, s_sort, s_id) order: neighbours along a line are adjacent.
+        var next: [(lat: Int, lng: Int)?] = Array(repeating: nil, count: n.stations.count)
+        let rows = n.stationLines
+        for (r, row) in rows.enumerated() {
+            guard let i = index[row.stationID], next[i] == nil else { continue }
+            var other: Int?
+            if r + 1 < rows.count, rows[r + 1].lineID == row.lineID { other = index[rows[r + 1].stationID] }
+            else if r > 0, rows[r - 1].lineID == row.lineID { other = index[rows[r - 1].stationID] }
+            if let o = other, o != i { next[i] = (n.stations[o].lat, n.stations[o].lng) }
+        }
+        neighbour = next
+    }
+
+    // MARK: The copies
+
+    private static let nameSuffixes = ["東", "西", "南", "北", "中央", "本町", "台", "口", "公園", "新町"]
+    private static let yomiSuffixes = ["ひがし", "にし", "みなみ", "きた", "ちゅうおう", "ほんまち", "だい", "ぐち", "こうえん", "しんまち"]
+
+    /// Copy k's suffix: one word per decimal digit of k, so names stay kana/kanji.
+    static func suffix(_ k: Int, _ words: [String]) -> String {
+        guard k > 0 else { return "" }
+        var digits: [Int] = []
+        var v = k
+        while v > 0 { digits.append(v % 10); v /= 10 }
+        return digits.reversed().map { words[$0] }.joined()
+    }
+
+    /// splitmix64 of (seed, station, copy): the sideways push, reproducible.
+    private func mix(_ a: Int, _ b: Int) -> UInt64 {
+        var z = config.seed &+ UInt64(truncatingIfNeeded: a) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(truncatingIfNeeded: b) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Copy k of the national station at index i.
+    public func station(_ i: Int, copy k: Int) -> Station {
+        var s = national.stations[i]
+        guard k > 0 else { return s }
+        s.id += k * stationStride
+        s.name += Synth.suffix(k, Synth.nameSuffixes)
+        if !s.yomi.isEmpty { s.yomi += Synth.suffix(k, Synth.yomiSuffixes) }
+        s.wiki = ""
+        let h = mix(s.id, k)
+        // Sideways (or, without a neighbour, any way) up to 0.0025 degrees (~250 m).
+        let pushLat = Int(h & 0x1FFF) % 5001 - 2500
+        let pushLng = Int((h >> 16) & 0x1FFF) % 5001 - 2500
+        if let to = neighbour[i] {
+            let phi = 0.6180339887498949
+            let f = 0.1 + 0.8 * (Double(k) * phi).truncatingRemainder(dividingBy: 1)
+            s.lat += Int((Double(to.lat - s.lat) * f).rounded())
+            s.lng += Int((Double(to.lng - s.lng) * f).rounded())
+            s.lat += pushLat; s.lng += pushLng
+        } else {
+            s.lat += pushLat * 4; s.lng += pushLng * 4
+        }
+        s.lat = min(max(s.lat, 20_000_000), 46_000_000)
+        s.lng = min(max(s.lng, 122_000_000), 154_000_000)
+        return s
+    }
+
+    public func line(_ l: Line, copy k: Int) -> Line {
+        guard k > 0 else { return l }
+        var c = l
+        c.id += k * lineStride
+        c.name += "(" + Synth.suffix(k, Synth.nameSuffixes) + "支線)"
+        return c
+    }
+
+    public func stationLine(_ r: StationLine, copy k: Int) -> StationLine {
+        StationLine(lineID: r.lineID + k * lineStride, stationID: r.stationID + k * stationStride, sort: r.sort)
+    }
+
+    // MARK: Native master CSV
+
+    /// Writes operators.csv, lines.csv, stations.csv and stations_lines.csv into `folder`.
+    @discardableResult
+    public func writeNative(folder: String) throws -> SynthCounts {
+        try AtomicFile.createDirectory(folder)
+        var counts = SynthCounts()
+        let scale = config.scale
+        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.operatorsFile)) { out in
+            out.line(["o_id", "operator", "type", "enabled"])
+            for o in national.operators {
+                out.line([String(o.id), o.name, String(o.type), o.enabled ? "1" : "0"]); counts.operators += 1
+            }
+        }
+        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.linesFile)) { out in
+            out.line(["l_id", "line", "o_id", "enabled", "l_type"])
+            for k in 0..<scale {
+                for l0 in national.lines {
+                    let l = line(l0, copy: k)
+                    out.line([String(l.id), l.name, String(l.operatorID), l.enabled ? "1" : "0", l.type.map(String.init) ?? ""])
+                    counts.lines += 1
+                }
+            }
+        }
+        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.stationsFile)) { out in
+            out.line(["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"])
+            for k in 0..<scale {
+                for i in national.stations.indices {
+                    let s = station(i, copy: k)
+                    out.line([String(s.id), s.name, s.yomi, s.wiki, String(s.pref), s.address,
+                              MicroDegrees.format(s.lat), MicroDegrees.format(s.lng), String(s.operatorID), s.enabled ? "1" : "0"])
+                    counts.stations += 1
+                }
+            }
+        }
+        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.stationLinesFile)) { out in
+            out.line(["l_id", "s_id", "s_sort"])
+            for k in 0..<scale {
+                for r0 in national.stationLines {
+                    let r = stationLine(r0, copy: k)
+                    out.line([String(r.lineID), String(r.stationID), String(r.sort)]); counts.stationLines += 1
+                }
+            }
+        }
+        return counts
+    }
+
+    // MARK: N02 (JPGIS 2.1 GML, sources.md §3)
+
+    /// railwayType and serviceProviderType that N02Classification maps back to the operator's type.
+    static func n02Codes(operatorType: Int, shinkansen: Bool) -> (railway: Int, provider: Int) {
+        switch operatorType {
+        case 1: return (11, shinkansen ? 1 : 2)
+        case 4: return (12, 3)
+        case 6: return (23, 4)
+        case 7: return (16, 4)
+        case 8: return (13, 4)
+        case 10: return (25, 4)
+        case 5: return (12, 5)
+        default: return (12, 4)
+        }
+    }
+
+    /// Writes the N02 document: every curve first (one short platform curve per
+    /// station-on-line, one track curve per pair of neighbours on a line), then
+    /// the track sections, then the stations. Station codes number the
+    /// station-on-line features; group codes are our s_ids.
+    @discardableResult
+    public func writeN02(path: String) throws -> Int {
+        try AtomicFile.createParent(of: path)
+        let rows = national.stationLines
+        // Track sections: consecutive rows of one line.
+        let sectionRows = rows.indices.filter { $0 + 1 < rows.count && rows[$0 + 1].lineID == rows[$0].lineID }
+        var features = 0
+        try ByteFile.write(path) { out in
+            out.text("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <ksj:Dataset gml:id="N02Dataset" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
+            <gml:description>synthetic railway data in the N02 layout: stationdb synth --scale \(config.scale) --seed \(config.seed)</gml:description>
+            <!--図形-->
+
+            """)
+            func point(_ lat: Int, _ lng: Int) -> String { MicroDegrees.format(lat) + " " + MicroDegrees.format(lng) + "\n" }
+            func curve(_ id: String, _ points: [(Int, Int)]) {
+                out.text("<gml:Curve gml:id=\"\(id)\">\n<gml:segments>\n<gml:LineStringSegment>\n<gml:posList>\n")
+                for p in points { out.text(point(p.0, p.1)) }
+                out.text("</gml:posList>\n</gml:LineStringSegment>\n</gml:segments>\n</gml:Curve>\n")
+            }
+            func position(_ sid: Int, _ k: Int) -> (Int, Int) {
+                let s = station(stationIndex[sid]!, copy: k)
+                return (s.lat, s.lng)
+            }
+            for k in 0..<config.scale {
+                for (r, row) in rows.enumerated() {
+                    let (lat, lng) = position(row.stationID, k)
+                    // Symmetric about the station, so the curve's middle is the station's point.
+                    curve("cv_stn\(k)_\(r)", [(lat - 300, lng - 400), (lat, lng), (lat + 300, lng + 400)])
+                }
+                for r in sectionRows {
+                    curve("cv_rss\(k)_\(r)", [position(rows[r].stationID, k), position(rows[r + 1].stationID, k)])
+                }
+            }
+            func attributes(_ row: StationLine, _ k: Int) {
+                let l = line(linesByID[row.lineID]!, copy: k)
+                let op = operatorsByID[l.operatorID]
+                let codes = Synth.n02Codes(operatorType: op?.type ?? 5, shinkansen: l.isShinkansen)
+                out.text("<ksj:railwayType>\(codes.railway)</ksj:railwayType>\n<ksj:serviceProviderType>\(codes.provider)</ksj:serviceProviderType>\n")
+                out.text("<ksj:railwayLineName>" + xmlEscaped(l.name) + "</ksj:railwayLineName>\n<ksj:operationCompany>"
+                         + xmlEscaped(op?.name ?? "?") + "</ksj:operationCompany>\n")
+            }
+            for k in 0..<config.scale {
+                for r in sectionRows {
+                    out.text("<ksj:RailroadSection gml:id=\"eb02_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_rss\(k)_\(r)\"/>\n")
+                    attributes(rows[r], k)
+                    out.text("</ksj:RailroadSection>\n")
+                }
+            }
+            for k in 0..<config.scale {
+                for (r, row0) in rows.enumerated() {
+                    let row = stationLine(row0, copy: k)
+                    let s = station(stationIndex[row0.stationID]!, copy: k)
+                    out.text("<ksj:Station gml:id=\"eb03_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_stn\(k)_\(r)\"/>\n")
+                    attributes(row0, k)
+                    out.text("<ksj:stationName>" + xmlEscaped(s.name) + "</ksj:stationName>\n")
+                    out.text("<ksj:stationCode>\(k * rows.count + r + 1)</ksj:stationCode>\n<ksj:groupCode>\(row.stationID)</ksj:groupCode>\n")
+                    out.text("</ksj:Station>\n")
+                    features += 1
+                }
+            }
+            out.text("</ksj:Dataset>\n")
+        }
+        return features
+    }
+}
+
+func xmlEscaped(_ s: String) -> String {
+    guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return s }
+    return s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+}
+
+/// A file written through a 1 MB buffer (the 100x files are hundreds of MB),
+/// to a temporary name and renamed into place when complete.
+struct ByteFile {
+    private var buffer: [UInt8] = []
+    private let handle: FileHandle
+    /// The first write error; reported when the file is finished.
+    private var failure: Error?
+
+    private init(handle: FileHandle) {
+        self.handle = handle
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    static func write(_ path: String, _ body: (inout ByteFile) throws -> Void) throws {
+        let temporary = AtomicFile.temporaryPath(for: path)
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw EnvironmentError("cannot create \(temporary)")
+        }
+        var file = ByteFile(handle: handle)
+        do {
+            try body(&file)
+            try file.flush()
+            if let failure = file.failure { throw EnvironmentError("cannot write \(temporary): \(failure)") }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+        try AtomicFile.commit(temporary: temporary, to: path)
+    }
+
+    mutating func text(_ s: String) {
+        var s = s
+        s.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= 1 << 20 {
+            do { try flush() } catch { if failure == nil { failure = error }; buffer.removeAll(keepingCapacity: true) }
+        }
+    }
+
+    mutating func line(_ fields: [String]) {
+        text(CSVWriter.line(fields))
+    }
+
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
