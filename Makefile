@@ -32,7 +32,7 @@ WEIGHTS  := $(BUILD)/weights.csv
 STAMP    := $(DIST)/.published
 CONFIG   := $(BUILD)/.config
 
-.PHONY: all setup priority test bench diff clean FORCE
+.PHONY: all setup fetch priority test bench diff clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(STAMP)
@@ -66,6 +66,10 @@ $(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
 		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
 		$(GUARDS) $(if $(FORCE_PUBLISH),--force)
 	@touch $@ $(BUILD)/.ran
+
+# Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
+fetch: $(BIN)
+	$(BIN) fetch --raw $(RAW)
 
 # After a data fix or a change of hand weights: redo priorities and the bundle.
 priority: $(BIN) $(STAGING)
