@@ -86,61 +86,121 @@ public enum PriorityAssigner {
         return result
     }
 
-    /// The same weights as an array parallel to `network.stations` (the
-    /// assignment itself, without building a dictionary; what the bench times).
+    /// The same weights as an array parallel to `network.stations`.
     public static func weights(network: RailNetwork, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int] {
-        let stations = network.stations
+        weights(points: StationPoints(stations: network.stations), hand: hand, config: config)
+    }
+
+    /// The weights as an array parallel to `points` (the assignment itself:
+    /// what `stationdb priority` runs and the bench times; no String, no
+    /// dictionary unless there are hand weights).
+    public static func weights(points: StationPoints, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int] {
+        let total = points.count
         var handWeight: [Int: Int] = [:]
         handWeight.reserveCapacity(hand.count)
         for h in hand { handWeight[h.stationID] = h.weight }
 
-        var weights = [Int](repeating: config.restWeight, count: stations.count)
-        // The live stations, as plain arrays (no String copies in the loops).
-        var liveIndex: [Int32] = [], lat: [Int] = [], lng: [Int] = [], ids: [Int] = []
-        var order: [UInt64] = []   // 0 for a hand pick (first in its square), else its ticket
-        liveIndex.reserveCapacity(stations.count); lat.reserveCapacity(stations.count)
-        lng.reserveCapacity(stations.count); ids.reserveCapacity(stations.count); order.reserveCapacity(stations.count)
-        for i in stations.indices {
-            let id = stations[i].id, enabled = stations[i].enabled
-            let hand = handWeight.isEmpty ? nil : handWeight[id]
-            if let hand { weights[i] = hand } else if !enabled { weights[i] = config.disabledWeight }
-            guard enabled else { continue }
-            liveIndex.append(Int32(i)); lat.append(stations[i].lat); lng.append(stations[i].lng); ids.append(id)
-            order.append(hand != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id))
+        var weights = [Int](repeating: config.restWeight, count: total)
+        // The live stations, in s_id order, so that a station's place in
+        // these arrays is the lottery's tie-break.
+        var liveIndex: [Int32] = []
+        liveIndex.reserveCapacity(total)
+        points.ids.withUnsafeBufferPointer { ids in
+            points.enabled.withUnsafeBufferPointer { enabled in
+                for i in 0..<total {
+                    if !handWeight.isEmpty, let w = handWeight[ids[i]] { weights[i] = w } else if !enabled[i] { weights[i] = config.disabledWeight }
+                    if enabled[i] { liveIndex.append(Int32(truncatingIfNeeded: i)) }
+                }
+            }
+        }
+        if !points.ids.indices.dropFirst().allSatisfy({ points.ids[$0 - 1] < points.ids[$0] }) {
+            liveIndex = radixSorted(liveIndex.map { UInt64(bitPattern: Int64(points.ids[Int($0)])) ^ (1 << 63) }, from: Array(0..<Int32(liveIndex.count)))
+                .map { liveIndex[Int($0)] }
         }
         let n = liveIndex.count
-
-        // Order the live stations once by lottery (hand picks first, then
-        // ticket, ties by s_id), then per tier group them by square with a
-        // stable radix sort on the code: each square's stations come out in
-        // lottery order and its first places are its picks. Every step is a
-        // linear radix pass; nothing compares pairs of stations.
-        var byLottery = (0..<Int32(n)).map { $0 }
-        if !ids.indices.dropFirst().allSatisfy({ ids[$0 - 1] < ids[$0] }) {
-            byLottery = radixSorted(ids.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, from: byLottery)
+        // A live station's lottery key is (ticket's top 44 bits, place): hand
+        // picks hold ticket 0, so they come first in their square. Machine
+        // weights go to the picks whose full ticket is not 0 (as ever).
+        var ticket = [UInt64](repeating: 0, count: n)
+        var lat = [Int](repeating: 0, count: n), lng = [Int](repeating: 0, count: n)
+        for k in 0..<n {
+            let i = Int(liveIndex[k])
+            let id = points.ids[i]
+            lat[k] = points.lat[i]; lng[k] = points.lng[i]
+            ticket[k] = !handWeight.isEmpty && handWeight[id] != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id)
         }
-        // The top 44 bits of the tickets: ties (rare) keep s_id order.
-        byLottery = radixSorted(order.map { $0 >> 20 }, from: byLottery)
 
-        var codes = [UInt64](repeating: 0, count: n)
+        // Per tier: group the live stations by square with a stable radix
+        // sort on the code (each square's members come out in s_id order),
+        // then take each square's first tickets by a linear selection. No
+        // global lottery sort: a square only needs its few smallest keys.
+        var codes = [Int](repeating: 0, count: n)
+        var chosen: [Int32] = []
         for tier in config.tiers {
-            for k in 0..<n { codes[k] = UInt64(bitPattern: Int64(MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level))) }
-            let members = radixSorted(codes, from: byLottery)
-            var start = 0
-            while start < n {
-                let square = codes[Int(members[start])]
-                var end = start + 1
-                while end < n, codes[Int(members[end])] == square { end += 1 }
-                let picks = min(end - start, tier.picks(inSquareOf: end - start))
-                for k in start..<(start + picks) {
-                    let m = Int(members[k])
-                    let i = Int(liveIndex[m])
-                    if order[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
+            var low = Int.max, high = Int.min
+            for k in 0..<n {
+                let c = MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level)
+                codes[k] = c
+                if c < low { low = c }
+                if c > high { high = c }
+            }
+            guard n > 0 else { break }
+            let members = squareOrder(codes: codes, low: low, high: high)
+            ticket.withUnsafeBufferPointer { ticket in
+                codes.withUnsafeBufferPointer { codes in
+                    members.withUnsafeBufferPointer { members in
+                        var start = 0
+                        while start < n {
+                            let square = codes[Int(members[start])]
+                            var end = start + 1
+                            while end < n, codes[Int(members[end])] == square { end += 1 }
+                            let picks = min(end - start, tier.picks(inSquareOf: end - start))
+                            if picks > 0 {
+                                firstTickets(members[start..<end], picks: picks, ticket: ticket, into: &chosen)
+                                for m32 in chosen {
+                                    let m = Int(m32)
+                                    let i = Int(liveIndex[m])
+                                    if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
+                                }
+                            }
+                            start = end
+                        }
+                    }
                 }
-                start = end
             }
         }
         return weights
+    }
+
+    /// The `picks` members with the smallest (ticket >> 20, place) keys.
+    /// Members are in place order, so a later equal ticket never displaces.
+    @inline(__always)
+    static func firstTickets(_ members: Slice<UnsafeBufferPointer<Int32>>, picks: Int, ticket: UnsafeBufferPointer<UInt64>, into chosen: inout [Int32]) {
+        chosen.removeAll(keepingCapacity: true)
+        if picks >= members.count { chosen.append(contentsOf: members); return }
+        if picks == 1 {
+            var best = members[members.startIndex], bestKey = ticket[Int(best)] >> 20
+            for m in members.dropFirst() {
+                let key = ticket[Int(m)] >> 20
+                if key < bestKey { best = m; bestKey = key }
+            }
+            chosen.append(best)
+            return
+        }
+        // A sorted run of the best `picks` so far; with random tickets a
+        // newcomer rarely belongs in it, so this stays near linear.
+        var keys: [UInt64] = []
+        keys.reserveCapacity(picks)
+        for m in members {
+            let key = ticket[Int(m)] >> 20
+            if chosen.count == picks {
+                if key >= keys[picks - 1] { continue }
+                keys.removeLast(); chosen.removeLast()
+            }
+            var at = keys.count
+            while at > 0, keys[at - 1] > key { at -= 1 }
+            keys.insert(key, at: at); chosen.insert(m, at: at)
+        }
     }
 
     /// How many stations hold each weight, index 0 unused: counts[w] for w in 1...13.
@@ -153,6 +213,63 @@ public enum PriorityAssigner {
         }
         return counts
     }
+
+    /// The same counts from parallel arrays (live stations only).
+    public static func counts(_ weights: [Int], points: StationPoints) -> [Int] {
+        var counts = [Int](repeating: 0, count: 14)
+        for i in weights.indices where points.enabled[i] && (1...13).contains(weights[i]) { counts[weights[i]] += 1 }
+        return counts
+    }
+}
+
+/// The places 0..<codes.count stably ordered by code, for codes in
+/// low...high. Code and place share one 64-bit word when the span fits in 32
+/// bits (any mesh level over Japan): one sequential stream per radix bucket,
+/// and as few passes as the span needs (a 2nd or 5 km mesh over Japan: 2).
+func squareOrder(codes: [Int], low: Int, high: Int) -> [Int32] {
+    let n = codes.count
+    let span = UInt64(bitPattern: Int64(high &- low))
+    guard high >= low, span < 1 << 32, n < 1 << 32 else {
+        return radixSorted(codes.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, from: Array(0..<Int32(n)))
+    }
+    let bits = span == 0 ? 0 : 64 - span.leadingZeroBitCount
+    if bits == 0 { return Array(0..<Int32(n)) }
+    let passes = (bits + 10) / 11
+    let digitBits = (bits + passes - 1) / passes
+    let mask = UInt64(1) << UInt64(digitBits) - 1
+    let buckets = 1 << digitBits
+    var a = [UInt64](repeating: 0, count: n), b = a
+    var count = [Int](repeating: 0, count: buckets * passes)
+    a.withUnsafeMutableBufferPointer { a in
+        b.withUnsafeMutableBufferPointer { b in
+            count.withUnsafeMutableBufferPointer { c in
+                codes.withUnsafeBufferPointer { codes in
+                    // One read pass fills every pass's histogram.
+                    for j in 0..<n {
+                        let key = UInt64(bitPattern: Int64(codes[j] &- low))
+                        a[j] = key << 32 | UInt64(j)
+                        for p in 0..<passes { c[p * buckets + Int((key >> UInt64(p * digitBits)) & mask)] += 1 }
+                    }
+                }
+                for p in 0..<passes {
+                    var sum = 0
+                    for d in 0..<buckets { let x = c[p * buckets + d]; c[p * buckets + d] = sum; sum += x }
+                }
+                var src = a, dst = b
+                for p in 0..<passes {
+                    let shift = UInt64(32 + p * digitBits), base = p * buckets
+                    for j in 0..<n {
+                        let v = src[j]
+                        let d = base + Int((v >> shift) & mask)
+                        dst[c[d]] = v; c[d] += 1
+                    }
+                    swap(&src, &dst)
+                }
+            }
+        }
+    }
+    let sorted = passes % 2 == 0 ? a : b
+    return sorted.map { Int32(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
 }
 
 /// `initial` (a permutation of keys' indexes) stably ordered by key: LSD

@@ -42,6 +42,17 @@ func readHandWeights(_ path: String?, network: RailNetwork) throws -> (weights: 
     return try HandWeights.read(path: fallback, label: fallback, network: network)
 }
 
+/// readHandWeights against the stations' s_ids and enabled flags alone.
+func readHandWeights(_ path: String?, points: StationPoints) throws -> (weights: [HandWeight], warnings: [String]) {
+    if let path { return try HandWeights.read(path: path, label: path, points: points) }
+    let fallback = "raw/weights.csv"
+    guard FileManager.default.fileExists(atPath: fallback) else {
+        note("priority: no \(fallback); assigning without hand weights")
+        return ([], [])
+    }
+    return try HandWeights.read(path: fallback, label: fallback, points: points)
+}
+
 /// "11:2nd:1,12:5km:2" or with density "12:5km:1:8:3" (one more pick per 8 stations, at most 3).
 func parseTiers(_ text: String) throws -> [MeshTier] {
     try text.split(separator: ",").map { item in
@@ -106,17 +117,22 @@ struct PriorityAssignCommand: ParsableCommand {
     var tiers: String?
 
     func run() throws {
-        let network = try StagingFile.read(from: staging).network
-        let hand = noHand ? (weights: [], warnings: []) : try readHandWeights(hand, network: network)
+        // Only the stations' s_id, position and enabled flag matter here: the
+        // lean read skips every name, line and operator of the staging file.
+        let points = try StagingFile.readStationPoints(from: staging)
+        let hand = noHand ? (weights: [], warnings: []) : try readHandWeights(hand, points: points)
         for w in hand.warnings { note(w) }
         var config = PriorityConfig(seed: seed.seed)
         if let tiers { config.tiers = try parseTiers(tiers) }
-        let weights = PriorityAssigner.assign(network: network, hand: hand.weights, config: config)
-        try StationWeightsFile.write(weights, to: out)
-        note("priority: \(describeCounts(weights, network: network)); wrote \(out)")
+        let weights = PriorityAssigner.weights(points: points, hand: hand.weights, config: config)
+        try WeightsWriter.write(ids: points.ids, weights: weights, to: out)
+        let c = PriorityAssigner.counts(weights, points: points)
+        let live = points.enabled.reduce(0) { $1 ? $0 + 1 : $0 }
+        note("priority: \(live) live stations: hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13]); wrote \(out)")
         if let previous {
             let before = Dictionary(uniqueKeysWithValues: try WeightedStations.read(bundle: previous).map { ($0.id, $0.weight) })
-            let c = WeightChanges.between(previous: before, current: weights)
+            let current = Dictionary(uniqueKeysWithValues: zip(points.ids, weights))
+            let c = WeightChanges.between(previous: before, current: current)
             note("priority: against \(previous): \(c.changed) weights changed, \(c.added) new stations, \(c.removed) gone")
         }
     }
@@ -327,7 +343,8 @@ struct PriorityBenchCommand: ParsableCommand {
 
     func run() throws {
         let network = try StagingFile.read(from: staging).network
-        let national = best { _ = PriorityAssigner.weights(network: network, hand: []) }
+        let points = StationPoints(stations: network.stations)
+        let national = best { _ = PriorityAssigner.weights(points: points, hand: []) }
         let nationalDict = best { _ = PriorityAssigner.assign(network: network, hand: []) }
         print(String(format: "national: %d stations, assignment %.2f ms, with the s_id dictionary %.2f ms (best of %d)",
                      network.stations.count, national * 1000, nationalDict * 1000, runs))
@@ -344,8 +361,9 @@ struct PriorityBenchCommand: ParsableCommand {
             s.lat += rng.below(20_001) - 10_000; s.lng += rng.below(20_001) - 10_000
             big.stations.append(s)
         }
+        let bigPoints = StationPoints(stations: big.stations)
         let rssNetwork = peakResidentKB()
-        let scaled = best(min(runs, 3)) { _ = PriorityAssigner.weights(network: big, hand: []) }
+        let scaled = best(min(runs, 3)) { _ = PriorityAssigner.weights(points: bigPoints, hand: []) }
         let scaledDict = best(min(runs, 3)) { _ = PriorityAssigner.assign(network: big, hand: []) }
         let rssAfter = peakResidentKB()
         print(String(format: "scaled: %d stations, assignment %.1f ms = %.1fx national (budget 120x); with the dictionary %.1f ms = %.1fx",
