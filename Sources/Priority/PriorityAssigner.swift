@@ -130,40 +130,41 @@ public enum PriorityAssigner {
             ticket[k] = !handWeight.isEmpty && handWeight[id] != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id)
         }
 
-        // Per tier: group the live stations by square with a stable radix
-        // sort on the code (each square's members come out in s_id order),
-        // then take each square's first tickets by a linear selection. No
-        // global lottery sort: a square only needs its few smallest keys.
-        var codes = [Int](repeating: 0, count: n)
+        // Per tier: number the occupied squares densely (a small hash table
+        // from code to number, which stays in cache however many stations
+        // there are), then one counting-sort pass groups the stations by
+        // square, each square's members in s_id order, and a linear selection
+        // takes each square's first tickets. No global lottery sort and no
+        // multi-pass radix sort over all stations.
+        var square = [Int32](repeating: 0, count: n)
+        var members = [Int32](repeating: 0, count: n)
         var chosen: [Int32] = []
         for tier in config.tiers {
-            var low = Int.max, high = Int.min
+            var table = SquareTable()
             for k in 0..<n {
-                let c = MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level)
-                codes[k] = c
-                if c < low { low = c }
-                if c > high { high = c }
+                square[k] = table.number(MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level))
             }
-            guard n > 0 else { break }
-            let members = squareOrder(codes: codes, low: low, high: high)
+            let squares = table.count
+            var start = [Int](repeating: 0, count: squares + 1)
+            for k in 0..<n { start[Int(square[k]) + 1] += 1 }
+            for q in 0..<squares { start[q + 1] += start[q] }
+            var fill = start
             ticket.withUnsafeBufferPointer { ticket in
-                codes.withUnsafeBufferPointer { codes in
-                    members.withUnsafeBufferPointer { members in
-                        var start = 0
-                        while start < n {
-                            let square = codes[Int(members[start])]
-                            var end = start + 1
-                            while end < n, codes[Int(members[end])] == square { end += 1 }
-                            let picks = min(end - start, tier.picks(inSquareOf: end - start))
-                            if picks > 0 {
-                                firstTickets(members[start..<end], picks: picks, ticket: ticket, into: &chosen)
-                                for m32 in chosen {
-                                    let m = Int(m32)
-                                    let i = Int(liveIndex[m])
-                                    if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
-                                }
-                            }
-                            start = end
+                members.withUnsafeMutableBufferPointer { members in
+                    for k in 0..<n {
+                        let q = Int(square[k])
+                        members[fill[q]] = Int32(truncatingIfNeeded: k); fill[q] += 1
+                    }
+                    let grouped = UnsafeBufferPointer(members)
+                    for q in 0..<squares {
+                        let count = start[q + 1] - start[q]
+                        let picks = min(count, tier.picks(inSquareOf: count))
+                        guard picks > 0 else { continue }
+                        firstTickets(grouped[start[q]..<start[q + 1]], picks: picks, ticket: ticket, into: &chosen)
+                        for m32 in chosen {
+                            let m = Int(m32)
+                            let i = Int(liveIndex[m])
+                            if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
                         }
                     }
                 }
@@ -222,54 +223,42 @@ public enum PriorityAssigner {
     }
 }
 
-/// The places 0..<codes.count stably ordered by code, for codes in
-/// low...high. Code and place share one 64-bit word when the span fits in 32
-/// bits (any mesh level over Japan): one sequential stream per radix bucket,
-/// and as few passes as the span needs (a 2nd or 5 km mesh over Japan: 2).
-func squareOrder(codes: [Int], low: Int, high: Int) -> [Int32] {
-    let n = codes.count
-    let span = UInt64(bitPattern: Int64(high &- low))
-    guard high >= low, span < 1 << 32, n < 1 << 32 else {
-        return radixSorted(codes.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, from: Array(0..<Int32(n)))
+/// Occupied squares numbered 0, 1, 2, ... in the order first met: open
+/// addressing on the mesh code, grown at half load.
+struct SquareTable {
+    private var slots = [Int32](repeating: -1, count: 1024)
+    private var codes: [Int] = []
+    private var shift = 64 - 10
+
+    var count: Int { codes.count }
+
+    @inline(__always)
+    mutating func number(_ code: Int) -> Int32 {
+        let mask = slots.count - 1
+        var at = Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(code)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        while true {
+            let q = slots[at]
+            if q < 0 { break }
+            if codes[Int(q)] == code { return q }
+            at = (at + 1) & mask
+        }
+        let q = Int32(codes.count)
+        codes.append(code)
+        slots[at] = q
+        if codes.count * 2 > slots.count { grow() }
+        return q
     }
-    let bits = span == 0 ? 0 : 64 - span.leadingZeroBitCount
-    if bits == 0 { return Array(0..<Int32(n)) }
-    let passes = (bits + 10) / 11
-    let digitBits = (bits + passes - 1) / passes
-    let mask = UInt64(1) << UInt64(digitBits) - 1
-    let buckets = 1 << digitBits
-    var a = [UInt64](repeating: 0, count: n), b = a
-    var count = [Int](repeating: 0, count: buckets * passes)
-    a.withUnsafeMutableBufferPointer { a in
-        b.withUnsafeMutableBufferPointer { b in
-            count.withUnsafeMutableBufferPointer { c in
-                codes.withUnsafeBufferPointer { codes in
-                    // One read pass fills every pass's histogram.
-                    for j in 0..<n {
-                        let key = UInt64(bitPattern: Int64(codes[j] &- low))
-                        a[j] = key << 32 | UInt64(j)
-                        for p in 0..<passes { c[p * buckets + Int((key >> UInt64(p * digitBits)) & mask)] += 1 }
-                    }
-                }
-                for p in 0..<passes {
-                    var sum = 0
-                    for d in 0..<buckets { let x = c[p * buckets + d]; c[p * buckets + d] = sum; sum += x }
-                }
-                var src = a, dst = b
-                for p in 0..<passes {
-                    let shift = UInt64(32 + p * digitBits), base = p * buckets
-                    for j in 0..<n {
-                        let v = src[j]
-                        let d = base + Int((v >> shift) & mask)
-                        dst[c[d]] = v; c[d] += 1
-                    }
-                    swap(&src, &dst)
-                }
-            }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        shift -= 1
+        let mask = slots.count - 1
+        for (q, code) in codes.enumerated() {
+            var at = Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(code)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+            while slots[at] >= 0 { at = (at + 1) & mask }
+            slots[at] = Int32(q)
         }
     }
-    let sorted = passes % 2 == 0 ? a : b
-    return sorted.map { Int32(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
 }
 
 /// `initial` (a permutation of keys' indexes) stably ordered by key: LSD
