@@ -138,6 +138,9 @@ public enum PriorityAssigner {
         // multi-pass radix sort over all stations.
         var square = [Int32](repeating: 0, count: n)
         var members = [Int32](repeating: 0, count: n)
+        // Each member's lottery key travels with it, so the selection reads
+        // its square sequentially instead of jumping around `ticket`.
+        var memberKeys = [UInt64](repeating: 0, count: n)
         var chosen: [Int32] = []
         for tier in config.tiers {
             var table = SquareTable()
@@ -151,56 +154,56 @@ public enum PriorityAssigner {
             var fill = start
             ticket.withUnsafeBufferPointer { ticket in
                 members.withUnsafeMutableBufferPointer { members in
+                  memberKeys.withUnsafeMutableBufferPointer { memberKeys in
                     for k in 0..<n {
                         let q = Int(square[k])
-                        members[fill[q]] = Int32(truncatingIfNeeded: k); fill[q] += 1
+                        let at = fill[q]
+                        members[at] = Int32(truncatingIfNeeded: k); memberKeys[at] = ticket[k] >> 20; fill[q] = at + 1
                     }
-                    let grouped = UnsafeBufferPointer(members)
+                    let keys = UnsafeBufferPointer(memberKeys)
                     for q in 0..<squares {
                         let count = start[q + 1] - start[q]
                         let picks = min(count, tier.picks(inSquareOf: count))
                         guard picks > 0 else { continue }
-                        firstTickets(grouped[start[q]..<start[q + 1]], picks: picks, ticket: ticket, into: &chosen)
-                        for m32 in chosen {
-                            let m = Int(m32)
+                        firstTickets(keys, start[q]..<start[q + 1], picks: picks, into: &chosen)
+                        for at in chosen {
+                            let m = Int(members[Int(at)])
                             let i = Int(liveIndex[m])
                             if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
                         }
                     }
+                  }
                 }
             }
         }
         return weights
     }
 
-    /// The `picks` members with the smallest (ticket >> 20, place) keys.
-    /// Members are in place order, so a later equal ticket never displaces.
+    /// The places in `range` of the `picks` smallest (key, place) pairs.
+    /// Places ascend with s_id, so a later equal key never displaces.
     @inline(__always)
-    static func firstTickets(_ members: Slice<UnsafeBufferPointer<Int32>>, picks: Int, ticket: UnsafeBufferPointer<UInt64>, into chosen: inout [Int32]) {
+    static func firstTickets(_ keys: UnsafeBufferPointer<UInt64>, _ range: Range<Int>, picks: Int, into chosen: inout [Int32]) {
         chosen.removeAll(keepingCapacity: true)
-        if picks >= members.count { chosen.append(contentsOf: members); return }
+        if picks >= range.count { for at in range { chosen.append(Int32(truncatingIfNeeded: at)) }; return }
         if picks == 1 {
-            var best = members[members.startIndex], bestKey = ticket[Int(best)] >> 20
-            for m in members.dropFirst() {
-                let key = ticket[Int(m)] >> 20
-                if key < bestKey { best = m; bestKey = key }
-            }
-            chosen.append(best)
+            var best = range.lowerBound, bestKey = keys[best]
+            for at in range.dropFirst() where keys[at] < bestKey { best = at; bestKey = keys[at] }
+            chosen.append(Int32(truncatingIfNeeded: best))
             return
         }
         // A sorted run of the best `picks` so far; with random tickets a
         // newcomer rarely belongs in it, so this stays near linear.
-        var keys: [UInt64] = []
-        keys.reserveCapacity(picks)
-        for m in members {
-            let key = ticket[Int(m)] >> 20
+        var best: [UInt64] = []
+        best.reserveCapacity(picks)
+        for at in range {
+            let key = keys[at]
             if chosen.count == picks {
-                if key >= keys[picks - 1] { continue }
-                keys.removeLast(); chosen.removeLast()
+                if key >= best[picks - 1] { continue }
+                best.removeLast(); chosen.removeLast()
             }
-            var at = keys.count
-            while at > 0, keys[at - 1] > key { at -= 1 }
-            keys.insert(key, at: at); chosen.insert(m, at: at)
+            var slot = best.count
+            while slot > 0, best[slot - 1] > key { slot -= 1 }
+            best.insert(key, at: slot); chosen.insert(Int32(truncatingIfNeeded: at), at: slot)
         }
     }
 
