@@ -122,12 +122,11 @@ public enum PriorityAssigner {
         // picks hold ticket 0, so they come first in their square. Machine
         // weights go to the picks whose full ticket is not 0 (as ever).
         var ticket = [UInt64](repeating: 0, count: n)
-        var lat = [Int](repeating: 0, count: n), lng = [Int](repeating: 0, count: n)
-        for k in 0..<n {
-            let i = Int(liveIndex[k])
-            let id = points.ids[i]
-            lat[k] = points.lat[i]; lng[k] = points.lng[i]
-            ticket[k] = !handWeight.isEmpty && handWeight[id] != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id)
+        points.ids.withUnsafeBufferPointer { ids in
+            for k in 0..<n {
+                let id = ids[Int(liveIndex[k])]
+                ticket[k] = !handWeight.isEmpty && handWeight[id] != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id)
+            }
         }
 
         // Per tier: number the occupied squares densely (a small hash table
@@ -144,8 +143,15 @@ public enum PriorityAssigner {
         var chosen: [Int32] = []
         for tier in config.tiers {
             var table = SquareTable()
-            for k in 0..<n {
-                square[k] = table.number(MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level))
+            points.lat.withUnsafeBufferPointer { lat in
+                points.lng.withUnsafeBufferPointer { lng in
+                    liveIndex.withUnsafeBufferPointer { live in
+                        for k in 0..<n {
+                            let i = Int(live[k])
+                            square[k] = table.number(MeshCode.code(lat: lat[i], lng: lng[i], level: tier.level))
+                        }
+                    }
+                }
             }
             let squares = table.count
             var start = [Int](repeating: 0, count: squares + 1)
