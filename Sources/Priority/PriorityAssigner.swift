@@ -131,86 +131,64 @@ public enum PriorityAssigner {
 
         // Per tier: number the occupied squares densely (a small hash table
         // from code to number, which stays in cache however many stations
-        // there are), then one counting-sort pass groups the stations by
-        // square, each square's members in s_id order, and a linear selection
-        // takes each square's first tickets. No global lottery sort and no
-        // multi-pass radix sort over all stations.
+        // there are) and count their stations; then one more pass in s_id
+        // order keeps, per square, a sorted run of its best `picks` lottery
+        // keys (ticket >> 20; a later equal key never displaces, so ties go
+        // to the smaller s_id). Only per-square arrays are written at random,
+        // never anything the size of the network: no sort, no scatter.
         var square = [Int32](repeating: 0, count: n)
-        var members = [Int32](repeating: 0, count: n)
-        // Each member's lottery key travels with it, so the selection reads
-        // its square sequentially instead of jumping around `ticket`.
-        var memberKeys = [UInt64](repeating: 0, count: n)
-        var chosen: [Int32] = []
         for tier in config.tiers {
             var table = SquareTable()
+            var count: [Int32] = []
             points.lat.withUnsafeBufferPointer { lat in
                 points.lng.withUnsafeBufferPointer { lng in
                     liveIndex.withUnsafeBufferPointer { live in
                         for k in 0..<n {
                             let i = Int(live[k])
-                            square[k] = table.number(MeshCode.code(lat: lat[i], lng: lng[i], level: tier.level))
+                            let q = table.number(MeshCode.code(lat: lat[i], lng: lng[i], level: tier.level))
+                            square[k] = q
+                            if Int(q) == count.count { count.append(1) } else { count[Int(q)] += 1 }
                         }
                     }
                 }
             }
-            let squares = table.count
-            var start = [Int](repeating: 0, count: squares + 1)
-            for k in 0..<n { start[Int(square[k]) + 1] += 1 }
-            for q in 0..<squares { start[q + 1] += start[q] }
-            var fill = start
+            let squares = count.count
+            var picks = [Int32](repeating: 0, count: squares), offset = [Int](repeating: 0, count: squares + 1)
+            for q in 0..<squares {
+                let c = Int(count[q])
+                picks[q] = Int32(max(0, min(c, tier.picks(inSquareOf: c))))
+                offset[q + 1] = offset[q] + Int(picks[q])
+            }
+            var filled = [Int32](repeating: 0, count: squares)
+            var bestKey = [UInt64](repeating: 0, count: offset[squares]), bestAt = [Int32](repeating: 0, count: offset[squares])
             ticket.withUnsafeBufferPointer { ticket in
-                members.withUnsafeMutableBufferPointer { members in
-                  memberKeys.withUnsafeMutableBufferPointer { memberKeys in
+                square.withUnsafeBufferPointer { square in
                     for k in 0..<n {
                         let q = Int(square[k])
-                        let at = fill[q]
-                        members[at] = Int32(truncatingIfNeeded: k); memberKeys[at] = ticket[k] >> 20; fill[q] = at + 1
-                    }
-                    let keys = UnsafeBufferPointer(memberKeys)
-                    for q in 0..<squares {
-                        let count = start[q + 1] - start[q]
-                        let picks = min(count, tier.picks(inSquareOf: count))
-                        guard picks > 0 else { continue }
-                        firstTickets(keys, start[q]..<start[q + 1], picks: picks, into: &chosen)
-                        for at in chosen {
-                            let m = Int(members[Int(at)])
-                            let i = Int(liveIndex[m])
-                            if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
+                        let p = Int(picks[q])
+                        if p == 0 { continue }
+                        let key = ticket[k] >> 20, base = offset[q]
+                        var f = Int(filled[q])
+                        if f == p {
+                            if key >= bestKey[base + p - 1] { continue }
+                            f = p - 1
                         }
+                        var slot = base + f
+                        while slot > base, bestKey[slot - 1] > key {
+                            bestKey[slot] = bestKey[slot - 1]; bestAt[slot] = bestAt[slot - 1]; slot -= 1
+                        }
+                        bestKey[slot] = key; bestAt[slot] = Int32(truncatingIfNeeded: k)
+                        filled[q] = Int32(f + 1)
                     }
-                  }
+                    for at in bestAt {
+                        let m = Int(at)
+                        let i = Int(liveIndex[m])
+                        if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
+                    }
                 }
             }
         }
         return weights
-    }
-
-    /// The places in `range` of the `picks` smallest (key, place) pairs.
-    /// Places ascend with s_id, so a later equal key never displaces.
-    @inline(__always)
-    static func firstTickets(_ keys: UnsafeBufferPointer<UInt64>, _ range: Range<Int>, picks: Int, into chosen: inout [Int32]) {
-        chosen.removeAll(keepingCapacity: true)
-        if picks >= range.count { for at in range { chosen.append(Int32(truncatingIfNeeded: at)) }; return }
-        if picks == 1 {
-            var best = range.lowerBound, bestKey = keys[best]
-            for at in range.dropFirst() where keys[at] < bestKey { best = at; bestKey = keys[at] }
-            chosen.append(Int32(truncatingIfNeeded: best))
-            return
-        }
-        // A sorted run of the best `picks` so far; with random tickets a
-        // newcomer rarely belongs in it, so this stays near linear.
-        var best: [UInt64] = []
-        best.reserveCapacity(picks)
-        for at in range {
-            let key = keys[at]
-            if chosen.count == picks {
-                if key >= best[picks - 1] { continue }
-                best.removeLast(); chosen.removeLast()
-            }
-            var slot = best.count
-            while slot > 0, best[slot - 1] > key { slot -= 1 }
-            best.insert(key, at: slot); chosen.insert(Int32(truncatingIfNeeded: at), at: slot)
-        }
     }
 
     /// How many stations hold each weight, index 0 unused: counts[w] for w in 1...13.
