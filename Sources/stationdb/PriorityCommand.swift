@@ -326,7 +326,11 @@ struct PriorityBenchCommand: ParsableCommand {
         For `make bench`: times PriorityAssigner on the staging network (best of
         --runs), then on a synthetic network of --scale stations made by copying the
         live stations with small seeded offsets, and prints milliseconds, the ratio,
-        and the peak resident memory.
+        and the peak resident memory. "assignment" is what `priority assign` runs
+        (PriorityAssigner.weights over the stations' s_id, lat, lng, enabled
+        arrays); "with the s_id dictionary" adds the [s_id: weight] dictionary API.
+        The thread CPU times beside the wall times show the work alone when the
+        machine is shared (a long run waits for the CPU more than a short one).
 
           stationdb priority bench --staging build/staging.sqlite --scale 1000000
         """
