@@ -22,12 +22,22 @@ public enum HandWeights {
         try check(CSVReader.parse(text, file: label), network: network)
     }
 
+    /// The same check against the stations' s_ids and enabled flags alone.
+    public static func read(path: String, label: String? = nil, points: StationPoints) throws -> (weights: [HandWeight], warnings: [String]) {
+        let table = try CSVReader.read(path: path, displayName: label ?? path)
+        return try check(table, ids: points.ids, enabled: points.enabled)
+    }
+
     static func check(_ table: CSVTable, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [String]) {
+        try check(table, ids: network.stations.map(\.id), enabled: network.stations.map(\.enabled))
+    }
+
+    static func check(_ table: CSVTable, ids: [Int], enabled isLive: [Bool]) throws -> (weights: [HandWeight], warnings: [String]) {
         if table.header.isEmpty { return ([], []) }   // an empty file: no picks yet
         try table.require(["s_id", "weight"])
         var enabled: [Int: Bool] = [:]
-        enabled.reserveCapacity(network.stations.count)
-        for s in network.stations { enabled[s.id] = s.enabled }
+        enabled.reserveCapacity(ids.count)
+        for i in ids.indices { enabled[ids[i]] = isLive[i] }
 
         var problems = DiagnosticCollector()
         var warnings: [String] = []

@@ -86,58 +86,106 @@ public enum PriorityAssigner {
         return result
     }
 
-    /// The same weights as an array parallel to `network.stations` (the
-    /// assignment itself, without building a dictionary; what the bench times).
+    /// The same weights as an array parallel to `network.stations`.
     public static func weights(network: RailNetwork, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int] {
-        let stations = network.stations
+        weights(points: StationPoints(stations: network.stations), hand: hand, config: config)
+    }
+
+    /// The weights as an array parallel to `points` (the assignment itself:
+    /// what `stationdb priority` runs and the bench times; no String, no
+    /// dictionary unless there are hand weights).
+    public static func weights(points: StationPoints, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int] {
+        let total = points.count
         var handWeight: [Int: Int] = [:]
         handWeight.reserveCapacity(hand.count)
         for h in hand { handWeight[h.stationID] = h.weight }
 
-        var weights = [Int](repeating: config.restWeight, count: stations.count)
-        // The live stations, as plain arrays (no String copies in the loops).
-        var liveIndex: [Int32] = [], lat: [Int] = [], lng: [Int] = [], ids: [Int] = []
-        var order: [UInt64] = []   // 0 for a hand pick (first in its square), else its ticket
-        liveIndex.reserveCapacity(stations.count); lat.reserveCapacity(stations.count)
-        lng.reserveCapacity(stations.count); ids.reserveCapacity(stations.count); order.reserveCapacity(stations.count)
-        for i in stations.indices {
-            let id = stations[i].id, enabled = stations[i].enabled
-            let hand = handWeight.isEmpty ? nil : handWeight[id]
-            if let hand { weights[i] = hand } else if !enabled { weights[i] = config.disabledWeight }
-            guard enabled else { continue }
-            liveIndex.append(Int32(i)); lat.append(stations[i].lat); lng.append(stations[i].lng); ids.append(id)
-            order.append(hand != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id))
+        var weights = [Int](repeating: config.restWeight, count: total)
+        // The live stations, in s_id order, so that a station's place in
+        // these arrays is the lottery's tie-break.
+        var liveIndex: [Int32] = []
+        liveIndex.reserveCapacity(total)
+        points.ids.withUnsafeBufferPointer { ids in
+            points.enabled.withUnsafeBufferPointer { enabled in
+                for i in 0..<total {
+                    if !handWeight.isEmpty, let w = handWeight[ids[i]] { weights[i] = w } else if !enabled[i] { weights[i] = config.disabledWeight }
+                    if enabled[i] { liveIndex.append(Int32(truncatingIfNeeded: i)) }
+                }
+            }
+        }
+        if !points.ids.indices.dropFirst().allSatisfy({ points.ids[$0 - 1] < points.ids[$0] }) {
+            liveIndex = radixSorted(liveIndex.map { UInt64(bitPattern: Int64(points.ids[Int($0)])) ^ (1 << 63) }, from: Array(0..<Int32(liveIndex.count)))
+                .map { liveIndex[Int($0)] }
         }
         let n = liveIndex.count
-
-        // Order the live stations once by lottery (hand picks first, then
-        // ticket, ties by s_id), then per tier group them by square with a
-        // stable radix sort on the code: each square's stations come out in
-        // lottery order and its first places are its picks. Every step is a
-        // linear radix pass; nothing compares pairs of stations.
-        var byLottery = (0..<Int32(n)).map { $0 }
-        if !ids.indices.dropFirst().allSatisfy({ ids[$0 - 1] < ids[$0] }) {
-            byLottery = radixSorted(ids.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, from: byLottery)
+        // A live station's lottery key is (ticket's top 44 bits, place): hand
+        // picks hold ticket 0, so they come first in their square. Machine
+        // weights go to the picks whose full ticket is not 0 (as ever).
+        var ticket = [UInt64](repeating: 0, count: n)
+        points.ids.withUnsafeBufferPointer { ids in
+            for k in 0..<n {
+                let id = ids[Int(liveIndex[k])]
+                ticket[k] = !handWeight.isEmpty && handWeight[id] != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: id)
+            }
         }
-        // The top 44 bits of the tickets: ties (rare) keep s_id order.
-        byLottery = radixSorted(order.map { $0 >> 20 }, from: byLottery)
 
-        var codes = [UInt64](repeating: 0, count: n)
+        // Per tier: number the occupied squares densely (a small hash table
+        // from code to number, which stays in cache however many stations
+        // there are) and count their stations; then one more pass in s_id
+        // order keeps, per square, a sorted run of its best `picks` lottery
+        // keys (ticket >> 20; a later equal key never displaces, so ties go
+        // to the smaller s_id). Only per-square arrays are written at random,
+        // never anything the size of the network: no sort, no scatter.
+        var square = [Int32](repeating: 0, count: n)
         for tier in config.tiers {
-            for k in 0..<n { codes[k] = UInt64(bitPattern: Int64(MeshCode.code(lat: lat[k], lng: lng[k], level: tier.level))) }
-            let members = radixSorted(codes, from: byLottery)
-            var start = 0
-            while start < n {
-                let square = codes[Int(members[start])]
-                var end = start + 1
-                while end < n, codes[Int(members[end])] == square { end += 1 }
-                let picks = min(end - start, tier.picks(inSquareOf: end - start))
-                for k in start..<(start + picks) {
-                    let m = Int(members[k])
-                    let i = Int(liveIndex[m])
-                    if order[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
+            var table = SquareTable()
+            var count: [Int32] = []
+            points.lat.withUnsafeBufferPointer { lat in
+                points.lng.withUnsafeBufferPointer { lng in
+                    liveIndex.withUnsafeBufferPointer { live in
+                        for k in 0..<n {
+                            let i = Int(live[k])
+                            let q = table.number(MeshCode.code(lat: lat[i], lng: lng[i], level: tier.level))
+                            square[k] = q
+                            if Int(q) == count.count { count.append(1) } else { count[Int(q)] += 1 }
+                        }
+                    }
                 }
-                start = end
+            }
+            let squares = count.count
+            var picks = [Int32](repeating: 0, count: squares), offset = [Int](repeating: 0, count: squares + 1)
+            for q in 0..<squares {
+                let c = Int(count[q])
+                picks[q] = Int32(max(0, min(c, tier.picks(inSquareOf: c))))
+                offset[q + 1] = offset[q] + Int(picks[q])
+            }
+            var filled = [Int32](repeating: 0, count: squares)
+            var bestKey = [UInt64](repeating: 0, count: offset[squares]), bestAt = [Int32](repeating: 0, count: offset[squares])
+            ticket.withUnsafeBufferPointer { ticket in
+                square.withUnsafeBufferPointer { square in
+                    for k in 0..<n {
+                        let q = Int(square[k])
+                        let p = Int(picks[q])
+                        if p == 0 { continue }
+                        let key = ticket[k] >> 20, base = offset[q]
+                        var f = Int(filled[q])
+                        if f == p {
+                            if key >= bestKey[base + p - 1] { continue }
+                            f = p - 1
+                        }
+                        var slot = base + f
+                        while slot > base, bestKey[slot - 1] > key {
+                            bestKey[slot] = bestKey[slot - 1]; bestAt[slot] = bestAt[slot - 1]; slot -= 1
+                        }
+                        bestKey[slot] = key; bestAt[slot] = Int32(truncatingIfNeeded: k)
+                        filled[q] = Int32(f + 1)
+                    }
+                    for at in bestAt {
+                        let m = Int(at)
+                        let i = Int(liveIndex[m])
+                        if ticket[m] != 0, weights[i] > tier.weight { weights[i] = tier.weight }
+                    }
+                }
             }
         }
         return weights
@@ -152,6 +200,51 @@ public enum PriorityAssigner {
             for w in weights.values where (1...13).contains(w) { counts[w] += 1 }
         }
         return counts
+    }
+
+    /// The same counts from parallel arrays (live stations only).
+    public static func counts(_ weights: [Int], points: StationPoints) -> [Int] {
+        var counts = [Int](repeating: 0, count: 14)
+        for i in weights.indices where points.enabled[i] && (1...13).contains(weights[i]) { counts[weights[i]] += 1 }
+        return counts
+    }
+}
+
+/// Occupied squares numbered 0, 1, 2, ... in the order first met: open
+/// addressing on the mesh code, grown at half load.
+struct SquareTable {
+    private var slots = [Int32](repeating: -1, count: 1024)
+    private var codes: [Int] = []
+    private var shift = 64 - 10
+
+    var count: Int { codes.count }
+
+    @inline(__always)
+    mutating func number(_ code: Int) -> Int32 {
+        let mask = slots.count - 1
+        var at = Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(code)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        while true {
+            let q = slots[at]
+            if q < 0 { break }
+            if codes[Int(q)] == code { return q }
+            at = (at + 1) & mask
+        }
+        let q = Int32(codes.count)
+        codes.append(code)
+        slots[at] = q
+        if codes.count * 2 > slots.count { grow() }
+        return q
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        shift -= 1
+        let mask = slots.count - 1
+        for (q, code) in codes.enumerated() {
+            var at = Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(code)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+            while slots[at] >= 0 { at = (at + 1) & mask }
+            slots[at] = Int32(q)
+        }
     }
 }
 
