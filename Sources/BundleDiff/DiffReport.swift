@@ -90,7 +90,11 @@ struct NameBook: Sendable {
                 }
                 operators.formUnion(ids("o_id"))
                 lines.formUnion(ids("l_id"))
-                stations.formUnion(ids("s_id") + ids("new_s_id") + ids("old_s_id"))
+                // A stations row carries its own name; only rows that merely refer
+                // to a station (stations_lines, renumbered_stations) need it looked up.
+                if t.shape.name != "stations" {
+                    stations.formUnion(ids("s_id") + ids("new_s_id") + ids("old_s_id"))
+                }
             }
         }
     }

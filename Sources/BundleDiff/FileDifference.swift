@@ -66,19 +66,19 @@ extension BundleDifference {
     /// missing from NEW or differ in a column (IS NOT) come back. No equal row crosses
     /// into Swift, which is most of the cost of streaming both tables. Rows only in NEW
     /// are looked for only when the counts say there are some (keys are unique on both
-    /// sides, so NEW's rows less the matched ones are exactly those).
+    /// sides, so NEW's rows less the matched ones are exactly those). No ORDER BY:
+    /// OLD is read in storage order (for stations_lines that spares a walk of its
+    /// index), and `diff(shape:old:new:)` sorts what comes back by key.
     private static func join(_ shape: TableShape, in db: SQLiteDatabase) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
         let width = shape.columns.count
         let oldColumns = shape.columns.map { "o.\($0)" }.joined(separator: ", ")
         let newColumns = shape.columns.map { "n.\($0)" }.joined(separator: ", ")
         let matches = shape.key.map { "n.\($0) = o.\($0)" }.joined(separator: " AND ")
         let differs = shape.columns.map { "o.\($0) IS NOT n.\($0)" }.joined(separator: " OR ")
-        let oldOrder = shape.key.map { "o.\($0)" }.joined(separator: ", ")
         let st = try db.prepare("""
             SELECT \(oldColumns), n.\(shape.key[0]) IS NOT NULL, \(newColumns)
             FROM old_bundle.\(shape.name) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
             WHERE n.\(shape.key[0]) IS NULL OR \(differs)
-            ORDER BY \(oldOrder)
             """)
         var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
         var removed = 0
@@ -95,14 +95,11 @@ extension BundleDifference {
         let newCount = try db.scalarInt("SELECT count(*) FROM new_bundle.\(shape.name)") ?? 0
         if newCount > oldCount - removed {
             let keyMatch = shape.key.map { "o.\($0) = n.\($0)" }.joined(separator: " AND ")
-            let newOrder = shape.key.map { "n.\($0)" }.joined(separator: ", ")
             let added = try db.prepare("""
                 SELECT \(newColumns) FROM new_bundle.\(shape.name) AS n
                 WHERE NOT EXISTS (SELECT 1 FROM old_bundle.\(shape.name) AS o WHERE \(keyMatch))
-                ORDER BY \(newOrder)
                 """)
             while try added.step() { newOnly.append(added.row()) }
-            newOnly.sort { compareKeys(shape.key(of: $0), shape.key(of: $1)) < 0 }
         }
         return (oldOnly, newOnly, oldCount, newCount)
     }
