@@ -42,13 +42,14 @@ extension BundleDifference {
     }
 
     /// One column of a table as pragma_table_info gives it.
-    struct ColumnFact { var name: String; var type: String; var notNull: Bool; var primaryKey: Int; var tableCollates: Bool }
+    struct ColumnFact { var name: String; var type: String; var notNull: Bool; var primaryKey: Int; var tableCollates: Bool; var withoutRowid: Bool }
 
     /// Every table's columns in one query (instead of a few pragma queries per table).
     private static func columnFacts(_ db: SQLiteDatabase, _ schema: String) throws -> [String: [ColumnFact]] {
         var facts: [String: [ColumnFact]] = [:]
         let rows = try db.query("""
-            SELECT m.name, p.name, p.type, p."notnull", p.pk, instr(upper(m.sql), 'COLLATE') > 0
+            SELECT m.name, p.name, p.type, p."notnull", p.pk, instr(upper(m.sql), 'COLLATE') > 0,
+                   instr(upper(m.sql), 'WITHOUT ROWID') > 0
             FROM \(schema).sqlite_master AS m JOIN pragma_table_info(m.name, ?) AS p
             WHERE m.type = 'table' ORDER BY m.name, p.cid
             """, [.text(schema)])
@@ -56,7 +57,7 @@ extension BundleDifference {
             guard let table = row[0].textValue else { continue }
             facts[table, default: []].append(ColumnFact(name: row[1].textValue ?? "", type: row[2].textValue ?? "",
                                                         notNull: row[3].intValue == 1, primaryKey: row[4].intValue ?? 0,
-                                                        tableCollates: row[5].intValue == 1))
+                                                        tableCollates: row[5].intValue == 1, withoutRowid: row[6].intValue == 1))
         }
         return facts
     }
@@ -69,15 +70,26 @@ extension BundleDifference {
     /// sides, so NEW's rows less the matched ones are exactly those). No ORDER BY:
     /// OLD is read in storage order (for stations_lines that spares a walk of its
     /// index), and `diff(shape:old:new:)` sorts what comes back by key.
-    private static func join(_ shape: TableShape, in db: SQLiteDatabase) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
+    ///
+    /// With `sameRowidFirst`, an OLD row equal in every column to NEW's row of the same
+    /// rowid is passed over before the lookup by key: it cannot be in the result (keys
+    /// are unique, so that row is its match), and only the rest are looked up by key.
+    private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
         let width = shape.columns.count
         let oldColumns = shape.columns.map { "o.\($0)" }.joined(separator: ", ")
         let newColumns = shape.columns.map { "n.\($0)" }.joined(separator: ", ")
         let matches = shape.key.map { "n.\($0) = o.\($0)" }.joined(separator: " AND ")
         let differs = shape.columns.map { "o.\($0) IS NOT n.\($0)" }.joined(separator: " OR ")
+        let sameAtRowid = shape.columns.map { "c.\($0) IS r.\($0)" }.joined(separator: " AND ")
+        let oldSide = sameRowidFirst
+            ? """
+              (SELECT * FROM old_bundle.\(shape.name) AS c WHERE NOT EXISTS
+                 (SELECT 1 FROM new_bundle.\(shape.name) AS r WHERE r.rowid = c.rowid AND \(sameAtRowid)))
+              """
+            : "old_bundle.\(shape.name)"
         let st = try db.prepare("""
             SELECT \(oldColumns), n.\(shape.key[0]) IS NOT NULL, \(newColumns)
-            FROM old_bundle.\(shape.name) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
+            FROM \(oldSide) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
             WHERE n.\(shape.key[0]) IS NULL OR \(differs)
             """)
         var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
@@ -195,6 +207,18 @@ extension BundleDifference {
             }
             return types(old) == types(new)
         }
+        /// A rowid table keyed by other columns (stations_lines): two builds of it
+        /// usually give an unchanged row the same rowid, and a rowid lookup is much
+        /// cheaper than a lookup through the key's index.
+        func sameRowidFirst() -> Bool {
+            guard let old = facts("old_bundle"), let new = facts("new_bundle"),
+                  !old.contains(where: \.withoutRowid), !new.contains(where: \.withoutRowid) else { return false }
+            let shadowing: Set<String> = ["rowid", "oid", "_rowid_"]
+            guard !(old + new).contains(where: { shadowing.contains($0.name.lowercased()) }) else { return false }
+            let pk = old.filter { $0.primaryKey > 0 }
+            let integerKey = shape.key.count == 1 && pk.count == 1 && pk[0].name == shape.key[0] && pk[0].type.uppercased() == "INTEGER"
+            return !integerKey
+        }
         func count(_ schema: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM \(schema).\(shape.name)") ?? 0 }
         func rows(_ sql: String) throws -> [[SQLValue]] {
             let st = try db.prepare(sql)
@@ -206,7 +230,7 @@ extension BundleDifference {
         var counted: (old: Int, new: Int)?
         switch (inOld, inNew) {
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle") && comparableInSQL():
-            let joined = try join(shape, in: db)
+            let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst())
             (oldOnly, newOnly) = (joined.oldOnly, joined.newOnly)
             counted = (joined.oldCount, joined.newCount)
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle"):
