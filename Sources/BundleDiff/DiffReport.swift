@@ -22,16 +22,17 @@ public struct DiffReport: Sendable {
     }
 
     public static func make(oldPath: String, newPath: String, oldLabel: String? = nil, newLabel: String? = nil) throws -> DiffReport {
-        let difference = try BundleDifference.between(oldPath: oldPath, newPath: newPath)
-        let oldDB = try SQLiteDatabase(path: oldPath, mode: .readOnly)
-        defer { oldDB.close() }
-        let newDB = try SQLiteDatabase(path: newPath, mode: .readOnly)
-        defer { newDB.close() }
+        // One connection for the diff, the summary's count and the names: each open
+        // or attach parses a schema again.
+        let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
+        defer { db.close() }
+        let difference = try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
         let wanted = NameBook.Wanted(difference)
         return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
-                          summary: DiffSummary(difference: difference, oldEnabledStations: try DiffSummary.enabledStations(in: oldDB)),
-                          oldNames: try NameBook(database: oldDB, wanted: wanted),
-                          newNames: try NameBook(database: newDB, wanted: wanted))
+                          summary: DiffSummary(difference: difference,
+                                               oldEnabledStations: try DiffSummary.enabledStations(in: db, schema: "old_bundle")),
+                          oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
+                          newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
     }
 
     public enum Side: Sendable { case old, new }
@@ -89,22 +90,27 @@ struct NameBook: Sendable {
                 }
                 operators.formUnion(ids("o_id"))
                 lines.formUnion(ids("l_id"))
-                stations.formUnion(ids("s_id") + ids("new_s_id") + ids("old_s_id"))
+                // A stations row carries its own name; only rows that merely refer
+                // to a station (stations_lines, renumbered_stations) need it looked up.
+                if t.shape.name != "stations" {
+                    stations.formUnion(ids("s_id") + ids("new_s_id") + ids("old_s_id"))
+                }
             }
         }
     }
 
-    init(database db: SQLiteDatabase, wanted: Wanted) throws {
+    /// `schema` is "main" for a database of its own, or the name a bundle is attached as.
+    init(database db: SQLiteDatabase, schema: String = "main", wanted: Wanted) throws {
         var operatorIDs = wanted.operators
-        for row in try Self.rows(db, "SELECT l_id, line, o_id FROM lines", key: "l_id", ids: wanted.lines) {
+        for row in try Self.rows(db, "SELECT l_id, line, o_id FROM \(schema).lines", key: "l_id", ids: wanted.lines) {
             guard let id = row[0].intValue, let o = row[2].intValue else { continue }
             lines[id] = (row[1].textValue ?? "", o)
             operatorIDs.insert(o)
         }
-        for row in try Self.rows(db, "SELECT s_id, station FROM stations", key: "s_id", ids: wanted.stations) {
+        for row in try Self.rows(db, "SELECT s_id, station FROM \(schema).stations", key: "s_id", ids: wanted.stations) {
             if let id = row[0].intValue { stations[id] = row[1].textValue ?? "" }
         }
-        for row in try Self.rows(db, "SELECT o_id, operator FROM operators", key: "o_id", ids: operatorIDs) {
+        for row in try Self.rows(db, "SELECT o_id, operator FROM \(schema).operators", key: "o_id", ids: operatorIDs) {
             if let id = row[0].intValue { operators[id] = row[1].textValue ?? "" }
         }
     }
@@ -169,8 +175,8 @@ public struct DiffSummary: Sendable, Equatable {
 
     static func percent(_ part: Int, of whole: Int) -> Double { whole == 0 ? 0 : Double(part) * 100 / Double(whole) }
 
-    public static func enabledStations(in db: SQLiteDatabase) throws -> Int {
-        try db.scalarInt("SELECT count(*) FROM stations WHERE enabled = 1") ?? 0
+    public static func enabledStations(in db: SQLiteDatabase, schema: String = "main") throws -> Int {
+        try db.scalarInt("SELECT count(*) FROM \(schema).stations WHERE enabled = 1") ?? 0
     }
 
     /// For a caller that has only the old bundle's path (BuildDB).

@@ -5,103 +5,169 @@ extension BundleDifference {
     /// The same difference as `between(load(old), load(new))`, found inside SQLite:
     /// both files are attached to a connection and only the rows that differ
     /// (`EXCEPT` both ways) come back into Swift. On a national bundle this is a few
-    /// milliseconds instead of loading some 40,000 rows; tables are compared two at
-    /// a time, each on its own connection.
+    /// milliseconds instead of loading some 40,000 rows.
     ///
     /// One nuance of SQL equality: a value whose storage class changes between
     /// INTEGER and REAL while keeping its number (5 -> 5.0) compares equal here.
     public static func between(oldPath: String, newPath: String) throws -> BundleDifference {
+        let db = try attach(oldPath: oldPath, newPath: newPath)
+        defer { db.close() }
+        return try between(attached: db, oldPath: oldPath, newPath: newPath)
+    }
+
+    /// One connection with OLD attached as old_bundle and NEW as new_bundle, for the
+    /// diff and for the report's name lookups after it.
+    static func attach(oldPath: String, newPath: String) throws -> SQLiteDatabase {
         // ATTACH would create a missing file; a missing bundle is an error instead.
         for path in [oldPath, newPath] where !FileManager.default.fileExists(atPath: path) {
             throw EnvironmentError("cannot read \(path): no such file")
         }
-        // Each table is compared on a connection of its own, two at a time: on a
-        // national bundle stations and stations_lines cost about the same, so the
-        // two cores finish together. The result is assembled in TableShape.all order.
-        func attached() throws -> SQLiteDatabase {
-            let db = try SQLiteDatabase(path: ":memory:", mode: .create)
-            try db.execute("ATTACH DATABASE \(SQLValue.text(oldPath).sqlLiteral) AS old_bundle")
-            try db.execute("ATTACH DATABASE \(SQLValue.text(newPath).sqlLiteral) AS new_bundle")
-            return db
+        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+        try db.execute("ATTACH DATABASE \(SQLValue.text(oldPath).sqlLiteral) AS old_bundle")
+        try db.execute("ATTACH DATABASE \(SQLValue.text(newPath).sqlLiteral) AS new_bundle")
+        return db
+    }
+
+    /// The tables one after another on one connection. At national size the whole
+    /// comparison is a few milliseconds of one core; a connection per table and
+    /// threads cost more in opening, attaching and schema parsing than they saved.
+    static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String) throws -> BundleDifference {
+        let oldColumns = try columnFacts(db, "old_bundle"), newColumns = try columnFacts(db, "new_bundle")
+        let tables = try TableShape.all.map { shape in
+            try tableDifference(shape, in: db, oldPath: oldPath, newPath: newPath, oldColumns: oldColumns, newColumns: newColumns)
         }
-        let shapes = TableShape.all
-        // Largest first, so the small tables fill in behind them.
-        let order = shapes.indices.sorted { rank(shapes[$0]) < rank(shapes[$1]) }
-        var results = [Result<TableDiff, Error>?](repeating: nil, count: shapes.count)
-        let lock = NSLock()
-        let workers = 2
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var position = worker
-            while position < order.count {
-                let index = order[position]
-                let result = Result { () throws -> TableDiff in
-                    let db = try attached()
-                    defer { db.close() }
-                    return try tableDifference(shapes[index], in: db, oldPath: oldPath, newPath: newPath)
-                }
-                lock.lock(); results[index] = result; lock.unlock()
-                position += workers
+        let oldVersion = try db.scalarInt("PRAGMA old_bundle.user_version") ?? 0
+        let newVersion = try db.scalarInt("PRAGMA new_bundle.user_version") ?? 0
+        return BundleDifference(oldVersion: oldVersion, newVersion: newVersion, tables: tables)
+    }
+
+    /// One column of a table as pragma_table_info gives it.
+    struct ColumnFact { var name: String; var type: String; var notNull: Bool; var primaryKey: Int; var tableCollates: Bool; var withoutRowid: Bool }
+
+    /// Every table's columns in one query (instead of a few pragma queries per table).
+    private static func columnFacts(_ db: SQLiteDatabase, _ schema: String) throws -> [String: [ColumnFact]] {
+        var facts: [String: [ColumnFact]] = [:]
+        let rows = try db.query("""
+            SELECT m.name, p.name, p.type, p."notnull", p.pk, instr(upper(m.sql), 'COLLATE') > 0,
+                   instr(upper(m.sql), 'WITHOUT ROWID') > 0
+            FROM \(schema).sqlite_master AS m JOIN pragma_table_info(m.name, ?) AS p
+            WHERE m.type = 'table' ORDER BY m.name, p.cid
+            """, [.text(schema)])
+        for row in rows {
+            guard let table = row[0].textValue else { continue }
+            facts[table, default: []].append(ColumnFact(name: row[1].textValue ?? "", type: row[2].textValue ?? "",
+                                                        notNull: row[3].intValue == 1, primaryKey: row[4].intValue ?? 0,
+                                                        tableCollates: row[5].intValue == 1, withoutRowid: row[6].intValue == 1))
+        }
+        return facts
+    }
+
+    /// The same rows as `merge`, with the comparing done by SQLite: OLD is scanned in
+    /// key order and each row looked up by key in NEW, and only the rows that are
+    /// missing from NEW or differ in a column (IS NOT) come back. No equal row crosses
+    /// into Swift, which is most of the cost of streaming both tables. Rows only in NEW
+    /// are looked for only when the counts say there are some (keys are unique on both
+    /// sides, so NEW's rows less the matched ones are exactly those). No ORDER BY:
+    /// OLD is read in storage order (for stations_lines that spares a walk of its
+    /// index), and `diff(shape:old:new:)` sorts what comes back by key.
+    ///
+    /// With `sameRowidFirst`, an OLD row equal in every column to NEW's row of the same
+    /// rowid is passed over before the lookup by key: it cannot be in the result (keys
+    /// are unique, so that row is its match), and only the rest are looked up by key.
+    private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
+        let width = shape.columns.count
+        let oldColumns = shape.columns.map { "o.\($0)" }.joined(separator: ", ")
+        let newColumns = shape.columns.map { "n.\($0)" }.joined(separator: ", ")
+        let matches = shape.key.map { "n.\($0) = o.\($0)" }.joined(separator: " AND ")
+        let differs = shape.columns.map { "o.\($0) IS NOT n.\($0)" }.joined(separator: " OR ")
+        let sameAtRowid = shape.columns.map { "c.\($0) IS r.\($0)" }.joined(separator: " AND ")
+        let oldSide = sameRowidFirst
+            ? """
+              (SELECT * FROM old_bundle.\(shape.name) AS c WHERE NOT EXISTS
+                 (SELECT 1 FROM new_bundle.\(shape.name) AS r WHERE r.rowid = c.rowid AND \(sameAtRowid)))
+              """
+            : "old_bundle.\(shape.name)"
+        let st = try db.prepare("""
+            SELECT \(oldColumns), n.\(shape.key[0]) IS NOT NULL, \(newColumns)
+            FROM \(oldSide) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
+            WHERE n.\(shape.key[0]) IS NULL OR \(differs)
+            """)
+        var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
+        var removed = 0
+        while try st.step() {
+            let row = st.row()
+            oldOnly.append(Array(row[0..<width]))
+            if row[width].intValue == 1 {
+                newOnly.append(Array(row[(width + 1)...]))
+            } else {
+                removed += 1
             }
         }
-        let tables = try results.map { try $0!.get() }
-        let versions = try attached()
-        defer { versions.close() }
-        let oldVersion = try versions.scalarInt("PRAGMA old_bundle.user_version") ?? 0
-        let newVersion = try versions.scalarInt("PRAGMA new_bundle.user_version") ?? 0
-        return BundleDifference(oldVersion: oldVersion, newVersion: newVersion, tables: tables)
+        let oldCount = try db.scalarInt("SELECT count(*) FROM old_bundle.\(shape.name)") ?? 0
+        let newCount = try db.scalarInt("SELECT count(*) FROM new_bundle.\(shape.name)") ?? 0
+        if newCount > oldCount - removed {
+            let keyMatch = shape.key.map { "o.\($0) = n.\($0)" }.joined(separator: " AND ")
+            let added = try db.prepare("""
+                SELECT \(newColumns) FROM new_bundle.\(shape.name) AS n
+                WHERE NOT EXISTS (SELECT 1 FROM old_bundle.\(shape.name) AS o WHERE \(keyMatch))
+                """)
+            while try added.step() { newOnly.append(added.row()) }
+        }
+        return (oldOnly, newOnly, oldCount, newCount)
     }
 
     /// Both tables read in key order side by side; a row equal in every column on
     /// both sides is skipped without ever becoming Swift values. Returns the rows
     /// `EXCEPT` would give each way. Needs unique keys on both sides.
-    private static func merge(_ shape: TableShape, in db: SQLiteDatabase) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]]) {
+    private static func merge(_ shape: TableShape, in db: SQLiteDatabase) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
         let columns = shape.columns.joined(separator: ", ")
         let order = shape.key.joined(separator: ", ")
         let old = try db.prepare("SELECT \(columns) FROM old_bundle.\(shape.name) ORDER BY \(order)")
         let new = try db.prepare("SELECT \(columns) FROM new_bundle.\(shape.name) ORDER BY \(order)")
         var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
         var hasOld = try old.step(), hasNew = try new.step()
+        // Counted while streaming, which saves a count(*) scan of each side.
+        var oldCount = hasOld ? 1 : 0, newCount = hasNew ? 1 : 0
         let width = shape.columns.count
+        let keys = shape.keyIndexes
         while hasOld && hasNew {
-            var c = 0
-            for k in shape.keyIndexes {
-                if old.sameValue(k, as: new, k) { continue }
-                c = compareValues(old.value(k), new.value(k))
-                if c != 0 { break }
+            var c: Int
+            if let integers = old.compareIntegerKey(keys, with: new) {
+                c = integers
+            } else {
+                c = 0
+                for k in keys {
+                    if old.sameValue(k, as: new, k) { continue }
+                    c = compareValues(old.value(k), new.value(k))
+                    if c != 0 { break }
+                }
             }
             if c < 0 {
-                oldOnly.append(old.row()); hasOld = try old.step()
+                oldOnly.append(old.row()); hasOld = try old.step(); if hasOld { oldCount += 1 }
             } else if c > 0 {
-                newOnly.append(new.row()); hasNew = try new.step()
+                newOnly.append(new.row()); hasNew = try new.step(); if hasNew { newCount += 1 }
             } else {
-                var same = true
-                for i in 0..<width where !old.sameValue(i, as: new, i) { same = false; break }
-                if !same { oldOnly.append(old.row()); newOnly.append(new.row()) }
+                if !old.sameRow(as: new, width: width) { oldOnly.append(old.row()); newOnly.append(new.row()) }
                 hasOld = try old.step(); hasNew = try new.step()
+                if hasOld { oldCount += 1 }
+                if hasNew { newCount += 1 }
             }
         }
-        while hasOld { oldOnly.append(old.row()); hasOld = try old.step() }
-        while hasNew { newOnly.append(new.row()); hasNew = try new.step() }
-        return (oldOnly, newOnly)
+        while hasOld { oldOnly.append(old.row()); hasOld = try old.step(); if hasOld { oldCount += 1 } }
+        while hasNew { newOnly.append(new.row()); hasNew = try new.step(); if hasNew { newCount += 1 } }
+        return (oldOnly, newOnly, oldCount, newCount)
     }
 
-    /// stations and stations_lines are the big ones.
-    private static func rank(_ shape: TableShape) -> Int {
-        switch shape.name {
-        case "stations": return 0
-        case "stations_lines": return 1
-        default: return 2
-        }
-    }
-
-    private static func tableDifference(_ shape: TableShape, in db: SQLiteDatabase, oldPath: String, newPath: String) throws -> TableDiff {
+    private static func tableDifference(_ shape: TableShape, in db: SQLiteDatabase, oldPath: String, newPath: String,
+                                        oldColumns: [String: [ColumnFact]], newColumns: [String: [ColumnFact]]) throws -> TableDiff {
+        func facts(_ schema: String) -> [ColumnFact]? { (schema == "old_bundle" ? oldColumns : newColumns)[shape.name] }
         func present(_ schema: String, _ shape: TableShape) throws -> Bool {
-            guard try db.scalarInt("SELECT count(*) FROM \(schema).sqlite_master WHERE type = 'table' AND name = ?", [.text(shape.name)]) == 1 else {
+            guard let columns = facts(schema) else {
                 if shape == TableShape.renumbered { return false }
                 let path = schema == "old_bundle" ? oldPath : newPath
                 throw InputError(SourceLocation(file: path), "not a station bundle: it has no table \(shape.name)")
             }
-            let existing = Set(try db.query("SELECT name FROM pragma_table_info(?, ?)", [.text(shape.name), .text(schema)]).compactMap { $0.first?.textValue })
+            let existing = Set(columns.map(\.name))
             let missing = shape.columns.filter { !existing.contains($0) }
             if !missing.isEmpty {
                 let path = schema == "old_bundle" ? oldPath : newPath
@@ -118,18 +184,40 @@ extension BundleDifference {
         /// under a unique index (stations_lines_unique_index). An older database
         /// without that index goes the slower EXCEPT way, which needs no such promise.
         func uniqueKey(_ schema: String) throws -> Bool {
-            let info = try db.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?, ?)", [.text(shape.name), .text(schema)])
-            let pk = info.filter { ($0[3].intValue ?? 0) > 0 }
-            if shape.key.count == 1, pk.count == 1, pk[0][0].textValue == shape.key[0], pk[0][1].textValue?.uppercased() == "INTEGER" {
+            let info = facts(schema) ?? []
+            let pk = info.filter { $0.primaryKey > 0 }
+            if shape.key.count == 1, pk.count == 1, pk[0].name == shape.key[0], pk[0].type.uppercased() == "INTEGER" {
                 return true
             }
-            let notNull = Set(info.filter { $0[2].intValue == 1 }.compactMap { $0[0].textValue })
+            let notNull = Set(info.filter(\.notNull).map(\.name))
             guard shape.key.allSatisfy(notNull.contains) else { return false }
             for index in try db.query("SELECT name FROM pragma_index_list(?, ?) WHERE \"unique\" = 1", [.text(shape.name), .text(schema)]) {
                 let columns = try db.query("SELECT name FROM pragma_index_info(?, ?)", [index[0], .text(schema)]).compactMap { $0[0].textValue }
                 if Set(columns) == Set(shape.key) { return true }
             }
             return false
+        }
+        /// SQL's IS between two columns agrees with sameValue when both columns have one
+        /// declared type (no affinity conversion between them) and no collation.
+        func comparableInSQL() -> Bool {
+            guard let old = facts("old_bundle"), let new = facts("new_bundle"),
+                  !old.contains(where: \.tableCollates), !new.contains(where: \.tableCollates) else { return false }
+            func types(_ facts: [ColumnFact]) -> [String?] {
+                shape.columns.map { column in facts.first { $0.name == column }?.type.uppercased() }
+            }
+            return types(old) == types(new)
+        }
+        /// A rowid table keyed by other columns (stations_lines): two builds of it
+        /// usually give an unchanged row the same rowid, and a rowid lookup is much
+        /// cheaper than a lookup through the key's index.
+        func sameRowidFirst() -> Bool {
+            guard let old = facts("old_bundle"), let new = facts("new_bundle"),
+                  !old.contains(where: \.withoutRowid), !new.contains(where: \.withoutRowid) else { return false }
+            let shadowing: Set<String> = ["rowid", "oid", "_rowid_"]
+            guard !(old + new).contains(where: { shadowing.contains($0.name.lowercased()) }) else { return false }
+            let pk = old.filter { $0.primaryKey > 0 }
+            let integerKey = shape.key.count == 1 && pk.count == 1 && pk[0].name == shape.key[0] && pk[0].type.uppercased() == "INTEGER"
+            return !integerKey
         }
         func count(_ schema: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM \(schema).\(shape.name)") ?? 0 }
         func rows(_ sql: String) throws -> [[SQLValue]] {
@@ -139,9 +227,16 @@ extension BundleDifference {
             return out
         }
         let oldOnly: [[SQLValue]], newOnly: [[SQLValue]]
+        var counted: (old: Int, new: Int)?
         switch (inOld, inNew) {
+        case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle") && comparableInSQL():
+            let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst())
+            (oldOnly, newOnly) = (joined.oldOnly, joined.newOnly)
+            counted = (joined.oldCount, joined.newCount)
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle"):
-            (oldOnly, newOnly) = try merge(shape, in: db)
+            let merged = try merge(shape, in: db)
+            (oldOnly, newOnly) = (merged.oldOnly, merged.newOnly)
+            counted = (merged.oldCount, merged.newCount)
         case (true, true):
             oldOnly = try rows("SELECT \(columns) FROM old_bundle.\(shape.name) EXCEPT SELECT \(columns) FROM new_bundle.\(shape.name) ORDER BY \(order)")
             newOnly = try rows("SELECT \(columns) FROM new_bundle.\(shape.name) EXCEPT SELECT \(columns) FROM old_bundle.\(shape.name) ORDER BY \(order)")
@@ -155,8 +250,8 @@ extension BundleDifference {
         // Rows on both sides of the EXCEPTs with one key are changes; the rest were added or removed.
         var diff = diff(shape: shape, old: TableRows(shape: shape, present: inOld, rows: oldOnly),
                         new: TableRows(shape: shape, present: inNew, rows: newOnly))
-        diff.oldCount = inOld ? try count("old_bundle") : 0
-        diff.newCount = inNew ? try count("new_bundle") : 0
+        diff.oldCount = try counted?.old ?? (inOld ? count("old_bundle") : 0)
+        diff.newCount = try counted?.new ?? (inNew ? count("new_bundle") : 0)
         return diff
     }
 }

@@ -72,6 +72,39 @@ final class DiffReportTests: XCTestCase {
         }
     }
 
+    /// The SQL way first passes over rows equal to the other side's row of the same
+    /// rowid; rows stored in another order (other rowids, and rowids that now hold
+    /// other keys) must still be matched by key.
+    func testRowsStoredInAnotherOrderAreMatchedByKey() throws {
+        let dir = try DiffFixtures.folder()
+        let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
+        var variants: [String] = []
+        for (name, source) in [("old-reversed", old), ("new-reversed", new)] {
+            let path = dir + "/\(name).sqlite"
+            try FileManager.default.copyItem(atPath: source, toPath: path)
+            let db = try SQLiteDatabase(path: path, mode: .readWrite)
+            try db.execute("""
+                CREATE TEMP TABLE kept AS SELECT * FROM stations_lines ORDER BY rowid DESC;
+                DELETE FROM stations_lines;
+                INSERT INTO stations_lines SELECT * FROM kept;
+                """)
+            for i in BundleSchema.indexes where i.table == "stations_lines" { try db.execute(i.createSQL.replacingOccurrences(of: "INDEX ", with: "INDEX IF NOT EXISTS ")) }
+            db.close()
+            variants.append(path)
+        }
+        for (a, b) in [(variants[0], new), (old, variants[1]), (variants[1], old), (variants[0], variants[1]), (variants[1], new)] {
+            let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
+            let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
+            for (x, y) in zip(viaSQL.tables, inMemory.tables) {
+                XCTAssertEqual(x.added, y.added, x.shape.name)
+                XCTAssertEqual(x.removed, y.removed, x.shape.name)
+                XCTAssertEqual(x.changed, y.changed, x.shape.name)
+                XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name)
+            }
+        }
+        XCTAssertTrue(try BundleDifference.between(oldPath: variants[1], newPath: new).isEmpty)
+    }
+
     func testSQLOutputTurnsOldIntoNew() throws {
         let dir = try DiffFixtures.folder()
         let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
