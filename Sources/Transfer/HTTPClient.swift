@@ -52,10 +52,7 @@ public final class HTTPClient {
 
     public init(options: TransferOptions = TransferOptions()) {
         self.options = options
-        HTTPClient.globalInit
     }
-
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// GETs `url` into `path` (created or truncated), retrying timeouts, network
     /// errors and 5xx with backoff. Returns 2xx and 304; throws everything else.
@@ -90,16 +87,19 @@ public final class HTTPClient {
         guard fd >= 0 else { throw TransferError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
 
-        guard let curl = curl_easy_init() else { throw TransferError.io("libcurl could not start a request") }
-        defer { curl_easy_cleanup(curl) }
+        if let why = stationdb_curl_open() {
+            throw TransferError.io("cannot load libcurl (\(String(cString: why))); install it: apt-get install libcurl4")
+        }
+        guard let curl = stationdb_curl_easy_init() else { throw TransferError.io("libcurl could not start a request") }
+        defer { stationdb_curl_easy_cleanup(curl) }
 
         let sink = ResponseSink(fd: fd, limit: options.maxBytes)
         let sinkPointer = Unmanaged.passUnretained(sink).toOpaque()
 
         var headers: UnsafeMutablePointer<curl_slist>?
-        if let etag = conditional?.etag { headers = curl_slist_append(headers, "If-None-Match: \(etag)") }
-        if let lm = conditional?.lastModified { headers = curl_slist_append(headers, "If-Modified-Since: \(lm)") }
-        defer { curl_slist_free_all(headers) }
+        if let etag = conditional?.etag { headers = stationdb_curl_slist_append(headers, "If-None-Match: \(etag)") }
+        if let lm = conditional?.lastModified { headers = stationdb_curl_slist_append(headers, "If-Modified-Since: \(lm)") }
+        defer { stationdb_curl_slist_free_all(headers) }
 
         _ = stationdb_curl_setopt_string(curl, CURLOPT_URL, url)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
@@ -123,7 +123,7 @@ public final class HTTPClient {
         }
         _ = stationdb_curl_setopt_pointer(curl, CURLOPT_HEADERDATA, sinkPointer)
 
-        let code = curl_easy_perform(curl)
+        let code = stationdb_curl_easy_perform(curl)
         var status = 0
         _ = stationdb_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
 
@@ -135,7 +135,7 @@ public final class HTTPClient {
         case CURLE_OPERATION_TIMEDOUT:
             throw TransferError.timedOut(url: url, seconds: options.totalTimeout)
         default:
-            let message = String(cString: curl_easy_strerror(code))
+            let message = String(cString: stationdb_curl_easy_strerror(code))
             throw TransferError.network(url: url, curlCode: Int(code.rawValue), message: message)
         }
         if status == 304 || (200..<300).contains(status) {
