@@ -156,16 +156,17 @@ public struct BundleBuilder {
 
             try step(.writeDatabase)
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
-            try BundleWriter.write(network: request.staging.network, weights: request.weights, renumberings: renumberings,
-                                   version: version, to: file(DistLayout.database))
+            let rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
+                                                   renumberings: renumberings, version: version, to: file(DistLayout.database))
             let database = try readFile(file(DistLayout.database))
             // Compressing is the slowest step: it runs on another core while the
             // diff, the patch and the summary are made, and is only written below.
+            // The database's own digest is taken beside it, for the same reason.
             let compressed = Background { () throws -> (data: Data, sha256: String) in
                 let gzip = try Gzip.compress(database)
                 return (gzip, SHA256.hex(gzip))
             }
-            let rowCounts = try Self.rowCounts(of: file(DistLayout.database))
+            let databaseDigest = Background { SHA256.hex(database) }
 
             var difference: BundleDifference?
             if let previous {
@@ -193,7 +194,7 @@ public struct BundleBuilder {
 
             // Each file's sha256, taken from the bytes written, for the manifest.
             var digests: [String: String] = [:]
-            digests[DistLayout.database] = SHA256.hex(database)
+            digests[DistLayout.database] = try databaseDigest.value()
 
             try step(.writeGzip)
             let gzip = try compressed.value()

@@ -4,7 +4,10 @@ import Foundation
 // and it spares every clean CI build a crypto package.
 
 public struct SHA256 {
-    private var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    // The state words are stored properties, not an array: an array costs a
+    // uniqueness check and bounds checks on every block.
+    private var h0: UInt32 = 0x6a09e667, h1: UInt32 = 0xbb67ae85, h2: UInt32 = 0x3c6ef372, h3: UInt32 = 0xa54ff53a
+    private var h4: UInt32 = 0x510e527f, h5: UInt32 = 0x9b05688c, h6: UInt32 = 0x1f83d9ab, h7: UInt32 = 0x5be0cd19
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
 
@@ -28,6 +31,7 @@ public struct SHA256 {
     }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
         length &+= UInt64(bytes.count)
         var offset = 0
         if !buffer.isEmpty {
@@ -35,43 +39,54 @@ public struct SHA256 {
             buffer.append(contentsOf: bytes[0..<take])
             offset = take
             if buffer.count == 64 {
-                buffer.withUnsafeBytes { compress($0.baseAddress!) }
+                buffer.withUnsafeBytes { compress($0.baseAddress!, blocks: 1) }
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        while bytes.count - offset >= 64 {
-            compress(bytes.baseAddress! + offset)
-            offset += 64
+        let blocks = (bytes.count - offset) / 64
+        if blocks > 0 {
+            compress(bytes.baseAddress! + offset, blocks: blocks)
+            offset += blocks * 64
         }
         if offset < bytes.count { buffer.append(contentsOf: bytes[offset...]) }
     }
 
-    private mutating func compress(_ p: UnsafeRawPointer) {
+    /// Hashes `blocks` consecutive 64-byte blocks with the state in locals.
+    private mutating func compress(_ start: UnsafeRawPointer, blocks: Int) {
+        var s0v = h0, s1v = h1, s2v = h2, s3v = h3, s4v = h4, s5v = h5, s6v = h6, s7v = h7
         // The message schedule lives on the stack: a heap array per 64-byte
         // block made hashing a bundle cost more than building it.
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] = UInt32(bigEndian: p.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
-            }
-            for i in 16..<64 {
-                let s0 = w[i - 15].rotr(7) ^ w[i - 15].rotr(18) ^ (w[i - 15] >> 3)
-                let s1 = w[i - 2].rotr(17) ^ w[i - 2].rotr(19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
-            SHA256.k.withUnsafeBufferPointer { k in
-                for i in 0..<64 {
-                    let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
-                    let ch = (e & f) ^ (~e & g)
-                    let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                    let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
-                    let maj = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ maj
-                    hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+            let w = w.baseAddress!
+            SHA256.k.withUnsafeBufferPointer { kb in
+                let k = kb.baseAddress!
+                var p = start
+                for _ in 0..<blocks {
+                    for i in 0..<16 {
+                        w[i] = UInt32(bigEndian: p.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self))
+                    }
+                    for i in 16..<64 {
+                        let x = w[i &- 15], y = w[i &- 2]
+                        let s0 = x.rotr(7) ^ x.rotr(18) ^ (x &>> 3)
+                        let s1 = y.rotr(17) ^ y.rotr(19) ^ (y &>> 10)
+                        w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
+                    }
+                    var a = s0v, b = s1v, c = s2v, d = s3v, e = s4v, f = s5v, g = s6v, hh = s7v
+                    for i in 0..<64 {
+                        let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
+                        let ch = g ^ (e & (f ^ g))
+                        let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                        let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
+                        let maj = (a & b) | (c & (a | b))
+                        let t2 = s0 &+ maj
+                        hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                    }
+                    s0v &+= a; s1v &+= b; s2v &+= c; s3v &+= d; s4v &+= e; s5v &+= f; s6v &+= g; s7v &+= hh
+                    p += 64
                 }
             }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
+        h0 = s0v; h1 = s1v; h2 = s2v; h3 = s3v; h4 = s4v; h5 = s5v; h6 = s6v; h7 = s7v
     }
 
     public mutating func finalize() -> [UInt8] {
@@ -83,7 +98,7 @@ public struct SHA256 {
         let savedLength = length
         pad.withUnsafeBytes { update($0) }
         length = savedLength
-        return h.flatMap { v in (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (UInt32($0) * 8)) } }
+        return [h0, h1, h2, h3, h4, h5, h6, h7].flatMap { v in (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (UInt32($0) * 8)) } }
     }
 
     public static func hex<D: DataProtocol>(_ data: D) -> String {
@@ -107,5 +122,5 @@ public struct SHA256 {
 }
 
 private extension UInt32 {
-    func rotr(_ n: UInt32) -> UInt32 { (self >> n) | (self << (32 - n)) }
+    @inline(__always) func rotr(_ n: UInt32) -> UInt32 { (self &>> n) | (self &<< (32 &- n)) }
 }
