@@ -56,10 +56,18 @@ public enum IngestPipeline {
     public static func run(_ options: IngestOptions) throws -> IngestOutcome {
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         var problems = DiagnosticCollector(limit: options.problemLimit)
-        var sources: [SourceNetwork] = []
+        // Each source is merged as soon as it is read and then let go, so a
+        // national run never holds every source's rows at once.
+        let merger = NetworkMerger()
+        var labels: [String] = []
         let progress = Progress("ingest: reading sources", total: config.sources.count)
         for (i, declaration) in config.sources.enumerated() {
-            do { sources.append(try read(declaration, options: options)) } catch let e as InputError { problems.add(e) }
+            do {
+                var source = try read(declaration, options: options)
+                source.sortByKey()
+                labels.append(source.label)
+                if problems.isEmpty { merger.add(source) }
+            } catch let e as InputError { problems.add(e) }
             progress.update(i + 1)
         }
         progress.finish()
@@ -76,19 +84,23 @@ public enum IngestPipeline {
             // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
             meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
         }
-        return try assemble(sources: sources, registry: registry, fixes: fixes, meta: meta, problemLimit: options.problemLimit)
+        return try assemble(merger: merger, labels: labels, registry: registry, fixes: fixes, meta: meta, problemLimit: options.problemLimit)
     }
 
     /// Merges sources already read, assigns IDs against `registry`, applies
     /// `fixes` and validates: everything of `run` but the file reading.
     public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], meta: [String: String] = [:],
                                 problemLimit: Int = 100) throws -> IngestOutcome {
-        var problems = DiagnosticCollector(limit: problemLimit)
         let merger = NetworkMerger()
         for var s in sources { s.sortByKey(); merger.add(s) }
+        return try assemble(merger: merger, labels: sources.map(\.label), registry: registry, fixes: fixes, meta: meta, problemLimit: problemLimit)
+    }
 
+    static func assemble(merger: NetworkMerger, labels: [String], registry: Registry, fixes: [DataFix], meta: [String: String],
+                         problemLimit: Int) throws -> IngestOutcome {
+        var problems = DiagnosticCollector(limit: problemLimit)
         var report = IngestReport()
-        report.sources = sources.map(\.label)
+        report.sources = labels
 
         // IDs.
         var opAssigner = IDAssigner(registered: registry._operators.mapValues(\.keys), fixedIDs: merger.operators.compactMap(\.fixedID))

@@ -207,9 +207,24 @@ public final class SQLiteStatement {
         if rc != SQLITE_OK { throw db.error(rc) }
     }
 
-    public func bind(_ v: Int, at index: Int32) throws { try bind(.integer(Int64(v)), at: index) }
-    public func bind(_ v: String, at index: Int32) throws { try bind(.text(v), at: index) }
-    public func bind(_ v: Int?, at index: Int32) throws { try bind(v.map { .integer(Int64($0)) } ?? .null, at: index) }
+    public func bind(_ v: Int, at index: Int32) throws {
+        let rc = sqlite3_bind_int64(stmt, index, Int64(v))
+        if rc != SQLITE_OK { throw db.error(rc) }
+    }
+
+    public func bind(_ v: String, at index: Int32) throws {
+        var v = v
+        let rc = v.withUTF8 { b -> Int32 in
+            // An empty buffer has no address, and a NULL pointer would bind NULL, not ''.
+            if b.isEmpty { return sqlite3_bind_text(stmt, index, "", 0, SQLITE_TRANSIENT) }
+            return b.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+        }
+        if rc != SQLITE_OK { throw db.error(rc) }
+    }
+
+    public func bind(_ v: Int?, at index: Int32) throws {
+        if let v { try bind(v, at: index) } else { try bind(.null, at: index) }
+    }
 
     /// Steps once: true when a row is available, false when done.
     @discardableResult
