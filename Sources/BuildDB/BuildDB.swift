@@ -163,7 +163,7 @@ public struct BundleBuilder {
             // diff, the patch and the summary are made, and is only written below.
             // The database's own digest is taken beside it, for the same reason.
             let compressed = Background { () throws -> (data: Data, sha256: String) in
-                let gzip = try Gzip.compress(database)
+                let gzip = try ParallelGzip.compress(database)
                 return (gzip, SHA256.hex(gzip))
             }
             let databaseDigest = Background { SHA256.hex(database) }
@@ -332,6 +332,8 @@ public struct BundleBuilder {
         func at(_ field: String) -> SourceLocation { SourceLocation(file: staging, field: field) }
 
         var operatorIDs = Set<Int>(), lineIDs = Set<Int>(), stationIDs = Set<Int>()
+        operatorIDs.reserveCapacity(network.operators.count); lineIDs.reserveCapacity(network.lines.count)
+        stationIDs.reserveCapacity(network.stations.count)
         for o in network.operators where !operatorIDs.insert(o.id).inserted { problems.add(at("operators o_id \(o.id)"), "duplicate o_id") }
         for l in network.lines {
             if !lineIDs.insert(l.id).inserted { problems.add(at("lines l_id \(l.id)"), "duplicate l_id") }
@@ -351,15 +353,19 @@ public struct BundleBuilder {
             default: break
             }
         }
-        for id in request.weights.keys.sorted() where !stationIDs.contains(id) {
+        // Every weight named a station when as many stations found a weight as there are weights.
+        let weighted = stationIDs.lazy.filter { request.weights[$0] != nil }.count
+        for id in (weighted == request.weights.count ? [] : request.weights.keys.sorted()) where !stationIDs.contains(id) {
             problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(id)"), "a weight for s_id \(id), which is not a station in \(staging)")
         }
-        var pairs = Set<[Int]>()
+        // The place is spelled only when there is a problem: this loop sees every stations_lines row.
+        var pairs = Set<Pair>()
+        pairs.reserveCapacity(network.stationLines.count)
         for x in network.stationLines {
-            let here = at("stations_lines l_id \(x.lineID) s_id \(x.stationID)")
-            if !pairs.insert([x.lineID, x.stationID]).inserted { problems.add(here, "duplicate (l_id, s_id)") }
-            if !lineIDs.contains(x.lineID) { problems.add(here, "names line \(x.lineID), which does not exist") }
-            if !stationIDs.contains(x.stationID) { problems.add(here, "names station \(x.stationID), which does not exist") }
+            func here() -> SourceLocation { at("stations_lines l_id \(x.lineID) s_id \(x.stationID)") }
+            if !pairs.insert(Pair(line: x.lineID, station: x.stationID)).inserted { problems.add(here(), "duplicate (l_id, s_id)") }
+            if !lineIDs.contains(x.lineID) { problems.add(here(), "names line \(x.lineID), which does not exist") }
+            if !stationIDs.contains(x.stationID) { problems.add(here(), "names station \(x.stationID), which does not exist") }
         }
         for (r, location) in request.renumberings.sorted(by: { $0.value.line ?? 0 < $1.value.line ?? 0 }) {
             if !stationIDs.contains(r.newID) {
@@ -373,6 +379,8 @@ public struct BundleBuilder {
         }
         try problems.check()
     }
+
+    private struct Pair: Hashable { var line: Int, station: Int }
 
     /// A published renumbering is a promise to clients: it cannot be dropped or
     /// changed, and a new one must carry the version that introduces it.
