@@ -10,12 +10,12 @@ import StationModel
 /// the joined bytes are one valid deflate stream that any gunzip reads.
 /// The cut depends only on the input's length, so the output is as
 /// reproducible as `Gzip.compress`'s: same bytes in, same bytes out.
-enum ParallelGzip {
+public enum ParallelGzip {
     /// Below this a second thread is not worth starting.
     static let minimumForSplit = 256 * 1024
     static let window = 32 * 1024
 
-    static func compress(_ input: Data, level: Int32 = Gzip.level) throws -> Data {
+    public static func compress(_ input: Data, level: Int32 = Gzip.level) throws -> Data {
         guard input.count >= minimumForSplit else { return try Gzip.compress(input, level: level) }
         // Cut on a 64 KiB boundary near the middle (SQLite pages never straddle it).
         let cut = (input.count / 2) & ~0xFFFF

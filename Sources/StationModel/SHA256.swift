@@ -72,14 +72,19 @@ public struct SHA256 {
                         w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
                     }
                     var a = s0v, b = s1v, c = s2v, d = s3v, e = s4v, f = s5v, g = s6v, hh = s7v
-                    for i in 0..<64 {
-                        let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
-                        let ch = g ^ (e & (f ^ g))
-                        let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                        let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
-                        let maj = (a & b) | (c & (a | b))
-                        let t2 = s0 &+ maj
-                        hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                    // Eight rounds per pass with the roles of the words rotated in
+                    // the calls, so no word is moved between rounds.
+                    var i = 0
+                    while i < 64 {
+                        SHA256.round(a, b, c, &d, e, f, g, &hh, k[i] &+ w[i])
+                        SHA256.round(hh, a, b, &c, d, e, f, &g, k[i &+ 1] &+ w[i &+ 1])
+                        SHA256.round(g, hh, a, &b, c, d, e, &f, k[i &+ 2] &+ w[i &+ 2])
+                        SHA256.round(f, g, hh, &a, b, c, d, &e, k[i &+ 3] &+ w[i &+ 3])
+                        SHA256.round(e, f, g, &hh, a, b, c, &d, k[i &+ 4] &+ w[i &+ 4])
+                        SHA256.round(d, e, f, &g, hh, a, b, &c, k[i &+ 5] &+ w[i &+ 5])
+                        SHA256.round(c, d, e, &f, g, hh, a, &b, k[i &+ 6] &+ w[i &+ 6])
+                        SHA256.round(b, c, d, &e, f, g, hh, &a, k[i &+ 7] &+ w[i &+ 7])
+                        i &+= 8
                     }
                     s0v &+= a; s1v &+= b; s2v &+= c; s3v &+= d; s4v &+= e; s5v &+= f; s6v &+= g; s7v &+= hh
                     p += 64
@@ -87,6 +92,16 @@ public struct SHA256 {
             }
         }
         h0 = s0v; h1 = s1v; h2 = s2v; h3 = s3v; h4 = s4v; h5 = s5v; h6 = s6v; h7 = s7v
+    }
+
+    /// One round: d += t1 and h = t1 + t2, the other words renamed by the caller.
+    @inline(__always)
+    private static func round(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+                              _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ kw: UInt32) {
+        let t1 = h &+ (e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)) &+ (g ^ (e & (f ^ g))) &+ kw
+        let t2 = (a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)) &+ ((a & b) | (c & (a | b)))
+        d &+= t1
+        h = t1 &+ t2
     }
 
     public mutating func finalize() -> [UInt8] {
