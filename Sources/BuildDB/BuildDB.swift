@@ -167,6 +167,10 @@ public struct BundleBuilder {
                 return (gzip, SHA256.hex(gzip))
             }
             let databaseDigest = Background { SHA256.hex(database) }
+            // The database is complete and closed: its flush to disk (the longest
+            // wait of a publish) starts now instead of at .syncFiles, which waits for it.
+            let databasePath = file(DistLayout.database)
+            let databaseSynced = Background { try AtomicFile.fsync(path: databasePath) }
 
             var difference: BundleDifference?
             if let previous {
@@ -242,7 +246,10 @@ public struct BundleBuilder {
             try writeFile(Data(JSONValue.object(manifest).text.utf8), to: file(DistLayout.manifest))
 
             try step(.syncFiles)
-            for name in try fm.contentsOfDirectory(atPath: temporary).sorted() { try AtomicFile.fsync(path: file(name)) }
+            try databaseSynced.value()
+            for name in try fm.contentsOfDirectory(atPath: temporary).sorted() where name != DistLayout.database {
+                try AtomicFile.fsync(path: file(name))
+            }
             try AtomicFile.fsync(path: temporary)
 
             try step(.renameFolder)

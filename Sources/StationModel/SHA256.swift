@@ -117,6 +117,13 @@ public struct SHA256 {
     }
 
     public static func hex<D: DataProtocol>(_ data: D) -> String {
+        if let system = systemSHA256, let digest = data.withContiguousStorageIfAvailable({ bytes -> [UInt8] in
+            var md = [UInt8](repeating: 0, count: 32)
+            md.withUnsafeMutableBufferPointer { _ = system(bytes.baseAddress, bytes.count, $0.baseAddress) }
+            return md
+        }) {
+            return digest.map { String(format2hex: $0) }.joined()
+        }
         var s = SHA256()
         s.update(data)
         return s.finalize().map { String(format2hex: $0) }.joined()
@@ -135,6 +142,25 @@ public struct SHA256 {
         return s.finalize().map { String(format2hex: $0) }.joined()
     }
 }
+
+private typealias OneShotSHA256 = @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
+
+/// libcrypto's one-shot SHA256(), when the system has it: it uses the CPU's SHA
+/// instructions (about 30 times this file's speed, which made hashing the
+/// bundle and its gzip a fifth of a build). stationdb links libcurl, which
+/// loads libcrypto anyway, so this adds no dependency, and nothing is needed to
+/// build: without libcrypto, or if it fails the "abc" check, the code above is used.
+private let systemSHA256: OneShotSHA256? = {
+    guard let library = dlopen("libcrypto.so.3", RTLD_NOW) ?? dlopen("libcrypto.so", RTLD_NOW),
+          let symbol = dlsym(library, "SHA256") else { return nil }
+    let function = unsafeBitCast(symbol, to: OneShotSHA256.self)
+    let abc: [UInt8] = [0x61, 0x62, 0x63]
+    var md = [UInt8](repeating: 0, count: 32)
+    abc.withUnsafeBufferPointer { a in md.withUnsafeMutableBufferPointer { _ = function(a.baseAddress, a.count, $0.baseAddress) } }
+    let expected: [UInt8] = [0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                             0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad]
+    return md == expected ? function : nil
+}()
 
 private extension UInt32 {
     @inline(__always) func rotr(_ n: UInt32) -> UInt32 { (self &>> n) | (self &<< (32 &- n)) }
