@@ -12,7 +12,7 @@ import StationModel
 /// reproducible as `Gzip.compress`'s: same bytes in, same bytes out.
 public enum ParallelGzip {
     /// Below this a second thread is not worth starting.
-    static let minimumForSplit = 256 * 1024
+    public static let minimumForSplit = 256 * 1024
     static let window = 32 * 1024
 
     public static func compress(_ input: Data, level: Int32 = Gzip.level) throws -> Data {
