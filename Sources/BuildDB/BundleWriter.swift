@@ -29,10 +29,11 @@ public enum BundleWriter {
             // No journal and no syncs while writing: the file is new, in the
             // publish's temporary folder, and is discarded whole on any failure;
             // the publish flushes it before the folder is renamed into dist/.
-            // A large cache keeps SQLite from writing a page twice at national size.
+            // A 32 MB cache holds the national bundle many times over, so no page is
+            // written twice; at 100x SQLite spills pages and sorts to files instead of memory.
             try db.execute("""
                 PRAGMA page_size = \(pageSize); PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-                PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY
+                PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768
                 """)
             try db.transaction {
                 for table in BundleSchema.tables { try db.execute(table.createSQL) }
