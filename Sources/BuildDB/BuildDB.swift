@@ -10,7 +10,7 @@ import StationModel
 //   BundleWriter.write(network:weights:renumberings:version:to:)   one reproducible bundle file
 //   BundleVerifier.verify(path:) -> VerifyReport                     stationdb verify
 //   RenumberingFile.read(from:)                                      raw/renumbered.csv
-//   Gzip.compress / decompress                                       reproducible gzip
+//   Gzip.compress / decompress, ParallelGzip.compress (two threads)  reproducible gzip
 //   DistLayout                                                       names inside dist/
 //
 // Layout of dist/ (all JSON with sorted keys and a trailing newline):
