@@ -150,6 +150,11 @@ public struct BundleBuilder {
         let final = (dist as NSString).appendingPathComponent(String(version))
         let latestPath = (dist as NSString).appendingPathComponent(DistLayout.latest)
         var movedIn = false
+        // Work started on other threads is waited for on every way out (unchanged,
+        // refused, failed): a thread still hashing inside libcrypto when the process
+        // exits would meet libcrypto's exit-time cleanup.
+        var started: [() -> Void] = []
+        defer { for wait in started { wait() } }
         do {
             try AtomicFile.createDirectory(temporary)
             func file(_ name: String) -> String { (temporary as NSString).appendingPathComponent(name) }
@@ -171,6 +176,7 @@ public struct BundleBuilder {
             // wait of a publish) starts now instead of at .syncFiles, which waits for it.
             let databasePath = file(DistLayout.database)
             let databaseSynced = Background { try AtomicFile.fsync(path: databasePath) }
+            started = [{ _ = try? compressed.value() }, { _ = try? databaseDigest.value() }, { _ = try? databaseSynced.value() }]
 
             var difference: BundleDifference?
             if let previous {
