@@ -10,7 +10,7 @@ import StationModel
 //   BundleWriter.write(network:weights:renumberings:version:to:)   one reproducible bundle file
 //   BundleVerifier.verify(path:) -> VerifyReport                     stationdb verify
 //   RenumberingFile.read(from:)                                      raw/renumbered.csv
-//   Gzip.compress / decompress                                       reproducible gzip
+//   Gzip.compress / decompress, ParallelGzip.compress (two threads)  reproducible gzip
 //   DistLayout                                                       names inside dist/
 //
 // Layout of dist/ (all JSON with sorted keys and a trailing newline):
@@ -150,22 +150,33 @@ public struct BundleBuilder {
         let final = (dist as NSString).appendingPathComponent(String(version))
         let latestPath = (dist as NSString).appendingPathComponent(DistLayout.latest)
         var movedIn = false
+        // Work started on other threads is waited for on every way out (unchanged,
+        // refused, failed): a thread still hashing inside libcrypto when the process
+        // exits would meet libcrypto's exit-time cleanup.
+        var started: [() -> Void] = []
+        defer { for wait in started { wait() } }
         do {
             try AtomicFile.createDirectory(temporary)
             func file(_ name: String) -> String { (temporary as NSString).appendingPathComponent(name) }
 
             try step(.writeDatabase)
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
-            try BundleWriter.write(network: request.staging.network, weights: request.weights, renumberings: renumberings,
-                                   version: version, to: file(DistLayout.database))
+            let rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
+                                                   renumberings: renumberings, version: version, to: file(DistLayout.database))
             let database = try readFile(file(DistLayout.database))
             // Compressing is the slowest step: it runs on another core while the
             // diff, the patch and the summary are made, and is only written below.
+            // The database's own digest is taken beside it, for the same reason.
             let compressed = Background { () throws -> (data: Data, sha256: String) in
-                let gzip = try Gzip.compress(database)
+                let gzip = try ParallelGzip.compress(database)
                 return (gzip, SHA256.hex(gzip))
             }
-            let rowCounts = try Self.rowCounts(of: file(DistLayout.database))
+            let databaseDigest = Background { SHA256.hex(database) }
+            // The database is complete and closed: its flush to disk (the longest
+            // wait of a publish) starts now instead of at .syncFiles, which waits for it.
+            let databasePath = file(DistLayout.database)
+            let databaseSynced = Background { try AtomicFile.fsync(path: databasePath) }
+            started = [{ _ = try? compressed.value() }, { _ = try? databaseDigest.value() }, { _ = try? databaseSynced.value() }]
 
             var difference: BundleDifference?
             if let previous {
@@ -193,7 +204,7 @@ public struct BundleBuilder {
 
             // Each file's sha256, taken from the bytes written, for the manifest.
             var digests: [String: String] = [:]
-            digests[DistLayout.database] = SHA256.hex(database)
+            digests[DistLayout.database] = try databaseDigest.value()
 
             try step(.writeGzip)
             let gzip = try compressed.value()
@@ -241,7 +252,10 @@ public struct BundleBuilder {
             try writeFile(Data(JSONValue.object(manifest).text.utf8), to: file(DistLayout.manifest))
 
             try step(.syncFiles)
-            for name in try fm.contentsOfDirectory(atPath: temporary).sorted() { try AtomicFile.fsync(path: file(name)) }
+            try databaseSynced.value()
+            for name in try fm.contentsOfDirectory(atPath: temporary).sorted() where name != DistLayout.database {
+                try AtomicFile.fsync(path: file(name))
+            }
             try AtomicFile.fsync(path: temporary)
 
             try step(.renameFolder)
@@ -331,6 +345,8 @@ public struct BundleBuilder {
         func at(_ field: String) -> SourceLocation { SourceLocation(file: staging, field: field) }
 
         var operatorIDs = Set<Int>(), lineIDs = Set<Int>(), stationIDs = Set<Int>()
+        operatorIDs.reserveCapacity(network.operators.count); lineIDs.reserveCapacity(network.lines.count)
+        stationIDs.reserveCapacity(network.stations.count)
         for o in network.operators where !operatorIDs.insert(o.id).inserted { problems.add(at("operators o_id \(o.id)"), "duplicate o_id") }
         for l in network.lines {
             if !lineIDs.insert(l.id).inserted { problems.add(at("lines l_id \(l.id)"), "duplicate l_id") }
@@ -350,15 +366,19 @@ public struct BundleBuilder {
             default: break
             }
         }
-        for id in request.weights.keys.sorted() where !stationIDs.contains(id) {
+        // Every weight named a station when as many stations found a weight as there are weights.
+        let weighted = stationIDs.lazy.filter { request.weights[$0] != nil }.count
+        for id in (weighted == request.weights.count ? [] : request.weights.keys.sorted()) where !stationIDs.contains(id) {
             problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(id)"), "a weight for s_id \(id), which is not a station in \(staging)")
         }
-        var pairs = Set<[Int]>()
+        // The place is spelled only when there is a problem: this loop sees every stations_lines row.
+        var pairs = Set<Pair>()
+        pairs.reserveCapacity(network.stationLines.count)
         for x in network.stationLines {
-            let here = at("stations_lines l_id \(x.lineID) s_id \(x.stationID)")
-            if !pairs.insert([x.lineID, x.stationID]).inserted { problems.add(here, "duplicate (l_id, s_id)") }
-            if !lineIDs.contains(x.lineID) { problems.add(here, "names line \(x.lineID), which does not exist") }
-            if !stationIDs.contains(x.stationID) { problems.add(here, "names station \(x.stationID), which does not exist") }
+            func here() -> SourceLocation { at("stations_lines l_id \(x.lineID) s_id \(x.stationID)") }
+            if !pairs.insert(Pair(line: x.lineID, station: x.stationID)).inserted { problems.add(here(), "duplicate (l_id, s_id)") }
+            if !lineIDs.contains(x.lineID) { problems.add(here(), "names line \(x.lineID), which does not exist") }
+            if !stationIDs.contains(x.stationID) { problems.add(here(), "names station \(x.stationID), which does not exist") }
         }
         for (r, location) in request.renumberings.sorted(by: { $0.value.line ?? 0 < $1.value.line ?? 0 }) {
             if !stationIDs.contains(r.newID) {
@@ -372,6 +392,8 @@ public struct BundleBuilder {
         }
         try problems.check()
     }
+
+    private struct Pair: Hashable { var line: Int, station: Int }
 
     /// A published renumbering is a promise to clients: it cannot be dropped or
     /// changed, and a new one must carry the version that introduces it.

@@ -259,7 +259,9 @@ public final class SQLiteStatement {
 
     public func text(_ i: Int) -> String {
         guard let p = sqlite3_column_text(stmt, Int32(i)) else { return "" }
-        return String(cString: p)
+        // SQLite knows the length: no strlen. Text this project binds never holds NUL.
+        let n = Int(sqlite3_column_bytes(stmt, Int32(i)))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
     public func value(_ i: Int) -> SQLValue {

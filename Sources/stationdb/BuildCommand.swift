@@ -85,7 +85,14 @@ struct BuildCommand: ParsableCommand {
         // The two inputs are independent: read the weights while the staging file loads.
         let weightsPath = self.weights
         let weightsRead = Background { try StationWeightsFile.read(from: weightsPath) }
-        let staging = try StagingFile.read(from: self.staging)
+        let staging: Staging
+        do {
+            staging = try StagingFile.read(from: self.staging)
+        } catch {
+            // Not left running while the process exits with the error.
+            _ = try? weightsRead.value()
+            throw error
+        }
         let weights = try weightsRead.value()
         var renumberings: [Renumbering: SourceLocation] = [:]
         if let path = renumbered ?? (FileManager.default.fileExists(atPath: RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil) {

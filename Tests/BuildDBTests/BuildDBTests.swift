@@ -130,6 +130,36 @@ final class ReproducibilityTests: XCTestCase {
         if gunzip.terminationStatus != 77 { XCTAssertEqual(gunzip.terminationStatus, 0, "gzip -t") }
     }
 
+    /// The bundle's gzip is made in two parts on two threads once the bundle is large:
+    /// one valid gzip stream, the same bytes on every run, about as small as one part.
+    func testParallelGzipIsReproducibleAndStandard() throws {
+        // SQLite-like content: runs of zeros, repeated records and noise, 1.5 MB.
+        var payload = Data()
+        var x: UInt32 = 12345
+        for i in 0..<(1_500_000 / 64) {
+            if i % 5 == 0 { payload.append(Data(count: 64)); continue }
+            for _ in 0..<16 { x = x &* 1_103_515_245 &+ 12345; payload.append(contentsOf: [UInt8(x >> 24), UInt8(i % 7), 0x41, UInt8(x >> 16 & 3)]) }
+        }
+        XCTAssertGreaterThan(payload.count, ParallelGzip.minimumForSplit)
+        let one = try ParallelGzip.compress(payload), two = try ParallelGzip.compress(payload)
+        XCTAssertEqual(one, two)
+        XCTAssertEqual(Array(one.prefix(10)), [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3], "no name, mtime 0")
+        XCTAssertEqual(try Gzip.decompress(one), payload)
+        let single = try Gzip.compress(payload)
+        XCTAssertLessThan(Double(one.count), Double(single.count) * 1.01, "the second part keeps the first part's window")
+        // Small inputs take the one-thread path and give Gzip.compress's bytes.
+        XCTAssertEqual(try ParallelGzip.compress(payload.prefix(1000)), try Gzip.compress(payload.prefix(1000)))
+
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder + "/p.gz"
+        try one.write(to: URL(fileURLWithPath: path))
+        let gunzip = Process()
+        gunzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gunzip.arguments = ["-c", "command -v gzip >/dev/null || exit 77; gzip -t \(path)"]
+        try gunzip.run(); gunzip.waitUntilExit()
+        if gunzip.terminationStatus != 77 { XCTAssertEqual(gunzip.terminationStatus, 0, "gzip -t") }
+    }
+
     func testJSONIsSortedAndEndsWithNewline() throws {
         let dist = try Fixtures.temporaryFolder()
         try Fixtures.publish(Fixtures.smallNetwork(), dist: dist)
@@ -326,6 +356,14 @@ final class PatchRoundTripTests: XCTestCase {
         XCTAssertEqual(first.rowCounts["stations"], network.stations.count)
         XCTAssertGreaterThan(network.stations.count, 8_000)
         XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
+        // Written without VACUUM: still compact, and the same bytes (gzip made in two parts included) every time.
+        let again = try Fixtures.temporaryFolder()
+        try Fixtures.publish(network, dist: again)
+        XCTAssertEqual(try Fixtures.snapshot(again), try Fixtures.snapshot(dist))
+        let bundle = try SQLiteDatabase(path: dist + "/1/stations.sqlite")
+        XCTAssertEqual(try bundle.scalarInt("PRAGMA freelist_count"), 0)
+        XCTAssertEqual(try bundle.query("PRAGMA integrity_check")[0][0], .text("ok"))
+        bundle.close()
 
         // A season's worth of edits: renamed, moved, closed, opened, re-weighted, re-sorted.
         var next = network
