@@ -18,8 +18,10 @@ public struct IngestReport: Sendable {
 public struct IngestOutcome: Sendable {
     public var staging: Staging
     public var registry: Registry
-    /// The registry as it was read, to skip rewriting an unchanged one.
-    public var previousRegistry: Registry?
+    /// Whether `registry` equals the one read, so an unchanged registry is not
+    /// rewritten. (A flag rather than the old registry itself: at national
+    /// scale holding both registries to the end cost hundreds of megabytes.)
+    public var registryUnchanged: Bool
     public var report: IngestReport
 }
 
@@ -76,6 +78,7 @@ public enum IngestPipeline {
             problems.add(e); fixes = []
         }
         try problems.check()
+        merger.dropLookups()
         let registry = try Registry.load(path: options.registryPath)
 
         var meta: [String: String] = [:]
@@ -101,14 +104,16 @@ public enum IngestPipeline {
         var problems = DiagnosticCollector(limit: problemLimit)
         var report = IngestReport()
         report.sources = labels
+        merger.dropLookups()
+        // The merged stations are the biggest thing held here: taken out of the
+        // merger and dropped once the network's rows are made from them.
+        var mergedStations = merger.takeStations()
+        let stationKeys = mergedStations.map(\.keys)
 
         // IDs.
-        var opAssigner = IDAssigner(registered: registry._operators.mapValues(\.keys), fixedIDs: merger.operators.compactMap(\.fixedID))
-        let operatorIDs = opAssigner.assign(merger.operators.map { ($0.keys, $0.fixedID) })
-        var lineAssigner = IDAssigner(registered: registry._lines.mapValues(\.keys), fixedIDs: merger.lines.compactMap(\.fixedID))
-        let lineIDs = lineAssigner.assign(merger.lines.map { ($0.keys, $0.fixedID) })
-        var stationAssigner = IDAssigner(registered: registry._stations.mapValues(\.keys), fixedIDs: merger.stations.compactMap(\.fixedID))
-        let stationIDs = stationAssigner.assign(merger.stations.map { ($0.keys, $0.fixedID) })
+        let operatorIDs = IDAssigner.assign(registered: registry._operators, merger.operators.map { ($0.keys, $0.fixedID) })
+        let lineIDs = IDAssigner.assign(registered: registry._lines, merger.lines.map { ($0.keys, $0.fixedID) })
+        let stationIDs = IDAssigner.assign(registered: registry._stations, mergedStations.map { ($0.keys, $0.fixedID) })
         report.newIDs[.operator_] = operatorIDs.filter { registry._operators[$0] == nil }.count
         report.newIDs[.line] = lineIDs.filter { registry._lines[$0] == nil }.count
         report.newIDs[.station] = stationIDs.filter { registry._stations[$0] == nil }.count
@@ -121,8 +126,9 @@ public enum IngestPipeline {
         for (i, l) in merger.lines.enumerated() {
             network.lines.append(Line(id: lineIDs[i], name: l.name, operatorID: operatorIDs[l.operatorIndex], enabled: l.enabled ?? true, type: l.type))
         }
-        let prefs = fillPrefectures(merger.stations)
-        for (i, s) in merger.stations.enumerated() {
+        let prefs = fillPrefectures(mergedStations)
+        network.stations.reserveCapacity(mergedStations.count + max(0, registry._stations.count - stationIDs.count))
+        for (i, s) in mergedStations.enumerated() {
             guard let pref = prefs[i] else {
                 problems.add(s.origin, "no prefecture: the source has none and no other source has a station within reach; add one with a fix (set,stations,...,pref,N)")
                 continue
@@ -131,6 +137,8 @@ public enum IngestPipeline {
                                             address: s.address ?? "", lat: s.lat, lng: s.lng, operatorID: operatorIDs[s.operatorIndex],
                                             enabled: s.enabled ?? true))
         }
+        mergedStations = []
+        network.stationLines.reserveCapacity(merger.stationLines.count)
         for x in merger.stationLines {
             network.stationLines.append(StationLine(lineID: lineIDs[x.lineIndex], stationID: stationIDs[x.stationIndex], sort: x.sort))
         }
@@ -163,15 +171,15 @@ public enum IngestPipeline {
         var next = Registry()
         next._operators = registryEntries(network.operators, old: registry._operators, currentKeys: merger.operators.map(\.keys), ids: operatorIDs)
         next._lines = registryEntries(network.lines, old: registry._lines, currentKeys: merger.lines.map(\.keys), ids: lineIDs)
-        next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: merger.stations.map(\.keys), ids: stationIDs)
+        next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs)
 
-        return IngestOutcome(staging: Staging(network: network, meta: meta), registry: next, previousRegistry: registry, report: report)
+        return IngestOutcome(staging: Staging(network: network, meta: meta), registry: next, registryUnchanged: next == registry, report: report)
     }
 
     /// Writes the registry (only if changed), then the staging file: both
     /// atomically, the staging file last so that it is the newer one for make.
     public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
-        try outcome.registry.write(path: registryPath, unlessEqualTo: outcome.previousRegistry)
+        try outcome.registry.write(path: registryPath, unchanged: outcome.registryUnchanged)
         try StagingFile.write(outcome.staging, to: stagingPath)
     }
 

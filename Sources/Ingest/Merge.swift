@@ -207,6 +207,21 @@ final class NetworkMerger {
         }
     }
 
+    /// Lets go of the lookups that only `add` needs; the merged rows stay.
+    /// At national scale they are a large part of the ingest's memory, and
+    /// nothing reads them once every source is in.
+    func dropLookups() {
+        operatorByKey = [:]; lineByKey = [:]; stationByKey = [:]
+        linesOfStation = [:]; pairs = []; maxSortOfLine = [:]
+    }
+
+    /// Hands the merged stations over and forgets them, so the caller can let
+    /// them go as soon as it has made its own rows from them.
+    func takeStations() -> [MergedStation] {
+        defer { stations = [] }
+        return stations
+    }
+
     private func matchByKey(_ s: SourceStation) -> Int? {
         var best: Int?
         for k in [s.key] + s.matchKeys {

@@ -97,7 +97,13 @@ public struct Registry: Sendable, Equatable {
 
     /// Writes atomically, and only when the content changed (so make sees no change).
     public func write(path: String, unlessEqualTo loaded: Registry? = nil) throws {
-        if let loaded, loaded == self, FileManager.default.fileExists(atPath: path) { return }
+        try write(path: path, unchanged: loaded.map { $0 == self } ?? false)
+    }
+
+    /// Writes atomically unless `unchanged` (the caller compared it with the
+    /// registry read) and the file is still there, or the file already holds this content.
+    public func write(path: String, unchanged: Bool) throws {
+        if unchanged, FileManager.default.fileExists(atPath: path) { return }
         let text = csvText()
         if let old = FileManager.default.contents(atPath: path), old == Data(text.utf8) { return }
         try AtomicFile.write(text, to: path)
@@ -118,6 +124,23 @@ struct IDAssigner {
         }
         keyToID = map
         maxID = max(registered.keys.max() ?? 0, fixedIDs.max() ?? 0)
+    }
+
+    /// Reads the registry's keys in place (no copy of its key lists), and lets
+    /// the key map go as soon as the IDs are out.
+    init<Row>(registered: [Int: (keys: [String], row: Row)], fixedIDs: [Int]) {
+        var map: [String: Int] = [:]
+        map.reserveCapacity(registered.count)
+        for id in registered.keys.sorted() {
+            for k in registered[id]!.keys where map[k] == nil { map[k] = id }
+        }
+        keyToID = map
+        maxID = max(registered.keys.max() ?? 0, fixedIDs.max() ?? 0)
+    }
+
+    static func assign<Row>(registered: [Int: (keys: [String], row: Row)], _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
+        var assigner = IDAssigner(registered: registered, fixedIDs: entities.compactMap(\.fixedID))
+        return assigner.assign(entities)
     }
 
     /// `entities` are (keys, fixedID); returns IDs in the same order.

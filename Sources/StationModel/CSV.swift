@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // RFC 4180 CSV, read from bytes in one pass: quoted fields with commas, quotes
 // and newlines, LF or CRLF, an optional UTF-8 BOM, a missing final newline.
@@ -110,7 +113,9 @@ public struct CSVFields: Sendable {
     /// The file's bytes, then the contents of quoted fields that held `""`, unescaped.
     @usableFromInline let storage: [UInt8]
     /// Start and end offsets into `storage`, two per field, record after record.
-    @usableFromInline let bounds: [Int]
+    /// 32 bits each (files are limited to 2 GiB): for a registry of a million
+    /// stations these are more bytes than the file itself.
+    @usableFromInline let bounds: [UInt32]
     /// Index of each record's first field, plus one past the last field.
     @usableFromInline let firstField: [Int]
     let columns: [String: Int]
@@ -132,7 +137,7 @@ public struct CSVFields: Sendable {
     public func withField<R>(_ record: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let k = firstField[record] + column
         guard column >= 0, k < firstField[record + 1] else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-        let start = bounds[2 * k], end = bounds[2 * k + 1]
+        let start = Int(bounds[2 * k]), end = Int(bounds[2 * k + 1])
         return try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
@@ -177,10 +182,35 @@ public enum CSVReader {
     }
 
     public static func scan(path: String, displayName: String? = nil) throws -> CSVFields {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // Read straight into the array the fields will point into: going
+        // through Data held the file twice while scanning.
+        guard let bytes = readBytes(path: path) else {
             throw EnvironmentError("cannot read \(path)")
         }
-        return try scan(data, file: displayName ?? path)
+        return try bytes.withUnsafeBufferPointer { try scan($0, owned: bytes, file: displayName ?? path) }
+    }
+
+    /// The whole file, or nil when it cannot be opened or read.
+    static func readBytes(path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let got = Glibc.read(fd, buffer.baseAddress! + done, size - done)
+                if got < 0, errno == EINTR { continue }
+                if got < 0 { failed = true; break }
+                if got == 0 { break }
+                done += got
+            }
+            count = done
+        }
+        return failed ? nil : bytes
     }
 
     public static func scan(_ data: Data, file: String) throws -> CSVFields {
@@ -194,6 +224,11 @@ public enum CSVReader {
     /// inside it), text after a closing quote, invalid UTF-8, a column named
     /// twice, a record whose field count differs from the header's.
     public static func scan(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> CSVFields {
+        try scan(bytes, owned: nil, file: file)
+    }
+
+    /// `owned`, when given, holds exactly `bytes` and becomes the fields' storage without a copy.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, owned: [UInt8]?, file: String) throws -> CSVFields {
         let quote: UInt8 = 0x22, comma: UInt8 = 0x2C, lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         let n = bytes.count
         var i = 0
@@ -205,8 +240,14 @@ public enum CSVReader {
         // multi-byte sequence, so every field of a valid file is valid. Only an
         // invalid file is checked field by field, to locate the bad bytes.
         let wholeFileIsUTF8 = isValidUTF8(UnsafeBufferPointer(rebasing: bytes[i...]))
-        var storage = [UInt8](bytes)
-        var bounds: [Int] = []
+        // Offsets are 32-bit, and unescaped copies of quoted fields go after
+        // the file's bytes, so a file may take at most half of that range.
+        guard n <= Int(UInt32.max) / 2 else {
+            throw InputError(SourceLocation(file: file), "file of \(n) bytes; expected at most 2 GiB")
+        }
+        // Unescaped contents of quoted fields that held "", addressed as offsets from n.
+        var extra: [UInt8] = []
+        var bounds: [UInt32] = []
         bounds.reserveCapacity(n / 3)
         var firstField: [Int] = []
         var lines: [Int] = []
@@ -222,9 +263,12 @@ public enum CSVReader {
 
         // `firstLine` is the line the field starts on: a quoted field may span
         // lines, and the message should point at the line holding the bad byte.
+        func fieldBytes<R>(_ start: Int, _ end: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            if start < n || start == end { return body(UnsafeBufferPointer(rebasing: bytes[min(start, n)..<min(end, n)])) }
+            return extra.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[(start - n)..<(end - n)])) }
+        }
         func checkUTF8(start: Int, end: Int, column: Int, firstLine: Int) {
-            storage.withUnsafeBufferPointer { all in
-                let buf = UnsafeBufferPointer(rebasing: all[start..<end])
+            fieldBytes(start, end) { buf in
                 guard String(validating: buf, as: UTF8.self) == nil else { return }
                 let bad = firstInvalidUTF8Offset(buf)
                 var badLine = firstLine
@@ -263,18 +307,18 @@ public enum CSVReader {
                 }
                 i += 1   // the closing quote
                 if escaped {
-                    let start = storage.count
+                    let start = n + extra.count
                     var k = contentStart
                     while k < contentEnd {
-                        storage.append(bytes[k])
+                        extra.append(bytes[k])
                         k += bytes[k] == quote ? 2 : 1
                     }
-                    bounds.append(start); bounds.append(storage.count)
+                    bounds.append(UInt32(start)); bounds.append(UInt32(n + extra.count))
                 } else {
-                    bounds.append(contentStart); bounds.append(contentEnd)
+                    bounds.append(UInt32(contentStart)); bounds.append(UInt32(contentEnd))
                 }
                 if !wholeFileIsUTF8 {
-                    checkUTF8(start: bounds[bounds.count - 2], end: bounds[bounds.count - 1], column: column, firstLine: openLine)
+                    checkUTF8(start: Int(bounds[bounds.count - 2]), end: Int(bounds[bounds.count - 1]), column: column, firstLine: openLine)
                 }
                 if i < n, bytes[i] != comma, bytes[i] != lf, bytes[i] != cr {
                     problems.add(SourceLocation(file: file, line: line, field: columnName(column)),
@@ -288,7 +332,7 @@ public enum CSVReader {
                     if b == comma || b == lf || b == cr { break }
                     i += 1
                 }
-                bounds.append(start); bounds.append(i)
+                bounds.append(UInt32(start)); bounds.append(UInt32(i))
                 if !wholeFileIsUTF8 { checkUTF8(start: start, end: i, column: column, firstLine: line) }
             }
             // What ends it.
@@ -306,10 +350,8 @@ public enum CSVReader {
             if header == nil {
                 header = (0..<fieldsInRecord).map { k in
                     let f = recordStart + k
-                    return storage.withUnsafeBufferPointer {
-                        String(decoding: UnsafeBufferPointer(rebasing: $0[bounds[2 * f]..<bounds[2 * f + 1]]), as: UTF8.self)
-                            .trimmingCharacters(in: .whitespaces)
-                    }
+                    return fieldBytes(Int(bounds[2 * f]), Int(bounds[2 * f + 1])) { String(decoding: $0, as: UTF8.self) }
+                        .trimmingCharacters(in: .whitespaces)
                 }
                 headerLine = recordLine
                 bounds.removeLast(2 * fieldsInRecord)
@@ -342,6 +384,15 @@ public enum CSVReader {
             }
         }
         try problems.check()
+        var storage: [UInt8]
+        if let owned {
+            storage = owned
+        } else {
+            storage = []
+            storage.reserveCapacity(n + extra.count)
+            storage.append(contentsOf: bytes)
+        }
+        if !extra.isEmpty { storage.append(contentsOf: extra) }
         return CSVFields(file: file, header: header, lines: lines, storage: storage, bounds: bounds,
                          firstField: firstField, columns: columns)
     }
