@@ -183,13 +183,17 @@ public enum IngestPipeline {
         try StagingFile.write(outcome.staging, to: stagingPath)
     }
 
-    static func registryEntries<Row: RegistryRow>(_ rows: [Row], old: [Int: (keys: [String], row: Row)], currentKeys: [[String]], ids: [Int])
-        -> [Int: (keys: [String], row: Row)] {
+    static func registryEntries<Row: RegistryRow & Sendable>(_ rows: [Row], old: RegistryTable<Row>, currentKeys: [[String]], ids: [Int])
+        -> RegistryTable<Row> {
         var keysOfID: [Int: [String]] = [:]
         keysOfID.reserveCapacity(ids.count)
-        for (i, id) in ids.enumerated() { keysOfID[id] = currentKeys[i].sorted() }
+        for (i, id) in ids.enumerated() {
+            // Most entities have one key: sorting those would only copy a million small arrays.
+            let keys = currentKeys[i]
+            keysOfID[id] = zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
+        }
         var owner: [String: Int]?   // built only if some ID's keys changed
-        var out: [Int: (keys: [String], row: Row)] = [:]
+        var out = RegistryTable<Row>()
         out.reserveCapacity(rows.count)
         for row in rows {
             let current = keysOfID[row.registryID] ?? []

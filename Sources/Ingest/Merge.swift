@@ -89,6 +89,9 @@ final class NetworkMerger {
         // Name matching only ever looks at what earlier sources brought: within
         // one source, two entities are two entities.
         let operatorsBefore = operators.count, linesBefore = lines.count, stationsBefore = stations.count
+        // Room for every station of the source at once: growing by doubling
+        // left up to half the array unused at national scale.
+        stations.reserveCapacity(stationsBefore + source.stations.count)
 
         // 1. Stations that earlier sources already know by a shared key.
         var stationMatch = source.stations.map(matchByKey)

@@ -11,13 +11,13 @@ import StationModel
 public struct Registry: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case operator_ = "operator", line, station }
 
-    public var operators: [Int: (keys: [String], row: Operator)] { get { _operators } }
-    public var lines: [Int: (keys: [String], row: Line)] { get { _lines } }
-    public var stations: [Int: (keys: [String], row: Station)] { get { _stations } }
+    public var operators: [Int: (keys: [String], row: Operator)] { get { _operators.dictionary } }
+    public var lines: [Int: (keys: [String], row: Line)] { get { _lines.dictionary } }
+    public var stations: [Int: (keys: [String], row: Station)] { get { _stations.dictionary } }
 
-    var _operators: [Int: (keys: [String], row: Operator)] = [:]
-    var _lines: [Int: (keys: [String], row: Line)] = [:]
-    var _stations: [Int: (keys: [String], row: Station)] = [:]
+    var _operators = RegistryTable<Operator>()
+    var _lines = RegistryTable<Line>()
+    var _stations = RegistryTable<Station>()
 
     public init() {}
 
@@ -30,7 +30,7 @@ public struct Registry: Sendable, Equatable {
         same(a._operators, b._operators) && same(a._lines, b._lines) && same(a._stations, b._stations)
     }
 
-    private static func same<Row: Equatable>(_ a: [Int: (keys: [String], row: Row)], _ b: [Int: (keys: [String], row: Row)]) -> Bool {
+    private static func same<Row>(_ a: RegistryTable<Row>, _ b: RegistryTable<Row>) -> Bool {
         a.count == b.count && a.allSatisfy { id, entry in b[id].map { $0.keys == entry.keys && $0.row == entry.row } ?? false }
     }
 
@@ -48,6 +48,9 @@ public struct Registry: Sendable, Equatable {
         let typeC = t.column("type"), enabledC = t.column("enabled"), yomiC = t.column("yomi"), wikiC = t.column("wiki")
         let prefC = t.column("pref"), addressC = t.column("address"), latC = t.column("lat"), lngC = t.column("lng")
         var r = Registry()
+        // Nearly every row is a station: reserving up front spares the
+        // national registry a resize, which holds the old and new tables at once.
+        r._stations.reserveCapacity(t.count)
         for i in t.records {
             guard let id = t.int(i, idC, &problems) else { continue }
             let keys = t.text(i, keysC).split(separator: keySeparator).map(String.init)
@@ -110,6 +113,40 @@ public struct Registry: Sendable, Equatable {
     }
 }
 
+/// One kind's entries by ID: the entries in one array, and an index from ID
+/// to position. A dictionary of the entries themselves was more than twice
+/// their size at national scale (wide rows in a table kept at most
+/// three-quarters full, at a power-of-two size), and a run holds two registries.
+struct RegistryTable<Row: Equatable & Sendable>: Sendable {
+    private var entries: [(keys: [String], row: Row)] = []
+    private var index: [Int: Int] = [:]
+
+    var count: Int { index.count }
+    var isEmpty: Bool { index.isEmpty }
+    /// The IDs, in no particular order.
+    var keys: Dictionary<Int, Int>.Keys { index.keys }
+
+    mutating func reserveCapacity(_ n: Int) {
+        entries.reserveCapacity(n)
+        index.reserveCapacity(n)
+    }
+
+    /// Entries are added or replaced, never removed.
+    subscript(id: Int) -> (keys: [String], row: Row)? {
+        get { index[id].map { entries[$0] } }
+        set {
+            guard let newValue else { preconditionFailure("registry entries are never removed") }
+            if let i = index[id] { entries[i] = newValue } else { index[id] = entries.count; entries.append(newValue) }
+        }
+    }
+
+    func allSatisfy(_ predicate: (Int, (keys: [String], row: Row)) -> Bool) -> Bool {
+        index.allSatisfy { id, i in predicate(id, entries[i]) }
+    }
+
+    var dictionary: [Int: (keys: [String], row: Row)] { index.mapValues { entries[$0] } }
+}
+
 /// Gives each merged entity its ID: a fixed ID from the native master first,
 /// else the smallest registered ID among its keys not taken by another
 /// entity this run, else a new ID above everything ever registered.
@@ -128,7 +165,7 @@ struct IDAssigner {
 
     /// Reads the registry's keys in place (no copy of its key lists), and lets
     /// the key map go as soon as the IDs are out.
-    init<Row>(registered: [Int: (keys: [String], row: Row)], fixedIDs: [Int]) {
+    init<Row>(registered: RegistryTable<Row>, fixedIDs: [Int]) {
         var map: [String: Int] = [:]
         map.reserveCapacity(registered.count)
         for id in registered.keys.sorted() {
@@ -138,7 +175,7 @@ struct IDAssigner {
         maxID = max(registered.keys.max() ?? 0, fixedIDs.max() ?? 0)
     }
 
-    static func assign<Row>(registered: [Int: (keys: [String], row: Row)], _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
+    static func assign<Row>(registered: RegistryTable<Row>, _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
         var assigner = IDAssigner(registered: registered, fixedIDs: entities.compactMap(\.fixedID))
         return assigner.assign(entities)
     }
