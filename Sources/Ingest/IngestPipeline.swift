@@ -197,7 +197,7 @@ public enum IngestPipeline {
         out.reserveCapacity(rows.count)
         for row in rows {
             let current = keysOfID[row.registryID] ?? []
-            let previous = old[row.registryID]?.keys ?? []
+            let previous = old.keys(of: row.registryID) ?? []
             var keys = current
             if previous != current, !previous.isEmpty {
                 if owner == nil {

@@ -31,7 +31,7 @@ public struct Registry: Sendable, Equatable {
     }
 
     private static func same<Row>(_ a: RegistryTable<Row>, _ b: RegistryTable<Row>) -> Bool {
-        a.count == b.count && a.allSatisfy { id, entry in b[id].map { $0.keys == entry.keys && $0.row == entry.row } ?? false }
+        a.count == b.count && a.sameEntries(as: b)
     }
 
     public var isEmpty: Bool { _operators.isEmpty && _lines.isEmpty && _stations.isEmpty }
@@ -140,8 +140,16 @@ struct RegistryTable<Row: Equatable & Sendable>: Sendable {
         }
     }
 
-    func allSatisfy(_ predicate: (Int, (keys: [String], row: Row)) -> Bool) -> Bool {
-        index.allSatisfy { id, i in predicate(id, entries[i]) }
+    /// The keys of `id`, without copying its row.
+    func keys(of id: Int) -> [String]? { index[id].map { entries[$0].keys } }
+
+    /// Whether every entry here is in `other` too, the same; compared in
+    /// place, since copying out a million entries was a good part of the time.
+    func sameEntries(as other: RegistryTable<Row>) -> Bool {
+        for (id, i) in index {
+            guard let j = other.index[id], entries[i].keys == other.entries[j].keys, entries[i].row == other.entries[j].row else { return false }
+        }
+        return true
     }
 
     var dictionary: [Int: (keys: [String], row: Row)] { index.mapValues { entries[$0] } }
@@ -169,7 +177,7 @@ struct IDAssigner {
         var map: [String: Int] = [:]
         map.reserveCapacity(registered.count)
         for id in registered.keys.sorted() {
-            for k in registered[id]!.keys where map[k] == nil { map[k] = id }
+            for k in registered.keys(of: id)! where map[k] == nil { map[k] = id }
         }
         keyToID = map
         maxID = max(registered.keys.max() ?? 0, fixedIDs.max() ?? 0)
