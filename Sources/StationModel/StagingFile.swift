@@ -121,8 +121,39 @@ public enum StationWeightsFile {
     }
 
     public static func read(from path: String) throws -> [Int: Int] {
-        let table = try CSVReader.read(path: path)
-        try table.require(["s_id", "weight"])
+        let fields = try CSVReader.scan(path: path)
+        try fields.require(["s_id", "weight"])
+        if let weights = plainWeights(fields) { return weights }
+        return try readRows(fields.table())
+    }
+
+    /// The weights when every s_id and weight is plain decimal digits and every
+    /// weight is 1...13 (what Priority writes), parsed from the bytes without a
+    /// String per field; nil sends the file through the row reader, which says
+    /// what is wrong where.
+    static func plainWeights(_ fields: CSVFields) -> [Int: Int]? {
+        guard let idColumn = fields.column("s_id"), let weightColumn = fields.column("weight") else { return nil }
+        @inline(__always) func digits(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard !b.isEmpty, b.count <= 18 else { return nil }
+            var v = 0
+            for c in b {
+                let d = Int(c) &- 48
+                guard d >= 0, d <= 9 else { return nil }
+                v = v &* 10 &+ d
+            }
+            return v
+        }
+        var weights: [Int: Int] = [:]
+        weights.reserveCapacity(fields.count)
+        for r in 0..<fields.count {
+            guard let id = fields.withField(r, idColumn, digits),
+                  let w = fields.withField(r, weightColumn, digits), (1...13).contains(w) else { return nil }
+            weights[id] = w
+        }
+        return weights
+    }
+
+    static func readRows(_ table: CSVTable) throws -> [Int: Int] {
         var problems = DiagnosticCollector()
         var weights: [Int: Int] = [:]
         for row in table.rows() {
