@@ -147,7 +147,11 @@ public struct BundleBuilder {
         // failed check removes before anything is published, and a failed check
         // is what is reported, even when writing failed too. A dist/ made for a
         // build whose inputs fail the checks is removed again (when still empty).
-        let validation = Background { try Self.validate(request, version: version) }
+        // libcrypto's set-up, which the digests after the write would otherwise wait for, is done there too.
+        let validation = Background {
+            try Self.validate(request, version: version)
+            SHA256.prepare()
+        }
         let distExisted = fm.fileExists(atPath: dist)
         var checksFailed = false
         func checked() throws {
@@ -331,11 +335,23 @@ public struct BundleBuilder {
     /// Writes `data` and returns its sha256.
     @discardableResult
     private func writeFile(_ data: Data, to path: String) throws -> String {
-        do {
-            try data.write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
+        // Plain write(2), not Data.write, which flushes each file to disk on the
+        // way: the files in the temporary folder are flushed together at .syncFiles,
+        // before the folder is renamed into dist/.
+        func failed() -> EnvironmentError { EnvironmentError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw failed() }
+        var written = 0
+        let ok = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            while written < bytes.count {
+                let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return true
         }
+        if !ok { let error = failed(); close(fd); throw error }
+        guard close(fd) == 0 else { throw failed() }
         return SHA256.hex(data)
     }
 
