@@ -142,9 +142,27 @@ public struct BundleBuilder {
         let dist = request.dist
         let previous = try PublishedVersion.read(dist: dist)
         let version = try Self.nextVersion(previous: previous?.version, requested: request.requestedVersion)
-        try Self.validate(request, version: version)
-
-        try AtomicFile.createDirectory(dist)
+        // The checks run on the other core while the database is written (the
+        // longest step): the database goes into the temporary folder, which a
+        // failed check removes before anything is published, and a failed check
+        // is what is reported, even when writing failed too. A dist/ made for a
+        // build whose inputs fail the checks is removed again (when still empty).
+        // libcrypto's set-up, which the digests after the write would otherwise wait for, is done there too.
+        let validation = Background {
+            try Self.validate(request, version: version)
+            SHA256.prepare()
+        }
+        let distExisted = fm.fileExists(atPath: dist)
+        var checksFailed = false
+        func checked() throws {
+            do { try validation.value() } catch { checksFailed = true; throw error }
+        }
+        do {
+            try AtomicFile.createDirectory(dist)
+        } catch {
+            try checked()
+            throw error
+        }
         Self.removeLeftovers(in: dist)
         let temporary = (dist as NSString).appendingPathComponent("\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
         let final = (dist as NSString).appendingPathComponent(String(version))
@@ -156,13 +174,19 @@ public struct BundleBuilder {
         var started: [() -> Void] = []
         defer { for wait in started { wait() } }
         do {
-            try AtomicFile.createDirectory(temporary)
             func file(_ name: String) -> String { (temporary as NSString).appendingPathComponent(name) }
-
-            try step(.writeDatabase)
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
-            let rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
+            let rowCounts: [String: Int]
+            do {
+                try AtomicFile.createDirectory(temporary)
+                try step(.writeDatabase)
+                rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
                                                    renumberings: renumberings, version: version, to: file(DistLayout.database))
+            } catch {
+                try checked()
+                throw error
+            }
+            try checked()
             let database = try readFile(file(DistLayout.database))
             // Compressing is the slowest step: it runs on another core while the
             // diff, the patch and the summary are made, and is only written below.
@@ -210,6 +234,9 @@ public struct BundleBuilder {
             let gzip = try compressed.value()
             try writeFile(gzip.data, to: file(DistLayout.gzip))
             digests[DistLayout.gzip] = gzip.sha256
+            let gzipPath = file(DistLayout.gzip)
+            let gzipSynced = Background { try AtomicFile.fsync(path: gzipPath) }
+            started.append { _ = try? gzipSynced.value() }
 
             var patchName: String?
             if let previous, let difference {
@@ -252,10 +279,19 @@ public struct BundleBuilder {
             try writeFile(Data(JSONValue.object(manifest).text.utf8), to: file(DistLayout.manifest))
 
             try step(.syncFiles)
-            try databaseSynced.value()
-            for name in try fm.contentsOfDirectory(atPath: temporary).sorted() where name != DistLayout.database {
-                try AtomicFile.fsync(path: file(name))
+            // The small files are flushed together: concurrent fsyncs share one
+            // journal commit instead of waiting for one each.
+            let others = try fm.contentsOfDirectory(atPath: temporary).sorted()
+                .filter { $0 != DistLayout.database && $0 != DistLayout.gzip }
+            var syncErrors = [Error?](repeating: nil, count: others.count)
+            syncErrors.withUnsafeMutableBufferPointer { errors in
+                DispatchQueue.concurrentPerform(iterations: others.count) { i in
+                    do { try AtomicFile.fsync(path: file(others[i])) } catch { errors[i] = error }
+                }
             }
+            try databaseSynced.value()
+            try gzipSynced.value()
+            if let error = syncErrors.lazy.compactMap({ $0 }).first { throw error }
             try AtomicFile.fsync(path: temporary)
 
             try step(.renameFolder)
@@ -282,6 +318,7 @@ public struct BundleBuilder {
             // Leave dist/ as it was: latest.json and the versions it names are untouched.
             try? fm.removeItem(atPath: temporary)
             if movedIn { try? fm.removeItem(atPath: final) }
+            if checksFailed && !distExisted { rmdir(dist) }
             unlink(AtomicFile.temporaryPath(for: latestPath))
             throw error
         }
@@ -298,11 +335,23 @@ public struct BundleBuilder {
     /// Writes `data` and returns its sha256.
     @discardableResult
     private func writeFile(_ data: Data, to path: String) throws -> String {
-        do {
-            try data.write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
+        // Plain write(2), not Data.write, which flushes each file to disk on the
+        // way: the files in the temporary folder are flushed together at .syncFiles,
+        // before the folder is renamed into dist/.
+        func failed() -> EnvironmentError { EnvironmentError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw failed() }
+        var written = 0
+        let ok = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            while written < bytes.count {
+                let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return true
         }
+        if !ok { let error = failed(); close(fd); throw error }
+        guard close(fd) == 0 else { throw failed() }
         return SHA256.hex(data)
     }
 

@@ -116,6 +116,11 @@ public struct SHA256 {
         return [h0, h1, h2, h3, h4, h5, h6, h7].flatMap { v in (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (UInt32($0) * 8)) } }
     }
 
+    /// Loads and initialises libcrypto (when present) now: its first use reads
+    /// the OpenSSL configuration, which a caller can keep off its critical path
+    /// by calling this on an idle thread.
+    public static func prepare() { _ = systemSHA256 }
+
     public static func hex<D: DataProtocol>(_ data: D) -> String {
         if let system = systemSHA256, let digest = data.withContiguousStorageIfAvailable({ bytes -> [UInt8] in
             var md = [UInt8](repeating: 0, count: 32)

@@ -81,30 +81,68 @@ public enum StagingFile {
             throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first")
         }
         do {
+            // Two connections on two threads: this one reads the stations below the
+            // middle s_id, the other the tables but stations, then the stations from
+            // the middle up (the stations are most of the file, the rest is cheap).
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
-            var n = RailNetwork()
-            let o = try db.prepare("SELECT o_id, operator, type, enabled FROM operators ORDER BY o_id")
-            while try o.step() { n.operators.append(Operator(id: o.int(0), name: o.text(1), type: o.int(2), enabled: o.int(3) != 0)) }
-            let l = try db.prepare("SELECT l_id, line, o_id, enabled, l_type FROM lines ORDER BY l_id")
-            while try l.step() { n.lines.append(Line(id: l.int(0), name: l.text(1), operatorID: l.int(2), enabled: l.int(3) != 0, type: l.optionalInt(4))) }
-            let s = try db.prepare("SELECT s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled FROM stations ORDER BY s_id")
-            while try s.step() {
-                n.stations.append(Station(id: s.int(0), name: s.text(1), yomi: s.text(2), wiki: s.text(3), pref: s.int(4), address: s.text(5),
-                                          lat: s.int(6), lng: s.int(7), operatorID: s.int(8), enabled: s.int(9) != 0))
+            defer { db.close() }
+            let range = try db.prepare("SELECT min(s_id), max(s_id) FROM stations")
+            // Any middle is correct (every station is below it or not); this one halves evenly spread ids.
+            let middle = try range.step() ? (range.optionalInt(0) ?? 0) / 2 + (range.optionalInt(1) ?? 0) / 2 : 0
+            var rest: Result<(RailNetwork, [String: String], [Station]), Error>!
+            let restRead = DispatchGroup()
+            restRead.enter()
+            DispatchQueue.global().async {
+                rest = Result {
+                    let other = try SQLiteDatabase(path: path, mode: .readOnly)
+                    defer { other.close() }
+                    let (network, meta) = try readAllButStations(other)
+                    return (network, meta, try readStations(other, from: middle, below: nil))
+                }
+                restRead.leave()
             }
-            // Read in the table's own key order (l_id, s_id) and put in (l_id, s_sort, s_id) order
-            // here: cheaper than SQLite's sorter, and nothing to do when ingest numbered along each line.
-            let x = try db.prepare("SELECT l_id, s_id, s_sort FROM stations_lines ORDER BY l_id, s_id")
-            while try x.step() { n.stationLines.append(StationLine(lineID: x.int(0), stationID: x.int(1), sort: x.int(2))) }
-            func before(_ a: StationLine, _ b: StationLine) -> Bool { (a.lineID, a.sort, a.stationID) < (b.lineID, b.sort, b.stationID) }
-            if zip(n.stationLines, n.stationLines.dropFirst()).contains(where: { !before($0, $1) }) { n.stationLines.sort(by: before) }
-            var meta: [String: String] = [:]
-            let m = try db.prepare("SELECT key, value FROM meta")
-            while try m.step() { meta[m.text(0)] = m.text(1) }
+            let lower = Result { try readStations(db, from: Int.min, below: middle) }
+            restRead.wait()
+            var (n, meta, upper) = try rest.get()
+            n.stations = try lower.get()
+            n.stations.append(contentsOf: upper)
             return Staging(network: n, meta: meta)
         } catch let e as SQLiteError {
             throw EnvironmentError("cannot read the staging file \(path): \(e)")
         }
+    }
+
+    /// Operators, lines, stations_lines and meta: everything but the stations.
+    /// The stations with s_id >= from (and < below, when given), in s_id order.
+    private static func readStations(_ db: SQLiteDatabase, from: Int, below: Int?) throws -> [Station] {
+        var stations: [Station] = []
+        let s = try db.prepare("SELECT s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled FROM stations WHERE s_id >= ?"
+                               + (below == nil ? "" : " AND s_id < ?") + " ORDER BY s_id")
+        try s.bind(from, at: 1)
+        if let below { try s.bind(below, at: 2) }
+        while try s.step() {
+            stations.append(Station(id: s.int(0), name: s.text(1), yomi: s.text(2), wiki: s.text(3), pref: s.int(4), address: s.text(5),
+                                    lat: s.int(6), lng: s.int(7), operatorID: s.int(8), enabled: s.int(9) != 0))
+        }
+        return stations
+    }
+
+    private static func readAllButStations(_ db: SQLiteDatabase) throws -> (RailNetwork, [String: String]) {
+        var n = RailNetwork()
+        let o = try db.prepare("SELECT o_id, operator, type, enabled FROM operators ORDER BY o_id")
+        while try o.step() { n.operators.append(Operator(id: o.int(0), name: o.text(1), type: o.int(2), enabled: o.int(3) != 0)) }
+        let l = try db.prepare("SELECT l_id, line, o_id, enabled, l_type FROM lines ORDER BY l_id")
+        while try l.step() { n.lines.append(Line(id: l.int(0), name: l.text(1), operatorID: l.int(2), enabled: l.int(3) != 0, type: l.optionalInt(4))) }
+        // Read in the table's own key order (l_id, s_id) and put in (l_id, s_sort, s_id) order
+        // here: cheaper than SQLite's sorter, and nothing to do when ingest numbered along each line.
+        let x = try db.prepare("SELECT l_id, s_id, s_sort FROM stations_lines ORDER BY l_id, s_id")
+        while try x.step() { n.stationLines.append(StationLine(lineID: x.int(0), stationID: x.int(1), sort: x.int(2))) }
+        func before(_ a: StationLine, _ b: StationLine) -> Bool { (a.lineID, a.sort, a.stationID) < (b.lineID, b.sort, b.stationID) }
+        if zip(n.stationLines, n.stationLines.dropFirst()).contains(where: { !before($0, $1) }) { n.stationLines.sort(by: before) }
+        var meta: [String: String] = [:]
+        let m = try db.prepare("SELECT key, value FROM meta")
+        while try m.step() { meta[m.text(0)] = m.text(1) }
+        return (n, meta)
     }
 }
 
@@ -121,8 +159,39 @@ public enum StationWeightsFile {
     }
 
     public static func read(from path: String) throws -> [Int: Int] {
-        let table = try CSVReader.read(path: path)
-        try table.require(["s_id", "weight"])
+        let fields = try CSVReader.scan(path: path)
+        try fields.require(["s_id", "weight"])
+        if let weights = plainWeights(fields) { return weights }
+        return try readRows(fields.table())
+    }
+
+    /// The weights when every s_id and weight is plain decimal digits and every
+    /// weight is 1...13 (what Priority writes), parsed from the bytes without a
+    /// String per field; nil sends the file through the row reader, which says
+    /// what is wrong where.
+    static func plainWeights(_ fields: CSVFields) -> [Int: Int]? {
+        guard let idColumn = fields.column("s_id"), let weightColumn = fields.column("weight") else { return nil }
+        @inline(__always) func digits(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard !b.isEmpty, b.count <= 18 else { return nil }
+            var v = 0
+            for c in b {
+                let d = Int(c) &- 48
+                guard d >= 0, d <= 9 else { return nil }
+                v = v &* 10 &+ d
+            }
+            return v
+        }
+        var weights: [Int: Int] = [:]
+        weights.reserveCapacity(fields.count)
+        for r in 0..<fields.count {
+            guard let id = fields.withField(r, idColumn, digits),
+                  let w = fields.withField(r, weightColumn, digits), (1...13).contains(w) else { return nil }
+            weights[id] = w
+        }
+        return weights
+    }
+
+    static func readRows(_ table: CSVTable) throws -> [Int: Int] {
         var problems = DiagnosticCollector()
         var weights: [Int: Int] = [:]
         for row in table.rows() {
