@@ -18,13 +18,19 @@ VERSION ?=
 GUARDS ?=
 FORCE_PUBLISH ?=
 
-SHELL := /bin/bash
+# Recipes go through /bin/sh, and the file lists below come from make's own
+# wildcard, not `find` in a shell: make then runs a plain command line itself,
+# without a shell. Each process started costs milliseconds here, and a whole
+# national `make` is a few hundred of them.
 export PATH := $(PATH):/opt/swift/usr/bin
 
 BIN      := $(ROOT)/.build/release/stationdb
-SOURCES  := $(ROOT)/Package.swift $(shell find $(ROOT)/Sources -type f 2>/dev/null)
-# Every file of raw/ that ingest reads (hand weights and renumberings are read later).
-RAW_INPUTS := $(shell find $(RAW) -type f ! -name weights.csv ! -name renumbered.csv ! -name '.*' ! -name '*.etag' 2>/dev/null | LC_ALL=C sort)
+SOURCES  := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
+# Every file of raw/ that ingest reads, four folders deep (hand weights and
+# renumberings are read later; dotfiles and fetch's .etag files not at all).
+RAW_ALL  := $(wildcard $(RAW)/* $(RAW)/*/* $(RAW)/*/*/* $(RAW)/*/*/*/*)
+RAW_DIRS := $(patsubst %/,%,$(wildcard $(RAW)/*/ $(RAW)/*/*/ $(RAW)/*/*/*/ $(RAW)/*/*/*/*/))
+RAW_INPUTS := $(sort $(filter-out $(RAW_DIRS) %/weights.csv %/renumbered.csv %.etag,$(RAW_ALL)))
 HAND_WEIGHTS := $(wildcard $(RAW)/weights.csv)
 RENUMBERED   := $(wildcard $(RAW)/renumbered.csv)
 STAGING  := $(BUILD)/staging.sqlite
@@ -32,7 +38,7 @@ WEIGHTS  := $(BUILD)/weights.csv
 STAMP    := $(DIST)/.published
 CONFIG   := $(BUILD)/.config
 
-.PHONY: all setup fetch priority test bench diff clean FORCE
+.PHONY: all setup fetch priority test bench diff clean
 .DELETE_ON_ERROR:
 
 all: $(STAMP)
@@ -44,16 +50,21 @@ setup:
 
 # Linked statically against the Swift runtime and Foundation: a run starts in
 # a few milliseconds instead of tens, which is most of a national stage's time.
-$(BIN): $(SOURCES) | setup
+# The Debian packages are checked when the binary is built (they are what it
+# builds and links against), not on every run.
+$(BIN): $(SOURCES)
+	@$(ROOT)/scripts/setup
 	cd $(ROOT) && swift build -c release --product stationdb --static-swift-stdlib
 	@touch $@
 
-# The paths and seed in force: rewritten only when they change, so that
-# switching RAW or SEED redoes exactly the stages they feed.
-$(CONFIG): FORCE
-	@mkdir -p $(BUILD)
-	@printf 'RAW=%s\nSEED=%s\n' "$(abspath $(RAW))" "$(SEED)" > $@.new
-	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+# The paths and seed in force, rewritten only when they change, so that
+# switching RAW or SEED redoes exactly the stages they feed. Compared and
+# written with make's file functions while the Makefile is read.
+CONFIG_TEXT := RAW=$(abspath $(RAW)) SEED=$(SEED)
+ifneq ($(file <$(CONFIG)),$(CONFIG_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(CONFIG),$(CONFIG_TEXT))
+endif
 
 $(STAGING): $(RAW_INPUTS) $(BIN) $(CONFIG)
 	$(BIN) ingest --raw $(RAW) --out $@
@@ -90,5 +101,3 @@ diff: $(BIN)
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:
 	rm -rf $(BUILD)
-
-FORCE:

@@ -521,23 +521,3 @@ public struct BundleBuilder {
         return out
     }
 }
-
-/// Work started on another thread whose result is collected later (or never,
-/// when the build stops early: it only computes in memory).
-public final class Background<T> {
-    private let group = DispatchGroup()
-    private var result: Result<T, Error>?
-
-    public init(_ work: @escaping () throws -> T) {
-        group.enter()
-        DispatchQueue.global().async {
-            self.result = Result { try work() }
-            self.group.leave()
-        }
-    }
-
-    public func value() throws -> T {
-        group.wait()
-        return try result!.get()
-    }
-}

@@ -38,43 +38,40 @@ public enum BundleWriter {
             try db.transaction {
                 for table in BundleSchema.tables { try db.execute(table.createSQL) }
                 try db.execute(BundleSchema.renumberedCreateSQL)
+                // Many rows per step (SQLiteDatabase.insertRows), in key order.
                 let operators = network.operators.sorted { $0.id < $1.id }
-                let op = try db.prepare("INSERT INTO operators (o_id, operator, type, enabled) VALUES (?,?,?,?)")
-                for o in operators {
-                    try op.bind(o.id, at: 1); try op.bind(o.name, at: 2); try op.bind(o.type, at: 3); try op.bind(o.enabled ? 1 : 0, at: 4)
-                    try op.step(); op.reset()
+                try db.insertRows(into: "operators", columns: ["o_id", "operator", "type", "enabled"], count: operators.count) { i, row in
+                    let o = operators[i]
+                    try row.bind(o.id, at: 1); try row.bind(o.name, at: 2); try row.bind(o.type, at: 3); try row.bind(o.enabled, at: 4)
                 }
                 let lines = network.lines.sorted { $0.id < $1.id }
-                let li = try db.prepare("INSERT INTO lines (l_id, line, o_id, enabled, l_type) VALUES (?,?,?,?,?)")
-                for l in lines {
-                    try li.bind(l.id, at: 1); try li.bind(l.name, at: 2); try li.bind(l.operatorID, at: 3)
-                    try li.bind(l.enabled ? 1 : 0, at: 4); try li.bind(l.type, at: 5)
-                    try li.step(); li.reset()
+                try db.insertRows(into: "lines", columns: ["l_id", "line", "o_id", "enabled", "l_type"], count: lines.count) { i, row in
+                    let l = lines[i]
+                    try row.bind(l.id, at: 1); try row.bind(l.name, at: 2); try row.bind(l.operatorID, at: 3)
+                    try row.bind(l.enabled, at: 4); try row.bind(l.type, at: 5)
                 }
                 let stations = network.stations.sorted { $0.id < $1.id }
-                let st = try db.prepare("INSERT INTO stations (s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled, weight) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
-                for s in stations {
-                    guard let weight = weights[s.id] else {
-                        throw InputError(SourceLocation(file: path, field: "s_id \(s.id)"), "station \(s.id) has no weight")
-                    }
-                    try st.bind(s.id, at: 1); try st.bind(s.name, at: 2); try st.bind(s.yomi, at: 3); try st.bind(s.wiki, at: 4)
-                    try st.bind(s.pref, at: 5); try st.bind(s.address, at: 6); try st.bind(s.lat, at: 7); try st.bind(s.lng, at: 8)
-                    try st.bind(s.operatorID, at: 9); try st.bind(s.enabled ? 1 : 0, at: 10); try st.bind(weight, at: 11)
-                    try st.step(); st.reset()
+                for s in stations where weights[s.id] == nil {
+                    throw InputError(SourceLocation(file: path, field: "s_id \(s.id)"), "station \(s.id) has no weight")
+                }
+                try db.insertRows(into: "stations", columns: ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled", "weight"],
+                                  count: stations.count) { i, row in
+                    let s = stations[i]
+                    try row.bind(s.id, at: 1); try row.bind(s.name, at: 2); try row.bind(s.yomi, at: 3); try row.bind(s.wiki, at: 4)
+                    try row.bind(s.pref, at: 5); try row.bind(s.address, at: 6); try row.bind(s.lat, at: 7); try row.bind(s.lng, at: 8)
+                    try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10); try row.bind(weights[s.id]!, at: 11)
                 }
                 // Line by line in the order stations lie along it, so a client that
                 // forgets ORDER BY s_sort still sees a sensible list.
                 let stationLines = network.stationLines.sorted { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
-                let sl = try db.prepare("INSERT INTO stations_lines (l_id, s_id, s_sort) VALUES (?,?,?)")
-                for x in stationLines {
-                    try sl.bind(x.lineID, at: 1); try sl.bind(x.stationID, at: 2); try sl.bind(x.sort, at: 3)
-                    try sl.step(); sl.reset()
+                try db.insertRows(into: "stations_lines", columns: ["l_id", "s_id", "s_sort"], count: stationLines.count) { i, row in
+                    let x = stationLines[i]
+                    try row.bind(x.lineID, at: 1); try row.bind(x.stationID, at: 2); try row.bind(x.sort, at: 3)
                 }
                 let renumbered = renumberings.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
-                let rn = try db.prepare("INSERT INTO renumbered_stations (new_s_id, old_s_id, version) VALUES (?,?,?)")
-                for r in renumbered {
-                    try rn.bind(r.newID, at: 1); try rn.bind(r.oldID, at: 2); try rn.bind(r.version, at: 3)
-                    try rn.step(); rn.reset()
+                try db.insertRows(into: "renumbered_stations", columns: ["new_s_id", "old_s_id", "version"], count: renumbered.count) { i, row in
+                    let r = renumbered[i]
+                    try row.bind(r.newID, at: 1); try row.bind(r.oldID, at: 2); try row.bind(r.version, at: 3)
                 }
                 for index in BundleSchema.indexes { try db.execute(index.createSQL) }
                 try db.execute("PRAGMA user_version = \(version)")

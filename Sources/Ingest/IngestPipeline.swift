@@ -17,12 +17,16 @@ public struct IngestReport: Sendable {
 
 public struct IngestOutcome: Sendable {
     public var staging: Staging
-    public var registry: Registry
-    /// Whether `registry` equals the one read, so an unchanged registry is not
-    /// rewritten. (A flag rather than the old registry itself: at national
-    /// scale holding both registries to the end cost hundreds of megabytes.)
-    public var registryUnchanged: Bool
     public var report: IngestReport
+    /// The registry after this run and whether it equals the one read, worked
+    /// out on the other core while the staging file is written (`publish`).
+    /// (A flag rather than the old registry itself: at national scale holding
+    /// both registries to the end cost hundreds of megabytes.)
+    let nextRegistry: Background<(registry: Registry, unchanged: Bool)>
+
+    public var registry: Registry { try! nextRegistry.value().registry }
+    /// Whether `registry` equals the one read, so an unchanged registry is not rewritten.
+    public var registryUnchanged: Bool { try! nextRegistry.value().unchanged }
 }
 
 public struct IngestOptions: Sendable {
@@ -57,6 +61,22 @@ public enum IngestPipeline {
 
     public static func run(_ options: IngestOptions) throws -> IngestOutcome {
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
+        // The registry and the sources' digests depend only on the files: they are
+        // read on the other core while the sources are read and merged (together
+        // about a third of the stage). Awaited on every way out, so no work of this
+        // call outlives it; a problem in the sources is still reported before one
+        // in the registry.
+        let registryAndDigests = Background { () throws -> (Registry, [String: String]) in
+            let registry = try Registry.load(path: options.registryPath)
+            var meta: [String: String] = [:]
+            let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
+            for f in files where FileManager.default.fileExists(atPath: f) {
+                // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
+                meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
+            }
+            return (registry, meta)
+        }
+        defer { _ = try? registryAndDigests.value() }
         var problems = DiagnosticCollector(limit: options.problemLimit)
         // Each source is merged as soon as it is read and then let go, so a
         // national run never holds every source's rows at once.
@@ -79,14 +99,7 @@ public enum IngestPipeline {
         }
         try problems.check()
         merger.dropLookups()
-        let registry = try Registry.load(path: options.registryPath)
-
-        var meta: [String: String] = [:]
-        let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
-        for f in files where FileManager.default.fileExists(atPath: f) {
-            // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
-            meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
-        }
+        let (registry, meta) = try registryAndDigests.value()
         return try assemble(merger: merger, labels: labels, registry: registry, fixes: fixes, meta: meta, problemLimit: options.problemLimit)
     }
 
@@ -168,19 +181,25 @@ public enum IngestPipeline {
 
         // The registry after this run: every key we saw, the rows as published.
         // An ID keeps its old keys too, unless another entity now holds one.
-        var next = Registry()
-        next._operators = registryEntries(network.operators, old: registry._operators, currentKeys: merger.operators.map(\.keys), ids: operatorIDs)
-        next._lines = registryEntries(network.lines, old: registry._lines, currentKeys: merger.lines.map(\.keys), ids: lineIDs)
-        next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs)
-
-        return IngestOutcome(staging: Staging(network: network, meta: meta), registry: next, registryUnchanged: next == registry, report: report)
+        let operatorKeys = merger.operators.map(\.keys), lineKeys = merger.lines.map(\.keys)
+        let nextRegistry = Background { [network] () -> (registry: Registry, unchanged: Bool) in
+            var next = Registry()
+            next._operators = registryEntries(network.operators, old: registry._operators, currentKeys: operatorKeys, ids: operatorIDs)
+            next._lines = registryEntries(network.lines, old: registry._lines, currentKeys: lineKeys, ids: lineIDs)
+            next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs)
+            return (next, next == registry)
+        }
+        return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, nextRegistry: nextRegistry)
     }
 
     /// Writes the registry (only if changed), then the staging file: both
     /// atomically, the staging file last so that it is the newer one for make.
     public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
-        try outcome.registry.write(path: registryPath, unchanged: outcome.registryUnchanged)
-        try StagingFile.write(outcome.staging, to: stagingPath)
+        // The staging file is written while the registry is worked out on the other
+        // core, and renamed into place only after the registry is written.
+        try StagingFile.write(outcome.staging, to: stagingPath) {
+            try outcome.registry.write(path: registryPath, unchanged: outcome.registryUnchanged)
+        }
     }
 
     static func registryEntries<Row: RegistryRow & Sendable>(_ rows: [Row], old: RegistryTable<Row>, currentKeys: [[String]], ids: [Int])

@@ -134,19 +134,71 @@ public struct SHA256 {
         return s.finalize().map { String(format2hex: $0) }.joined()
     }
 
-    /// The digest of a file, read in chunks.
+    /// The digest of a file, read in chunks (through libcrypto when present).
     public static func hex(fileAt path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw EnvironmentError("cannot read \(path)") }
-        defer { try? handle.close() }
-        var s = SHA256()
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var hasher = FileHasher()
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
+        defer { buffer.deallocate() }
         while true {
-            let chunk = handle.readData(ofLength: 1 << 20)
-            if chunk.isEmpty { break }
-            s.update(chunk)
+            let n = read(fd, buffer, chunk)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(start: buffer, count: n))
         }
-        return s.finalize().map { String(format2hex: $0) }.joined()
+        return hasher.finalize().map { String(format2hex: $0) }.joined()
     }
 }
+
+/// Streaming SHA-256: libcrypto's SHA256_Init/Update/Final when present (the
+/// sources' digests are part of every ingest), else the code above.
+private struct FileHasher {
+    private var own = SHA256()
+    private let system = systemStreamingSHA256
+    /// SHA256_CTX is 112 bytes; twice that leaves room.
+    private var context = [UInt64](repeating: 0, count: 28)
+
+    init() {
+        if let system { context.withUnsafeMutableBytes { _ = system.initialize($0.baseAddress!) } }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let system else { own.update(bytes); return }
+        context.withUnsafeMutableBytes { _ = system.update($0.baseAddress!, bytes.baseAddress, bytes.count) }
+    }
+
+    mutating func finalize() -> [UInt8] {
+        guard let system else { return own.finalize() }
+        var md = [UInt8](repeating: 0, count: 32)
+        context.withUnsafeMutableBytes { c in md.withUnsafeMutableBufferPointer { _ = system.finish($0.baseAddress!, c.baseAddress!) } }
+        return md
+    }
+}
+
+private struct StreamingSHA256 {
+    typealias Initialize = @convention(c) (UnsafeMutableRawPointer) -> Int32
+    typealias Update = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer?, Int) -> Int32
+    typealias Finish = @convention(c) (UnsafeMutablePointer<UInt8>, UnsafeMutableRawPointer) -> Int32
+    let initialize: Initialize
+    let update: Update
+    let finish: Finish
+}
+
+/// Only used when the one-shot function passed its check (same library).
+private let systemStreamingSHA256: StreamingSHA256? = {
+    guard systemSHA256 != nil, let library = dlopen("libcrypto.so.3", RTLD_NOW) ?? dlopen("libcrypto.so", RTLD_NOW),
+          let i = dlsym(library, "SHA256_Init"), let u = dlsym(library, "SHA256_Update"), let f = dlsym(library, "SHA256_Final")
+    else { return nil }
+    return StreamingSHA256(initialize: unsafeBitCast(i, to: StreamingSHA256.Initialize.self),
+                           update: unsafeBitCast(u, to: StreamingSHA256.Update.self),
+                           finish: unsafeBitCast(f, to: StreamingSHA256.Finish.self))
+}()
 
 private typealias OneShotSHA256 = @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
 

@@ -280,3 +280,48 @@ public final class SQLiteStatement {
 
     public func row() -> [SQLValue] { (0..<columnCount).map(value) }
 }
+
+extension SQLiteDatabase {
+    /// Inserts `count` rows into `table`, `rowsPerStep` at a time through one
+    /// multi-row `INSERT ... VALUES (...), (...)`: SQLite runs a statement's
+    /// program (its start, halt and reset) once per step, and with one row per
+    /// step that was about a fifth of writing a national file. Rows go in in
+    /// the order given, so the file is the same as with one row per step.
+    /// `bindRow(i, slot)` binds row i's values through `slot`, by column (1-based).
+    public func insertRows(into table: String, columns: [String], count: Int, rowsPerStep: Int = 64,
+                           _ bindRow: (Int, SQLiteRowSlot) throws -> Void) throws {
+        let head = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
+        let width = Int32(columns.count)
+        var row = 0
+        if count >= rowsPerStep {
+            let batch = try prepare(head + Array(repeating: tuple, count: rowsPerStep).joined(separator: ","))
+            while count - row >= rowsPerStep {
+                for k in 0..<rowsPerStep { try bindRow(row + k, SQLiteRowSlot(statement: batch, base: Int32(k) * width)) }
+                try batch.step()
+                sqlite3_reset(batch.stmt)
+                row += rowsPerStep
+            }
+        }
+        if row < count {
+            let single = try prepare(head + tuple)
+            while row < count {
+                try bindRow(row, SQLiteRowSlot(statement: single, base: 0))
+                try single.step()
+                sqlite3_reset(single.stmt)
+                row += 1
+            }
+        }
+    }
+}
+
+/// One row's parameters within a multi-row INSERT (see `insertRows`).
+public struct SQLiteRowSlot {
+    let statement: SQLiteStatement
+    let base: Int32
+
+    @inline(__always) public func bind(_ v: Int, at column: Int32) throws { try statement.bind(v, at: base + column) }
+    @inline(__always) public func bind(_ v: Int?, at column: Int32) throws { try statement.bind(v, at: base + column) }
+    @inline(__always) public func bind(_ v: String, at column: Int32) throws { try statement.bind(v, at: base + column) }
+    @inline(__always) public func bind(_ v: Bool, at column: Int32) throws { try statement.bind(v ? 1 : 0, at: base + column) }
+}

@@ -28,4 +28,21 @@ final class SHA256Tests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         XCTAssertEqual(try SHA256.hex(fileAt: path), whole)
     }
+
+    /// Files longer than the 1 MiB read chunk, hashed through whichever
+    /// streaming implementation is in use, against the one-shot digest.
+    func testFilesAcrossReadChunks() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(repeating: UInt8(ascii: "a"), count: 1_000_000).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try SHA256.hex(fileAt: path), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        var bytes = [UInt8]()
+        var x: UInt32 = 99
+        for _ in 0..<(5 << 19) + 7 { x = x &* 1_103_515_245 &+ 12345; bytes.append(UInt8(truncatingIfNeeded: x >> 16)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var own = SHA256()
+        own.update(Data(bytes))
+        XCTAssertEqual(try SHA256.hex(fileAt: path), own.finalize().map { String(format: "%02x", $0) }.joined())
+        XCTAssertThrowsError(try SHA256.hex(fileAt: path + ".missing"))
+    }
 }
