@@ -177,11 +177,24 @@ public struct BundleBuilder {
             func file(_ name: String) -> String { (temporary as NSString).appendingPathComponent(name) }
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
             let rowCounts: [String: Int]
+            var tablePages: Background<ParallelGzip.EarlySegment?>?
             do {
                 try AtomicFile.createDirectory(temporary)
                 try step(.writeDatabase)
+                // The table pages are final once the rows are in: they are compressed on the
+                // other core while the indexes are made (about half of writing), the rest after.
+                let databasePath = file(DistLayout.database)
                 rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
-                                                   renumberings: renumberings, version: version, to: file(DistLayout.database))
+                                                   renumberings: renumberings, version: version, to: databasePath) {
+                    // The file's size now, not when the other thread gets to it (by then the
+                    // indexes may be in): the cuts, and so the gzip's bytes, depend only on the contents.
+                    let tablesEnd = AtomicFile.size(of: databasePath) ?? 0
+                    let early = Background {
+                        try ParallelGzip.segment(ofFile: databasePath, range: BundleWriter.pageSize..<max(BundleWriter.pageSize, tablesEnd))
+                    }
+                    tablePages = early
+                    started.append { _ = try? early.value() }
+                }
             } catch {
                 try checked()
                 throw error
@@ -191,8 +204,9 @@ public struct BundleBuilder {
             // Compressing is the slowest step: it runs on another core while the
             // diff, the patch and the summary are made, and is only written below.
             // The database's own digest is taken beside it, for the same reason.
+            let early = tablePages
             let compressed = Background { () throws -> (data: Data, sha256: String) in
-                let gzip = try ParallelGzip.compress(database)
+                let gzip = try ParallelGzip.compress(database, reusing: try early?.value())
                 return (gzip, SHA256.hex(gzip))
             }
             let databaseDigest = Background { SHA256.hex(database) }

@@ -19,8 +19,13 @@ public enum BundleWriter {
 
     /// Returns the number of rows written to each table, by table name.
     @discardableResult
+    ///
+    /// `rowsWritten` is called once the tables and their rows are in the file and
+    /// before the indexes are made, in a second transaction: the table pages are
+    /// final from then on (making an index only reads a table and adds pages after
+    /// it), so the caller may start compressing them while the indexes are made.
     public static func write(network: RailNetwork, weights: [Int: Int], renumberings: [Renumbering],
-                             version: Int, to path: String) throws -> [String: Int] {
+                             version: Int, to path: String, rowsWritten: () -> Void = {}) throws -> [String: Int] {
         unlink(path)
         var counts: [String: Int] = [:]
         do {
@@ -73,10 +78,13 @@ public enum BundleWriter {
                     let r = renumbered[i]
                     try row.bind(r.newID, at: 1); try row.bind(r.oldID, at: 2); try row.bind(r.version, at: 3)
                 }
-                for index in BundleSchema.indexes { try db.execute(index.createSQL) }
-                try db.execute("PRAGMA user_version = \(version)")
                 counts = ["operators": operators.count, "lines": lines.count, "stations": stations.count,
                           "stations_lines": stationLines.count, "renumbered_stations": renumbered.count]
+            }
+            rowsWritten()
+            try db.transaction {
+                for index in BundleSchema.indexes { try db.execute(index.createSQL) }
+                try db.execute("PRAGMA user_version = \(version)")
             }
         } catch let e as SQLiteError {
             unlink(path)

@@ -2,91 +2,150 @@ import CZlib
 import Foundation
 import StationModel
 
-/// Gzip of the bundle on two cores, in the manner of pigz: the input is cut at
-/// a fixed offset, each part is deflated on its own thread (the second primed
-/// with the last 32 KiB of the first as its dictionary, so matches across the
-/// cut are not lost), and the raw deflate streams are joined. The first part
-/// ends with a full flush (an empty stored block, byte-aligned, not final), so
-/// the joined bytes are one valid deflate stream that any gunzip reads.
-/// The cut depends only on the input's length, so the output is as
-/// reproducible as `Gzip.compress`'s: same bytes in, same bytes out.
+/// Gzip of the bundle in pieces, in the manner of pigz: each piece is deflated
+/// on its own (on its own thread, or while the rest of the file is still being
+/// written) as a raw deflate segment, and the segments are joined. Every segment
+/// but the last ends with a full flush (an empty stored block, byte-aligned, not
+/// final), so the joined bytes are one valid deflate stream that any gunzip
+/// reads. A segment may be primed with the 32 KiB before it as its dictionary, so
+/// matches across the cut are not lost; one made before the bytes ahead of it
+/// were final is not primed, and then simply never refers back past its start.
+/// Cuts depend only on the input, so the output is as reproducible as
+/// `Gzip.compress`'s: same bytes in, same bytes out.
 public enum ParallelGzip {
     /// Below this a second thread is not worth starting.
     public static let minimumForSplit = 256 * 1024
     static let window = 32 * 1024
 
+    /// One piece of the input, deflated: the raw deflate bytes, and the piece's
+    /// CRC-32 and length for the gzip trailer.
+    public struct Segment: Sendable {
+        public var deflated: [UInt8]
+        public var crc: UInt
+        public var count: Int
+    }
+
+    /// The whole input, in two halves on two cores when it is large enough.
     public static func compress(_ input: Data, level: Int32 = Gzip.level) throws -> Data {
         guard input.count >= minimumForSplit else { return try Gzip.compress(input, level: level) }
+        return try input.withUnsafeBytes { raw in
+            let all = raw.bindMemory(to: UInt8.self)
+            return gzip(try deflate(all, in: 0..<all.count, primed: false, final: true, level: level), level: level)
+        }
+    }
+
+    /// `all[range]` as segments: two halves on two cores when it is large
+    /// enough, the second primed with the end of the first. The first is primed
+    /// with the bytes before `range` when `primed`; the last is final when `final`.
+    public static func deflate(_ all: UnsafeBufferPointer<UInt8>, in range: Range<Int>, primed: Bool, final: Bool,
+                               level: Int32 = Gzip.level) throws -> [Segment] {
+        func dictionary(before start: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: all[max(0, start - window)..<start])
+        }
+        let firstDictionary = primed && range.lowerBound > 0 ? dictionary(before: range.lowerBound) : nil
+        guard range.count >= minimumForSplit else {
+            return [try segment(UnsafeBufferPointer(rebasing: all[range]), dictionary: firstDictionary, final: final, level: level)]
+        }
         // Cut on a 64 KiB boundary near the middle (SQLite pages never straddle it).
-        let cut = (input.count / 2) & ~0xFFFF
-        // One output buffer for both parts (each thread writes its own region, the
-        // second part is moved down after): no second copy of a large gzip in memory.
-        let bound1 = deflateBoundRaw(cut, level: level), bound2 = deflateBoundRaw(input.count - cut, level: level)
-        guard let buffer = malloc(10 + bound1 + bound2 + 8) else { throw EnvironmentError("out of memory for the gzip") }
-        let out = buffer.assumingMemoryBound(to: UInt8.self)
-        var keep = false
-        defer { if !keep { free(buffer) } }
-        return try input.withUnsafeBytes { src -> Data in
-            let all = src.bindMemory(to: UInt8.self)
-            let firstPart = UnsafeBufferPointer(rebasing: all[..<cut])
-            let secondPart = UnsafeBufferPointer(rebasing: all[cut...])
-            let dictionary = UnsafeBufferPointer(rebasing: all[(cut - window)..<cut])
-            let secondOut = UnsafeMutableBufferPointer(start: out + 10 + bound1, count: bound2)
-            let second = Background { () throws -> (Int, UInt) in
-                let n = try deflateRaw(secondPart, into: secondOut, dictionary: dictionary, finish: true, level: level)
-                return (n, crc32(0, secondPart.baseAddress, uInt(secondPart.count)))
-            }
-            let firstResult = Result { () throws -> (Int, UInt) in
-                let n = try deflateRaw(firstPart, into: UnsafeMutableBufferPointer(start: out + 10, count: bound1),
-                                       dictionary: nil, finish: false, level: level)
-                return (n, crc32(0, firstPart.baseAddress, uInt(firstPart.count)))
-            }
-            // Wait for the second part even when the first failed: it writes into `buffer`.
-            let secondResult = Result { try second.value() }
-            let (n1, crc1) = try firstResult.get(), (n2, crc2) = try secondResult.get()
-            let crc = UInt32(truncatingIfNeeded: crc32_combine(crc1, crc2, Int(secondPart.count)))
-            // Same header as Gzip.compress: no name, mtime 0, OS 3 = Unix.
-            let header: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, level >= 9 ? 2 : (level == 1 ? 4 : 0), 3]
-            for (i, b) in header.enumerated() { out[i] = b }
-            memmove(out + 10 + n1, out + 10 + bound1, n2)
-            var produced = 10 + n1 + n2
-            let size = UInt32(truncatingIfNeeded: input.count)
-            for v in [crc, size] { for i in 0..<4 { out[produced + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))) } ; produced += 4 }
-            keep = true
-            return Data(bytesNoCopy: buffer, count: produced, deallocator: .free)
+        let cut = range.lowerBound + (range.count / 2) & ~0xFFFF
+        let secondDictionary = dictionary(before: cut)
+        let second = Background {
+            try segment(UnsafeBufferPointer(rebasing: all[cut..<range.upperBound]), dictionary: secondDictionary, final: final, level: level)
         }
+        let first = Result { try segment(UnsafeBufferPointer(rebasing: all[range.lowerBound..<cut]), dictionary: firstDictionary, final: false, level: level) }
+        // Wait for the second even when the first failed: it reads `all`.
+        let secondResult = Result { try second.value() }
+        return [try first.get(), try secondResult.get()]
     }
 
-    /// zlib's bound for raw deflate of `count` bytes, plus room for the full flush's empty stored block.
-    private static func deflateBoundRaw(_ count: Int, level: Int32) -> Int {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            return count + count / 8 + 1024
-        }
-        defer { deflateEnd(&stream) }
-        return Int(deflateBound(&stream, uLong(count))) + 16
-    }
-
-    /// Deflates `part` into `output`; returns the number of bytes written.
-    private static func deflateRaw(_ part: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>,
-                                   dictionary: UnsafeBufferPointer<UInt8>?, finish: Bool, level: Int32) throws -> Int {
+    /// Deflates one piece; not final ends it with a full flush.
+    public static func segment(_ piece: UnsafeBufferPointer<UInt8>, dictionary: UnsafeBufferPointer<UInt8>?, final: Bool,
+                               level: Int32 = Gzip.level) throws -> Segment {
         var stream = z_stream()
         var rc = deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
                                zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard rc == Z_OK else { throw EnvironmentError("zlib: deflateInit2 failed (\(rc))") }
         defer { deflateEnd(&stream) }
-        if let dictionary {
+        if let dictionary, dictionary.count > 0 {
             rc = deflateSetDictionary(&stream, dictionary.baseAddress, uInt(dictionary.count))
             guard rc == Z_OK else { throw EnvironmentError("zlib: deflateSetDictionary failed (\(rc))") }
         }
-        stream.next_in = UnsafeMutablePointer(mutating: part.baseAddress)
-        stream.avail_in = uInt(part.count)
-        stream.next_out = output.baseAddress
-        stream.avail_out = uInt(output.count)
-        rc = deflate(&stream, finish ? Z_FINISH : Z_FULL_FLUSH)
-        guard rc == (finish ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
-            throw EnvironmentError("zlib: deflate failed (\(rc))")
+        // zlib's bound, plus room for the full flush's empty stored block.
+        let bound = Int(deflateBound(&stream, uLong(piece.count))) + 16
+        var failure: Int32?
+        let deflated = [UInt8](unsafeUninitializedCapacity: bound) { out, produced in
+            stream.next_in = UnsafeMutablePointer(mutating: piece.baseAddress)
+            stream.avail_in = uInt(piece.count)
+            stream.next_out = out.baseAddress
+            stream.avail_out = uInt(out.count)
+            let rc = CZlib.deflate(&stream, final ? Z_FINISH : Z_FULL_FLUSH)
+            if rc != (final ? Z_STREAM_END : Z_OK) || stream.avail_in != 0 { failure = rc; produced = 0; return }
+            produced = Int(stream.total_out)
         }
-        return Int(stream.total_out)
+        if let failure { throw EnvironmentError("zlib: deflate failed (\(failure))") }
+        return Segment(deflated: deflated, crc: crc32(0, piece.baseAddress, uInt(piece.count)), count: piece.count)
+    }
+
+    /// The gzip file of `segments` in order (the last must be final).
+    public static func gzip(_ segments: [Segment], level: Int32 = Gzip.level) -> Data {
+        var out = Data(capacity: 18 + segments.reduce(0) { $0 + $1.deflated.count })
+        // Same header as Gzip.compress: no name, mtime 0, OS 3 = Unix.
+        out.append(contentsOf: [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, level >= 9 ? 2 : (level == 1 ? 4 : 0), 3] as [UInt8])
+        var crc: UInt = 0, total = 0
+        for s in segments {
+            out.append(contentsOf: s.deflated)
+            crc = total == 0 ? s.crc : UInt(crc32_combine(uLong(crc), uLong(s.crc), Int(s.count)))
+            total += s.count
+        }
+        for v in [UInt32(truncatingIfNeeded: crc), UInt32(truncatingIfNeeded: total)] {
+            out.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) })
+        }
+        return out
+    }
+}
+
+extension ParallelGzip {
+    /// A piece deflated ahead of time: `input[range]` as it was then.
+    public typealias EarlySegment = (range: Range<Int>, segment: Segment)
+
+    /// Deflates `range` of the file, not primed and not final: the piece the
+    /// rest of the file will be put around (see `compress(_:reusing:)`). The range
+    /// is fixed by the caller, not read from the file here, so that the cuts do
+    /// not depend on when this runs. Nil for an empty range.
+    public static func segment(ofFile path: String, range: Range<Int>, level: Int32 = Gzip.level) throws -> EarlySegment? {
+        guard !range.isEmpty else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let offset = range.lowerBound, end = range.upperBound
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, count in
+            while count < buffer.count {
+                let got = pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(offset + count))
+                if got < 0, errno == EINTR { continue }
+                if got <= 0 { failed = true; break }
+                count += got
+            }
+        }
+        if failed { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        let segment = try bytes.withUnsafeBufferPointer { try self.segment($0, dictionary: nil, final: false, level: level) }
+        return (offset..<end, segment)
+    }
+
+    /// The gzip of `input`, reusing `early` for the bytes it covers when they are
+    /// still the same (their CRC-32 says so; else the input is compressed whole):
+    /// the bytes before it, then it, then the rest, primed with the end of it.
+    public static func compress(_ input: Data, reusing early: EarlySegment?, level: Int32 = Gzip.level) throws -> Data {
+        guard let early, early.range.upperBound <= input.count else { return try compress(input, level: level) }
+        return try input.withUnsafeBytes { raw -> Data in
+            let all = raw.bindMemory(to: UInt8.self)
+            let region = UnsafeBufferPointer(rebasing: all[early.range])
+            guard crc32(0, region.baseAddress, uInt(region.count)) == early.segment.crc else {
+                return try compress(input, level: level)
+            }
+            let head = try segment(UnsafeBufferPointer(rebasing: all[..<early.range.lowerBound]), dictionary: nil, final: false, level: level)
+            let rest = try deflate(all, in: early.range.upperBound..<all.count, primed: true, final: true, level: level)
+            return gzip([head, early.segment] + rest, level: level)
+        }
     }
 }

@@ -34,6 +34,12 @@ public enum AtomicFile {
         try fsync(path: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
+    /// The file's size in bytes, or nil when it cannot be examined.
+    public static func size(of path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
     public static func fsync(path: String) throws {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw EnvironmentError("cannot open \(path) to flush it: \(String(cString: strerror(errno)))") }

@@ -130,6 +130,40 @@ final class ReproducibilityTests: XCTestCase {
         if gunzip.terminationStatus != 77 { XCTAssertEqual(gunzip.terminationStatus, 0, "gzip -t") }
     }
 
+    /// A piece deflated early (the bundle's table pages, while the indexes are made)
+    /// is reused when its bytes are still the same, and ignored when they changed.
+    func testGzipReusesAnEarlySegmentOnlyWhileItsBytesHold() throws {
+        var payload = Data()
+        var x: UInt32 = 777
+        for i in 0..<(1_200_000 / 64) {
+            if i % 3 == 0 { payload.append(Data(count: 64)); continue }
+            for _ in 0..<16 { x = x &* 1_103_515_245 &+ 12345; payload.append(contentsOf: [UInt8(x >> 24), UInt8(i % 5), 0x42, 0]) }
+        }
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder + "/early.bin"
+        // The file as it is when the early piece is taken: the first 800 KB; the rest comes later.
+        try payload.prefix(800_000).write(to: URL(fileURLWithPath: path))
+        let early = try XCTUnwrap(try ParallelGzip.segment(ofFile: path, range: 4096..<800_000))
+        XCTAssertNil(try ParallelGzip.segment(ofFile: path, range: 4096..<4096))
+        XCTAssertEqual(early.range, 4096..<800_000)
+
+        let reused = try ParallelGzip.compress(payload, reusing: early)
+        XCTAssertEqual(try Gzip.decompress(reused), payload)
+        XCTAssertNotEqual(reused, try ParallelGzip.compress(payload), "the early piece is used")
+        XCTAssertEqual(reused, try ParallelGzip.compress(payload, reusing: early), "same bytes on every run")
+        XCTAssertLessThan(Double(reused.count), Double(try Gzip.compress(payload).count) * 1.02)
+
+        // One byte inside the early piece changed since: it is not used.
+        var changed = payload
+        changed[500_000] ^= 0xFF
+        let fallback = try ParallelGzip.compress(changed, reusing: early)
+        XCTAssertEqual(fallback, try ParallelGzip.compress(changed))
+        XCTAssertEqual(try Gzip.decompress(fallback), changed)
+        // Nothing after the early piece: the last segment is empty but final.
+        let exact = try ParallelGzip.compress(payload.prefix(800_000), reusing: early)
+        XCTAssertEqual(try Gzip.decompress(exact), payload.prefix(800_000))
+    }
+
     /// The bundle's gzip is made in two parts on two threads once the bundle is large:
     /// one valid gzip stream, the same bytes on every run, about as small as one part.
     func testParallelGzipIsReproducibleAndStandard() throws {
