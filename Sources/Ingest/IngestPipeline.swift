@@ -88,7 +88,7 @@ public enum IngestPipeline {
                 var source = try read(declaration, options: options)
                 source.sortByKey()
                 labels.append(source.label)
-                if problems.isEmpty { merger.add(source) }
+                if problems.isEmpty { merger.add(source, last: i == config.sources.count - 1) }
             } catch let e as InputError { problems.add(e) }
             progress.update(i + 1)
         }
@@ -108,7 +108,7 @@ public enum IngestPipeline {
     public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], meta: [String: String] = [:],
                                 problemLimit: Int = 100) throws -> IngestOutcome {
         let merger = NetworkMerger()
-        for var s in sources { s.sortByKey(); merger.add(s) }
+        for (i, var s) in sources.enumerated() { s.sortByKey(); merger.add(s, last: i == sources.count - 1) }
         return try assemble(merger: merger, labels: sources.map(\.label), registry: registry, fixes: fixes, meta: meta, problemLimit: problemLimit)
     }
 

@@ -85,7 +85,9 @@ final class NetworkMerger {
     private var pairs: Set<Int> = []   // lineIndex << 32 | stationIndex
     private var maxSortOfLine: [Int: Int] = [:]
 
-    func add(_ source: SourceNetwork) {
+    /// `last`: no source comes after this one, so the lookups that only later
+    /// sources' matching reads are not kept up (most of a one-source run's merge).
+    func add(_ source: SourceNetwork, last: Bool = false) {
         // Name matching only ever looks at what earlier sources brought: within
         // one source, two entities are two entities.
         let operatorsBefore = operators.count, linesBefore = lines.count, stationsBefore = stations.count
@@ -94,7 +96,7 @@ final class NetworkMerger {
         stations.reserveCapacity(stationsBefore + source.stations.count)
 
         // 1. Stations that earlier sources already know by a shared key.
-        var stationMatch = source.stations.map(matchByKey)
+        var stationMatch = stationsBefore == 0 ? [Int?](repeating: nil, count: source.stations.count) : source.stations.map(matchByKey)
         var sourceStationIndex: [String: Int] = [:]
         for (i, s) in source.stations.enumerated() { sourceStationIndex[s.key] = i }
 
@@ -122,7 +124,7 @@ final class NetworkMerger {
                 operators.append(MergedOperator(keys: [o.key], fixedID: o.fixedID, name: o.name, type: o.type, enabled: o.enabled, origin: o.origin))
                 operatorIndex[o.key] = operators.count - 1
             }
-            operatorByKey[o.key] = operatorIndex[o.key]
+            if !last { operatorByKey[o.key] = operatorIndex[o.key] }
         }
 
         // 3. Stations with no shared key: the same normalised name, the same
@@ -170,11 +172,14 @@ final class NetworkMerger {
                 lines.append(MergedLine(keys: [l.key], fixedID: l.fixedID, name: l.name, operatorIndex: op, type: l.type, enabled: l.enabled, origin: l.origin))
                 lineIndex[l.key] = lines.count - 1
             }
-            lineByKey[l.key] = lineIndex[l.key]
+            if !last { lineByKey[l.key] = lineIndex[l.key] }
         }
 
         // 5. Stations: fill matched ones field by field, add the rest.
         var stationIndex = [Int](repeating: 0, count: source.stations.count)
+        // A match key may be shared by two of a source's stations. Its own keys are
+        // unique, and sorted (sortByKey), so a repeated one would be the one before.
+        var matchKeysHere = Set<String>()
         for (i, s) in source.stations.enumerated() {
             if let m = stationMatch[i] {
                 fill(station: m, from: s)
@@ -186,8 +191,12 @@ final class NetworkMerger {
                 stationIndex[i] = stations.count - 1
             }
             let m = stationIndex[i]
-            for k in [s.key] + s.matchKeys where stationByKey[k] == nil {
-                stationByKey[k] = m
+            if stationByKey[s.key] == nil, i == 0 || source.stations[i - 1].key != s.key {
+                if !last { stationByKey[s.key] = m }
+                stations[m].keys.append(s.key)
+            }
+            for k in s.matchKeys where stationByKey[k] == nil && matchKeysHere.insert(k).inserted {
+                if !last { stationByKey[k] = m }
                 stations[m].keys.append(k)
             }
         }
@@ -205,8 +214,10 @@ final class NetworkMerger {
             let sort = offset + x.sort
             pairs.insert(pair)
             stationLines.append(MergedStationLine(lineIndex: l, stationIndex: s, sort: sort))
-            linesOfStation[s, default: []].append(l)
-            maxSortOfLine[l] = max(maxSortOfLine[l] ?? 0, sort)
+            if !last {
+                linesOfStation[s, default: []].append(l)
+                maxSortOfLine[l] = max(maxSortOfLine[l] ?? 0, sort)
+            }
         }
     }
 
