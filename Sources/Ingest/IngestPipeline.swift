@@ -47,6 +47,8 @@ public struct IngestOptions: Sendable {
     }
 }
 
+typealias RegisteredKeysByKind = (operators: RegisteredKeys, lines: RegisteredKeys, stations: RegisteredKeys)
+
 public enum IngestPipeline {
     /// Reads one declared source with its reader.
     public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
@@ -66,15 +68,16 @@ public enum IngestPipeline {
         // about a third of the stage). Awaited on every way out, so no work of this
         // call outlives it; a problem in the sources is still reported before one
         // in the registry.
-        let registryAndDigests = Background { () throws -> (Registry, [String: String]) in
+        let registryAndDigests = Background { () throws -> (Registry, RegisteredKeysByKind, [String: String]) in
             let registry = try Registry.load(path: options.registryPath)
+            let keys = RegisteredKeys.all(registry)
             var meta: [String: String] = [:]
             let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
             for f in files where FileManager.default.fileExists(atPath: f) {
                 // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
                 meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
             }
-            return (registry, meta)
+            return (registry, keys, meta)
         }
         defer { _ = try? registryAndDigests.value() }
         var problems = DiagnosticCollector(limit: options.problemLimit)
@@ -99,8 +102,9 @@ public enum IngestPipeline {
         }
         try problems.check()
         merger.dropLookups()
-        let (registry, meta) = try registryAndDigests.value()
-        return try assemble(merger: merger, labels: labels, registry: registry, fixes: fixes, meta: meta, problemLimit: options.problemLimit)
+        let (registry, keys, meta) = try registryAndDigests.value()
+        return try assemble(merger: merger, labels: labels, registry: registry, registeredKeys: keys, fixes: fixes, meta: meta,
+                            problemLimit: options.problemLimit)
     }
 
     /// Merges sources already read, assigns IDs against `registry`, applies
@@ -109,11 +113,12 @@ public enum IngestPipeline {
                                 problemLimit: Int = 100) throws -> IngestOutcome {
         let merger = NetworkMerger()
         for (i, var s) in sources.enumerated() { s.sortByKey(); merger.add(s, last: i == sources.count - 1) }
-        return try assemble(merger: merger, labels: sources.map(\.label), registry: registry, fixes: fixes, meta: meta, problemLimit: problemLimit)
+        return try assemble(merger: merger, labels: sources.map(\.label), registry: registry, registeredKeys: RegisteredKeys.all(registry),
+                            fixes: fixes, meta: meta, problemLimit: problemLimit)
     }
 
-    static func assemble(merger: NetworkMerger, labels: [String], registry: Registry, fixes: [DataFix], meta: [String: String],
-                         problemLimit: Int) throws -> IngestOutcome {
+    static func assemble(merger: NetworkMerger, labels: [String], registry: Registry, registeredKeys: RegisteredKeysByKind,
+                         fixes: [DataFix], meta: [String: String], problemLimit: Int) throws -> IngestOutcome {
         var problems = DiagnosticCollector(limit: problemLimit)
         var report = IngestReport()
         report.sources = labels
@@ -124,9 +129,9 @@ public enum IngestPipeline {
         let stationKeys = mergedStations.map(\.keys)
 
         // IDs.
-        let operatorIDs = IDAssigner.assign(registered: registry._operators, merger.operators.map { ($0.keys, $0.fixedID) })
-        let lineIDs = IDAssigner.assign(registered: registry._lines, merger.lines.map { ($0.keys, $0.fixedID) })
-        let stationIDs = IDAssigner.assign(registered: registry._stations, mergedStations.map { ($0.keys, $0.fixedID) })
+        let operatorIDs = IDAssigner.assign(registered: registeredKeys.operators, merger.operators.map { ($0.keys, $0.fixedID) })
+        let lineIDs = IDAssigner.assign(registered: registeredKeys.lines, merger.lines.map { ($0.keys, $0.fixedID) })
+        let stationIDs = IDAssigner.assign(registered: registeredKeys.stations, mergedStations.map { ($0.keys, $0.fixedID) })
         report.newIDs[.operator_] = operatorIDs.filter { registry._operators[$0] == nil }.count
         report.newIDs[.line] = lineIDs.filter { registry._lines[$0] == nil }.count
         report.newIDs[.station] = stationIDs.filter { registry._stations[$0] == nil }.count

@@ -155,6 +155,28 @@ struct RegistryTable<Row: Equatable & Sendable>: Sendable {
     var dictionary: [Int: (keys: [String], row: Row)] { index.mapValues { entries[$0] } }
 }
 
+/// One kind's registered keys: each key's ID (the smallest ID that holds it)
+/// and the highest ID ever registered. Made from the registry alone, so a run
+/// makes it on the other core while it reads its sources.
+struct RegisteredKeys: Sendable {
+    var keyToID: [String: Int] = [:]
+    var maxID = 0
+
+    /// Reads the registry's keys in place (no copy of its key lists).
+    init<Row>(_ registered: RegistryTable<Row>) {
+        keyToID.reserveCapacity(registered.count)
+        for id in registered.keys.sorted() {
+            for k in registered.keys(of: id)! where keyToID[k] == nil { keyToID[k] = id }
+        }
+        maxID = registered.keys.max() ?? 0
+    }
+
+    /// All three kinds of `registry`.
+    static func all(_ registry: Registry) -> (operators: RegisteredKeys, lines: RegisteredKeys, stations: RegisteredKeys) {
+        (RegisteredKeys(registry._operators), RegisteredKeys(registry._lines), RegisteredKeys(registry._stations))
+    }
+}
+
 /// Gives each merged entity its ID: a fixed ID from the native master first,
 /// else the smallest registered ID among its keys not taken by another
 /// entity this run, else a new ID above everything ever registered.
@@ -162,28 +184,13 @@ struct IDAssigner {
     var keyToID: [String: Int]
     var maxID: Int
 
-    init(registered: [Int: [String]], fixedIDs: [Int]) {
-        var map: [String: Int] = [:]
-        for id in registered.keys.sorted() {
-            for k in registered[id]! where map[k] == nil { map[k] = id }
-        }
-        keyToID = map
-        maxID = max(registered.keys.max() ?? 0, fixedIDs.max() ?? 0)
+    init(registered: RegisteredKeys, fixedIDs: [Int]) {
+        keyToID = registered.keyToID
+        maxID = max(registered.maxID, fixedIDs.max() ?? 0)
     }
 
-    /// Reads the registry's keys in place (no copy of its key lists), and lets
-    /// the key map go as soon as the IDs are out.
-    init<Row>(registered: RegistryTable<Row>, fixedIDs: [Int]) {
-        var map: [String: Int] = [:]
-        map.reserveCapacity(registered.count)
-        for id in registered.keys.sorted() {
-            for k in registered.keys(of: id)! where map[k] == nil { map[k] = id }
-        }
-        keyToID = map
-        maxID = max(registered.keys.max() ?? 0, fixedIDs.max() ?? 0)
-    }
-
-    static func assign<Row>(registered: RegistryTable<Row>, _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
+    /// Lets the key map go as soon as the IDs are out.
+    static func assign(registered: RegisteredKeys, _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
         var assigner = IDAssigner(registered: registered, fixedIDs: entities.compactMap(\.fixedID))
         return assigner.assign(entities)
     }
