@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// Gzip of the bundle on two cores, in the manner of pigz: the input is cut at

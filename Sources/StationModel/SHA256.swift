@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // SHA-256 (FIPS 180-4) for manifests and download checks: small enough to own,
 // and it spares every clean CI build a crypto package.
@@ -127,24 +128,28 @@ public struct SHA256 {
             md.withUnsafeMutableBufferPointer { _ = system(bytes.baseAddress, bytes.count, $0.baseAddress) }
             return md
         }) {
-            return digest.map { String(format2hex: $0) }.joined()
+            return hex(digest: digest)
         }
         var s = SHA256()
         s.update(data)
-        return s.finalize().map { String(format2hex: $0) }.joined()
+        return hex(digest: s.finalize())
     }
 
     /// The digest of a file, read in chunks.
     public static func hex(fileAt path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw EnvironmentError("cannot read \(path)") }
-        defer { try? handle.close() }
+        guard let file = ReadOnlyFile(path: path) else { throw EnvironmentError("cannot read \(path)") }
         var s = SHA256()
         while true {
-            let chunk = handle.readData(ofLength: 1 << 20)
+            guard let chunk = file.read(upTo: 1 << 20) else { throw EnvironmentError("cannot read \(path)") }
             if chunk.isEmpty { break }
             s.update(chunk)
         }
-        return s.finalize().map { String(format2hex: $0) }.joined()
+        return hex(digest: s.finalize())
+    }
+
+    /// A digest in lowercase hex, as sha256sum prints it.
+    public static func hex(digest: [UInt8]) -> String {
+        digest.map { String(format2hex: $0) }.joined()
     }
 }
 
