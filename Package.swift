@@ -19,9 +19,11 @@ let package = Package(
         // libcurl: headers only; the library is opened on first use (see its shim.h).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // NFKC for station names; libxml2 already loads this libicuuc at run time.
+        .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
 
         .target(name: "StationModel", dependencies: ["CSQLite", "CZlib"]),
-        .target(name: "Ingest", dependencies: ["StationModel", "CLibXML2"]),
+        .target(name: "Ingest", dependencies: ["StationModel", "CLibXML2", "CICU"]),
         .target(name: "Priority", dependencies: ["StationModel"]),
         .target(name: "BundleDiff", dependencies: ["StationModel"]),
         .target(name: "BuildDB", dependencies: ["StationModel", "BundleDiff", "CZlib"]),

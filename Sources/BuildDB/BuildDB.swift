@@ -1,5 +1,7 @@
 import BundleDiff
-import Foundation
+import FoundationEssentials
+import Dispatch
+import Glibc
 import StationModel
 
 // BuildDB: the staging file and the weights become what the apps download.
@@ -107,12 +109,12 @@ public struct PublishedVersion {
     public var databasePath: String
 
     public static func read(dist: String) throws -> PublishedVersion? {
-        let path = (dist as NSString).appendingPathComponent(DistLayout.latest)
+        let path = Path.appending(dist, DistLayout.latest)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let json = try JSONObject(path: path)
         let version = try json.requireInt("version")
         let database = try json.requireString("database")
-        return PublishedVersion(version: version, databasePath: (dist as NSString).appendingPathComponent(database))
+        return PublishedVersion(version: version, databasePath: Path.appending(dist, database))
     }
 }
 
@@ -164,9 +166,9 @@ public struct BundleBuilder {
             throw error
         }
         Self.removeLeftovers(in: dist)
-        let temporary = (dist as NSString).appendingPathComponent("\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
-        let final = (dist as NSString).appendingPathComponent(String(version))
-        let latestPath = (dist as NSString).appendingPathComponent(DistLayout.latest)
+        let temporary = Path.appending(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
+        let final = Path.appending(dist, String(version))
+        let latestPath = Path.appending(dist, DistLayout.latest)
         var movedIn = false
         // Work started on other threads is waited for on every way out (unchanged,
         // refused, failed): a thread still hashing inside libcrypto when the process
@@ -174,7 +176,7 @@ public struct BundleBuilder {
         var started: [() -> Void] = []
         defer { for wait in started { wait() } }
         do {
-            func file(_ name: String) -> String { (temporary as NSString).appendingPathComponent(name) }
+            func file(_ name: String) -> String { Path.appending(temporary, name) }
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
             let rowCounts: [String: Int]
             var tablePages: Background<ParallelGzip.EarlySegment?>?
@@ -382,7 +384,7 @@ public struct BundleBuilder {
         let fm = FileManager.default
         guard let names = try? fm.contentsOfDirectory(atPath: dist) else { return }
         for name in names.sorted() where name.hasPrefix(DistLayout.temporaryPrefix) || name.hasPrefix(".\(DistLayout.latest).tmp-") {
-            try? fm.removeItem(atPath: (dist as NSString).appendingPathComponent(name))
+            try? fm.removeItem(atPath: Path.appending(dist, name))
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// What `stationdb verify` found in a good bundle.
@@ -21,14 +22,14 @@ public enum BundleVerifier {
 
     public static func verify(path: String) throws -> VerifyReport {
         var problems = DiagnosticCollector(limit: 500)
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw EnvironmentError("\(path) does not exist")
         }
         let report: VerifyReport
-        if isDirectory.boolValue {
-            let latest = (path as NSString).appendingPathComponent(DistLayout.latest)
-            let manifest = (path as NSString).appendingPathComponent(DistLayout.manifest)
+        if isDirectory {
+            let latest = Path.appending(path, DistLayout.latest)
+            let manifest = Path.appending(path, DistLayout.manifest)
             if FileManager.default.fileExists(atPath: latest) {
                 report = try verifyDist(path, latest: latest, &problems)
             } else if FileManager.default.fileExists(atPath: manifest) {
@@ -51,13 +52,13 @@ public enum BundleVerifier {
         let json = try JSONObject(path: latest)
         let version = try json.requireInt("version")
         let database = try json.requireString("database")
-        let databasePath = (dist as NSString).appendingPathComponent(database)
+        let databasePath = Path.appending(dist, database)
         checkFacts(json, base: dist, databasePath: databasePath, &problems)
         let (_, counts) = checkDatabase(databasePath, expectedVersion: version, &problems)
         checkRowCounts(json, counts, &problems)
         // The version folder must agree with itself too.
-        let folder = (databasePath as NSString).deletingLastPathComponent
-        let manifest = (folder as NSString).appendingPathComponent(DistLayout.manifest)
+        let folder = Path.deletingLastComponent(databasePath)
+        let manifest = Path.appending(folder, DistLayout.manifest)
         if FileManager.default.fileExists(atPath: manifest) {
             let m = try JSONObject(path: manifest)
             checkFiles(m, folder: folder, &problems)
@@ -77,9 +78,9 @@ public enum BundleVerifier {
     static func verifyVersionFolder(_ folder: String, manifest: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
         let json = try JSONObject(path: manifest)
         let version = try json.requireInt("version")
-        let databasePath = (folder as NSString).appendingPathComponent(DistLayout.database)
+        let databasePath = Path.appending(folder, DistLayout.database)
         // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
-        checkFacts(json, base: (folder as NSString).deletingLastPathComponent, databasePath: databasePath, &problems)
+        checkFacts(json, base: Path.deletingLastComponent(folder), databasePath: databasePath, &problems)
         checkFiles(json, folder: folder, &problems)
         let (_, counts) = checkDatabase(databasePath, expectedVersion: version, &problems)
         checkRowCounts(json, counts, &problems)
@@ -103,7 +104,7 @@ public enum BundleVerifier {
                          "\(databasePath) has \(data.count) bytes, the manifest says \(json.int("bytes").map(String.init) ?? "nothing")")
         }
         if let gzip = json.string("gzip") {
-            let gzipPath = (base as NSString).appendingPathComponent(gzip)
+            let gzipPath = Path.appending(base, gzip)
             if let gz = FileManager.default.contents(atPath: gzipPath) {
                 let gzSHA = SHA256.hex(gz)
                 if json.string("gzip_sha256") != gzSHA {
@@ -125,7 +126,7 @@ public enum BundleVerifier {
             problems.add(SourceLocation(file: file, field: "gzip"), "missing")
         }
         if let patch = json.string("patch"), let expected = json.string("patch_sha256") {
-            let patchPath = (base as NSString).appendingPathComponent(patch)
+            let patchPath = Path.appending(base, patch)
             if let actual = try? SHA256.hex(fileAt: patchPath) {
                 if actual != expected { problems.add(SourceLocation(file: file, field: "patch_sha256"), "\(patchPath) has sha256 \(actual), the manifest says \(expected)") }
             } else {
@@ -141,13 +142,13 @@ public enum BundleVerifier {
             return
         }
         for name in files.keys.sorted() {
-            let path = (folder as NSString).appendingPathComponent(name)
+            let path = Path.appending(folder, name)
             guard let actual = try? SHA256.hex(fileAt: path) else {
                 problems.add(SourceLocation(file: manifest.file, field: "files"), "\(path) is missing")
                 continue
             }
-            if actual != files[name] as? String {
-                problems.add(SourceLocation(file: manifest.file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name] as? String ?? "nothing")")
+            if actual != files[name]?.string {
+                problems.add(SourceLocation(file: manifest.file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name]?.string ?? "nothing")")
             }
         }
         let present = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
@@ -162,7 +163,7 @@ public enum BundleVerifier {
             return
         }
         for name in BundleBuilder.tableOrder {
-            let said = (rows[name] as? NSNumber)?.intValue
+            let said = rows[name]?.truncatedInt
             if said != counts[name] {
                 problems.add(SourceLocation(file: json.file, field: "rows.\(name)"),
                              "says \(said.map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")

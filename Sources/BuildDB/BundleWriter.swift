@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// Writes one bundle file. Same network, weights, renumberings and version give the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// The few JSON values latest.json and manifest.json need, printed by hand so the
@@ -49,26 +50,23 @@ public indirect enum JSONValue: Hashable, Sendable {
     static func quote(_ s: String) -> String { JSONText.quote(s) }
 }
 
-/// Reading latest.json / manifest.json back: a thin typed view over JSONSerialization.
+/// Reading latest.json / manifest.json back: a thin typed view over JSONDocument.
 struct JSONObject {
     let file: String
-    let dict: [String: Any]
+    let dict: [String: JSONDocument]
 
     init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw EnvironmentError("cannot read \(path)") }
-        guard let obj = try? JSONSerialization.jsonObject(with: data), let dict = obj as? [String: Any] else {
+        guard let dict = JSONDocument.parse([UInt8](data))?.object else {
             throw InputError(SourceLocation(file: path), "not a JSON object")
         }
         self.file = path; self.dict = dict
     }
 
-    func int(_ key: String) -> Int? {
-        // JSON numbers come back as NSNumber; only whole numbers count.
-        guard let n = dict[key] as? NSNumber, let v = Int(exactly: n.doubleValue) else { return nil }
-        return v
-    }
+    /// Only whole numbers count.
+    func int(_ key: String) -> Int? { dict[key]?.wholeNumber }
 
-    func string(_ key: String) -> String? { dict[key] as? String }
+    func string(_ key: String) -> String? { dict[key]?.string }
 
     func requireInt(_ key: String) throws -> Int {
         guard let v = int(key) else { throw InputError(SourceLocation(file: file, field: key), "expected an integer") }
@@ -80,5 +78,5 @@ struct JSONObject {
         return v
     }
 
-    func object(_ key: String) -> [String: Any]? { dict[key] as? [String: Any] }
+    func object(_ key: String) -> [String: JSONDocument]? { dict[key]?.object }
 }

@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// Gzip of the bundle in pieces, in the manner of pigz: each piece is deflated

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// raw/renumbered.csv: `new_s_id,old_s_id,version`, one row per (new, old) pair,

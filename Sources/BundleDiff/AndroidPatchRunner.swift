@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// Runs a patch exactly as the Android client does, so tests see what users' phones see:

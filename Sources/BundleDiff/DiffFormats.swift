@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// The output formats of `stationdb diff`.
@@ -127,10 +128,10 @@ extension DiffReport {
     public func markdown(limit: Int) -> String {
         let d = difference
         func cell(_ s: String) -> String {
-            s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
-                .replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+            s.replacingEvery("\\", with: "\\\\").replacingEvery("|", with: "\\|")
+                .replacingEvery("\r", with: " ").replacingEvery("\n", with: " ")
         }
-        func code(_ s: String) -> String { "`" + s.replacingOccurrences(of: "`", with: "'") + "`" }
+        func code(_ s: String) -> String { "`" + s.replacingEvery("`", with: "'") + "`" }
         var out = "### Station bundle: version \(d.oldVersion) → \(d.newVersion)\n\n"
         out += "old \(code(oldLabel)) · new \(code(newLabel))\n\n"
         out += "| table | old rows | new rows | added | removed | changed |\n|---|---:|---:|---:|---:|---:|\n"
@@ -280,7 +281,7 @@ enum JSON {
     case object([(String, JSON)])
 
     static func int(_ v: Int) -> JSON { .number(String(v)) }
-    static func fixed(_ v: Double, _ decimals: Int) -> JSON { .number(String(format: "%.\(decimals)f", v)) }
+    static func fixed(_ v: Double, _ decimals: Int) -> JSON { .number(String(fixed: v, decimals: decimals)) }
 
     func write(to out: inout String, indent: String) {
         switch self {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// Limits on how much one version may change before a human has to look.
@@ -68,6 +69,6 @@ public struct DiffGuards: Sendable, Equatable {
         violations(of: DiffSummary(difference: difference, oldEnabledStations: oldEnabledStations))
     }
 
-    static func percent(_ value: Double) -> String { String(format: "%.2f%%", value) }
-    static func metres(_ value: Double) -> String { String(format: "%.1f m", value) }
+    static func percent(_ value: Double) -> String { String(fixed: value, decimals: 2) + "%" }
+    static func metres(_ value: Double) -> String { String(fixed: value, decimals: 1) + " m" }
 }

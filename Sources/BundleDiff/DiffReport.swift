@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// A difference ready for a human: the core's BundleDifference, the names that make

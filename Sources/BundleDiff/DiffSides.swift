@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// One side of `stationdb diff`: what the user named and the bundle file it stands for.
@@ -34,15 +35,15 @@ public struct DiffSide: Sendable, Equatable {
 
     public static func resolve(_ argument: String) throws -> DiffSide {
         let fm = FileManager.default
-        var isFolder: ObjCBool = false
+        var isFolder = false
         guard fm.fileExists(atPath: argument, isDirectory: &isFolder) else {
             throw InputError(SourceLocation(file: argument), "no such file or folder")
         }
-        guard isFolder.boolValue else {
+        guard isFolder else {
             try checkSQLite(argument)
             return DiffSide(argument: argument, databasePath: argument, kind: .file)
         }
-        func inside(_ name: String) -> String { (argument as NSString).appendingPathComponent(name) }
+        func inside(_ name: String) -> String { Path.appending(argument, name) }
 
         let latest = inside(latestName)
         if fm.fileExists(atPath: latest) {
@@ -70,10 +71,10 @@ public struct DiffSide: Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(SourceLocation(file: path), "cannot read it")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let object = JSONDocument.parse([UInt8](data))?.object else {
             throw InputError(SourceLocation(file: path), "not a JSON object")
         }
-        guard let database = object["database"] as? String, !database.isEmpty else {
+        guard let database = object["database"]?.string, !database.isEmpty else {
             throw InputError(SourceLocation(file: path, field: "database"), "missing: latest.json must name the published database")
         }
         return database
@@ -82,12 +83,10 @@ public struct DiffSide: Sendable, Equatable {
     /// SQLite would report "file is not a database" only at the first query, as an
     /// I/O-style error; a file that is not SQLite at all is bad input instead.
     static func checkSQLite(_ path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let file = ReadOnlyFile(path: path) else {
             throw InputError(SourceLocation(file: path), "cannot read it")
         }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        guard header == Data("SQLite format 3\0".utf8) else {
+        guard file.read(upTo: 16) == Array("SQLite format 3\0".utf8) else {
             throw InputError(SourceLocation(file: path), "not an SQLite database")
         }
     }

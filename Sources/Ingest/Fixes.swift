@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // raw/fixes.csv: the maintainers' corrections, applied after the sources and
@@ -54,7 +55,7 @@ public enum DataFixes {
             let columns = columnsOf[t]!
             var match: [(String, String)] = []
             for part in row.string("match").split(separator: ";") {
-                let kv = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let kv = part.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
                 if kv.count != 2 || !columns.contains(kv[0]) {
                     problems.add(row.location("match"), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(part)'")
                     continue
@@ -62,7 +63,7 @@ public enum DataFixes {
                 match.append((kv[0], kv[1]))
             }
             if match.isEmpty { problems.add(row.location("match"), "expected column=value, found nothing"); continue }
-            let field = row.string("field").trimmingCharacters(in: .whitespaces)
+            let field = row.string("field").trimmingWhitespace()
             if action == .set, !columns.dropFirst().contains(field) {
                 problems.add(row.location("field"), "expected a column of \(t.rawValue) other than its id (\(columns.dropFirst().joined(separator: ", "))), found '\(field)'")
                 continue
@@ -127,7 +128,7 @@ public enum DataFixes {
     }
 
     private static func int(_ fix: DataFix, range: ClosedRange<Int>? = nil) throws -> Int {
-        guard let v = Int(fix.value.trimmingCharacters(in: .whitespaces)) else {
+        guard let v = Int(fix.value.trimmingWhitespace()) else {
             throw InputError(fieldLocation(fix, "value"), "expected an integer for \(fix.field), found '\(fix.value)'")
         }
         if let range, !range.contains(v) {
@@ -165,7 +166,7 @@ public enum DataFixes {
         case "pref": s.pref = try int(fix, range: 1...47)
         case "address": s.address = fix.value
         case "lat", "lng":
-            guard let v = MicroDegrees.parse(fix.value.trimmingCharacters(in: .whitespaces)) else {
+            guard let v = MicroDegrees.parse(fix.value.trimmingWhitespace()) else {
                 throw InputError(fieldLocation(fix, "value"), "expected decimal degrees for \(fix.field), found '\(fix.value)'")
             }
             if fix.field == "lat" { s.lat = v } else { s.lng = v }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // The Ingest stage end to end: read every declared source, merge them in
@@ -41,8 +42,8 @@ public struct IngestOptions: Sendable {
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
         self.rawLabel = rawLabel ?? rawFolder
-        self.registryPath = registryPath ?? (rawFolder as NSString).appendingPathComponent(Registry.fileName)
-        self.fixesPath = fixesPath ?? (rawFolder as NSString).appendingPathComponent(DataFixes.fileName)
+        self.registryPath = registryPath ?? Path.appending(rawFolder, Registry.fileName)
+        self.fixesPath = fixesPath ?? Path.appending(rawFolder, DataFixes.fileName)
         self.problemLimit = problemLimit
     }
 }
@@ -52,8 +53,8 @@ typealias RegisteredKeysByKind = (operators: RegisteredKeys, lines: RegisteredKe
 public enum IngestPipeline {
     /// Reads one declared source with its reader.
     public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
-        let path = (options.rawFolder as NSString).appendingPathComponent(source.path)
-        let label = source.path == "." ? options.rawLabel : (options.rawLabel as NSString).appendingPathComponent(source.path)
+        let path = Path.appending(options.rawFolder, source.path)
+        let label = source.path == "." ? options.rawLabel : Path.appending(options.rawLabel, source.path)
         switch source.kind {
         case .native: return try NativeCSVReader.read(folder: path, label: label)
         case .ekidata: return try EkidataReader.read(folder: path, label: label)
@@ -245,7 +246,7 @@ public enum IngestPipeline {
     static func label(_ options: IngestOptions, _ path: String) -> String {
         let raw = SourcesConfig.lexicallyNormalized(options.rawFolder)
         let p = SourcesConfig.lexicallyNormalized(path)
-        if p.hasPrefix(raw + "/") { return (options.rawLabel as NSString).appendingPathComponent(String(p.dropFirst(raw.count + 1))) }
+        if p.hasPrefix(raw + "/") { return Path.appending(options.rawLabel, String(p.dropFirst(raw.count + 1))) }
         return path
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // Sources are merged in precedence order. A later source's station joins an

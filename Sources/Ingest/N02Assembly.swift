@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // Turns the parsed N02 features into a SourceNetwork: resolves curve references, derives

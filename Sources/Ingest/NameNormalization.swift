@@ -1,4 +1,4 @@
-import Foundation
+import CICU
 
 // Station names from different sources spell the same place differently:
 // full-width vs half-width (NFKC), a trailing 駅, and the small ヶ that is also
@@ -6,7 +6,7 @@ import Foundation
 
 public enum StationName {
     public static func normalized(_ name: String) -> String {
-        var s = name.precomposedStringWithCompatibilityMapping
+        var s = NFKC.normalize(name)
         s.removeAll { $0.isWhitespace }
         if s.hasSuffix("駅"), s.count > 1 { s.removeLast() }
         var out = ""
@@ -25,8 +25,37 @@ public enum StationName {
 /// match as text; they are matched through the stations they share instead.
 enum OperatorName {
     static func normalized(_ name: String) -> String {
-        var s = name.precomposedStringWithCompatibilityMapping
+        var s = NFKC.normalize(name)
         s.removeAll { $0.isWhitespace }
         return s
     }
+}
+
+/// Unicode NFKC through the system's ICU, which libxml2 loads anyway: the
+/// only Foundation API that does it would link all of Foundation and its own ICU.
+enum NFKC {
+    static func normalize(_ s: String) -> String {
+        // NFKC leaves every ASCII character as it is.
+        if s.utf8.allSatisfy({ $0 < 0x80 }) { return s }
+        let source = Array(s.utf16)
+        var capacity = source.count * 3 + 16
+        while true {
+            var status: Int32 = 0
+            var out = [UInt16](repeating: 0, count: capacity)
+            let n = cicu_normalize(normalizer, source, Int32(source.count), &out, Int32(capacity), &status)
+            if status == Int32(CICU_BUFFER_OVERFLOW_ERROR) { capacity = Int(n); continue }
+            guard status <= Int32(CICU_ZERO_ERROR) else {
+                preconditionFailure("ICU could not normalise \(s.debugDescription): error \(status)")
+            }
+            return String(decoding: out[0..<Int(n)], as: UTF16.self)
+        }
+    }
+
+    private static let normalizer: UnsafeRawPointer = {
+        var status: Int32 = 0
+        guard let n = cicu_nfkc_instance(&status), status <= Int32(CICU_ZERO_ERROR) else {
+            preconditionFailure("ICU has no NFKC normaliser: error \(status)")
+        }
+        return n
+    }()
 }

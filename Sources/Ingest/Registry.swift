@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // The ID registry (raw/registry.csv) is what keeps s_id, l_id and o_id
@@ -39,7 +40,7 @@ public struct Registry: Sendable, Equatable {
     public static func load(path: String) throws -> Registry {
         guard FileManager.default.fileExists(atPath: path) else { return Registry() }
         var problems = DiagnosticCollector()
-        let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+        let folder = Path.deletingLastComponent(path), name = Path.lastComponent(path)
         guard let t = try SourceTable.load(folder: folder.isEmpty ? "." : folder, label: folder, name: name, required: columns, &problems) else {
             try problems.check()
             return Registry()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // Shared plumbing of the CSV readers: open one table of a source folder, check
@@ -31,8 +32,8 @@ struct SourceTable {
                      _ problems: inout DiagnosticCollector) throws -> SourceTable? {
         let display = label.isEmpty ? name : label + "/" + name
         let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else {
             problems.add(SourceLocation(file: display), "file not found; expected \(name) in the source folder \(label)")
             return nil
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // raw/sources.json names the sources in precedence order; the first one wins
@@ -28,7 +29,7 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
 
     /// Reads raw/sources.json, or declares raw/ a native folder when there is none.
     public static func load(rawFolder: String) throws -> SourcesConfig {
-        let path = (rawFolder as NSString).appendingPathComponent(fileName)
+        let path = Path.appending(rawFolder, fileName)
         guard let data = FileManager.default.contents(atPath: path) else {
             return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")])
         }
@@ -55,10 +56,10 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
     public func files(rawFolder: String) -> [String] {
         var out: [String] = []
         for s in sources {
-            let p = (rawFolder as NSString).appendingPathComponent(s.path)
+            let p = Path.appending(rawFolder, s.path)
             switch s.kind {
-            case .native: out += NativeFiles.all.map { (p as NSString).appendingPathComponent($0) }
-            case .ekidata: out += ["company.csv", "line.csv", "station.csv", "join.csv"].map { (p as NSString).appendingPathComponent($0) }
+            case .native: out += NativeFiles.all.map { Path.appending(p, $0) }
+            case .ekidata: out += ["company.csv", "line.csv", "station.csv", "join.csv"].map { Path.appending(p, $0) }
             case .n02: out.append(p)
             }
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // The bench's inputs: the national network, or K times it, written as native
@@ -140,13 +141,13 @@ public struct Synth {
         try AtomicFile.createDirectory(folder)
         var counts = SynthCounts()
         let scale = config.scale
-        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.operatorsFile)) { out in
+        try ByteFile.write(Path.appending(folder, NativeCSVReader.operatorsFile)) { out in
             out.line(["o_id", "operator", "type", "enabled"])
             for o in national.operators {
                 out.line([String(o.id), o.name, String(o.type), o.enabled ? "1" : "0"]); counts.operators += 1
             }
         }
-        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.linesFile)) { out in
+        try ByteFile.write(Path.appending(folder, NativeCSVReader.linesFile)) { out in
             out.line(["l_id", "line", "o_id", "enabled", "l_type"])
             for k in 0..<scale {
                 for l0 in national.lines {
@@ -156,7 +157,7 @@ public struct Synth {
                 }
             }
         }
-        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.stationsFile)) { out in
+        try ByteFile.write(Path.appending(folder, NativeCSVReader.stationsFile)) { out in
             out.line(["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"])
             for k in 0..<scale {
                 for i in national.stations.indices {
@@ -167,7 +168,7 @@ public struct Synth {
                 }
             }
         }
-        try ByteFile.write((folder as NSString).appendingPathComponent(NativeCSVReader.stationLinesFile)) { out in
+        try ByteFile.write(Path.appending(folder, NativeCSVReader.stationLinesFile)) { out in
             out.line(["l_id", "s_id", "s_sort"])
             for k in 0..<scale {
                 for r0 in national.stationLines {
@@ -269,37 +270,40 @@ public struct Synth {
 
 func xmlEscaped(_ s: String) -> String {
     guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return s }
-    return s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    return s.replacingEvery("&", with: "&amp;").replacingEvery("<", with: "&lt;")
+        .replacingEvery(">", with: "&gt;").replacingEvery("\"", with: "&quot;")
 }
 
 /// A file written through a 1 MB buffer (the 100x files are hundreds of MB),
 /// to a temporary name and renamed into place when complete.
 struct ByteFile {
     private var buffer: [UInt8] = []
-    private let handle: FileHandle
+    private let fd: Int32
     /// The first write error; reported when the file is finished.
     private var failure: Error?
 
-    private init(handle: FileHandle) {
-        self.handle = handle
+    private init(fd: Int32) {
+        self.fd = fd
         buffer.reserveCapacity(1 << 20)
     }
 
     static func write(_ path: String, _ body: (inout ByteFile) throws -> Void) throws {
         let temporary = AtomicFile.temporaryPath(for: path)
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
+        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
             throw EnvironmentError("cannot create \(temporary)")
         }
-        var file = ByteFile(handle: handle)
+        let fd = open(temporary, O_WRONLY)
+        guard fd >= 0 else { throw EnvironmentError("cannot create \(temporary)") }
+        var file = ByteFile(fd: fd)
+        var closed = false
         do {
             try body(&file)
             try file.flush()
             if let failure = file.failure { throw EnvironmentError("cannot write \(temporary): \(failure)") }
-            try handle.close()
+            closed = true
+            guard close(fd) == 0 else { throw ByteFileError(code: errno) }
         } catch {
-            try? handle.close()
+            if !closed { close(fd) }
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
         }
@@ -320,7 +324,21 @@ struct ByteFile {
 
     mutating func flush() throws {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ByteFileError(code: errno)
+            }
+            offset += n
+        }
         buffer.removeAll(keepingCapacity: true)
     }
+}
+
+/// A failed write(2) or close(2), described by strerror.
+struct ByteFileError: Error, CustomStringConvertible {
+    var code: Int32
+    var description: String { String(cString: strerror(code)) }
 }

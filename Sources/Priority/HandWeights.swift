@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // The maintainers' picks (raw/weights.csv: s_id, weight 1..10, optional note):

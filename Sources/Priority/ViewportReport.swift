@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // Scores a weighting the way users meet it: replays the clients' map query
@@ -83,7 +84,7 @@ public struct Viewport: Hashable, Sendable {
 
     /// "35.68,139.76,0.5": centre and latitude span in degrees, phone-shaped.
     public init?(text: String) {
-        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: ",").map { $0.trimmingWhitespace() }
         guard parts.count == 3, let la = MicroDegrees.parse(parts[0]), let lo = MicroDegrees.parse(parts[1]),
               let span = Double(parts[2]), span > 0 else { return nil }
         self = Viewport.phone(lat: la, lng: lo, latSpan: span)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // People judge a weighting by looking at it: an SVG of the live stations,

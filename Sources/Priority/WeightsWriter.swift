@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 // weights.csv for BuildDB, byte for byte what StationWeightsFile.write makes
@@ -25,7 +26,7 @@ public enum WeightsWriter {
         format(ids: ids, weights: weights) { chunk in
             var at = 0
             while failure == 0, at < chunk.count {
-                let n = Foundation.write(fd, chunk.baseAddress! + at, chunk.count - at)
+                let n = Glibc.write(fd, chunk.baseAddress! + at, chunk.count - at)
                 if n < 0 { if errno != EINTR { failure = errno } } else { at += n }
             }
         }

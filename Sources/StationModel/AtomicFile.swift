@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // Never lose data: every output is written beside its final name, flushed to
 // disk and renamed over it, so a reader sees the old file or the new one, whole.
@@ -44,7 +45,7 @@ public enum AtomicFile {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw EnvironmentError("cannot open \(path) to flush it: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        if Foundation.fsync(fd) != 0, errno != EINVAL {
+        if Glibc.fsync(fd) != 0, errno != EINVAL {
             throw EnvironmentError("cannot flush \(path): \(String(cString: strerror(errno)))")
         }
     }
@@ -58,7 +59,27 @@ public enum AtomicFile {
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         } catch {
-            throw EnvironmentError("cannot create folder \(dir): \(error.localizedDescription)")
+            throw EnvironmentError("cannot create folder \(dir): \(describe(error))")
         }
+    }
+
+    /// What Foundation's localizedDescription said for the errors FileManager's
+    /// createDirectory throws, so the message reads as it always has.
+    private static func describe(_ error: Error) -> String {
+        var reason: String?
+        var domainAndCode = "\(error._domain) error \(error._code)"
+        if let error = error as? CocoaError {
+            domainAndCode = "NSCocoaErrorDomain error \(error.code.rawValue)"
+            switch error.code {
+            case .fileNoSuchFile: reason = "The file doesn’t exist."
+            case .fileWriteNoPermission: reason = "You don’t have permission."
+            case .fileWriteInvalidFileName: reason = "The file name is invalid."
+            case .fileWriteFileExists: reason = "A file with the same name already exists."
+            case .fileWriteOutOfSpace: reason = "There isn’t enough space."
+            case .fileWriteVolumeReadOnly: reason = "The volume is read only."
+            default: break
+            }
+        }
+        return "The operation could not be completed. " + (reason ?? "(\(domainAndCode).)")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -351,7 +351,7 @@ public enum CSVReader {
                 header = (0..<fieldsInRecord).map { k in
                     let f = recordStart + k
                     return fieldBytes(Int(bounds[2 * f]), Int(bounds[2 * f + 1])) { String(decoding: $0, as: UTF8.self) }
-                        .trimmingCharacters(in: .whitespaces)
+                        .trimmingWhitespace()
                 }
                 headerLine = recordLine
                 bounds.removeLast(2 * fieldsInRecord)
@@ -450,8 +450,8 @@ func hexByte(_ b: UInt8) -> String {
     return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
 }
 
-/// Trims like `trimmingCharacters(in: .whitespaces)` but without Foundation
-/// on the common path: most fields have no surrounding space.
+/// Trims like `trimmingWhitespace()`, checking first for the common case:
+/// most fields have no surrounding space.
 @inline(__always)
 func trimmedField(_ s: String) -> String {
     let scalars = s.unicodeScalars
@@ -460,7 +460,7 @@ func trimmedField(_ s: String) -> String {
         u.value < 0x80 ? (u.value == 0x20 || u.value == 0x09) : u.properties.isWhitespace
     }
     if !space(first) && !space(last) { return s }
-    return s.trimmingCharacters(in: .whitespaces)
+    return s.trimmingWhitespace()
 }
 
 public enum CSVWriter {

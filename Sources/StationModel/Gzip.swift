@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 
 
 /// Reproducible gzip (RFC 1952): the same bytes in give the same bytes out, on

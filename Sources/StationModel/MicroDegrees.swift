@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // Decimal degrees <-> integer micro-degrees, exactly: parsed from the decimal
 // text, never through a Double, rounded half away from zero (bundle.md).

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 // Progress for long runs: on a terminal it redraws one stderr line; when stderr
 // is not a terminal (make in CI, pipes) it stays quiet.
@@ -21,21 +21,21 @@ public final class Progress {
             let pct = done * 100 / total
             if pct == lastShown { return }
             lastShown = pct
-            FileHandle.standardError.write(Data("\r\(label): \(pct)% (\(done)/\(total))\u{1B}[K".utf8))
+            StandardStream.error.write("\r\(label): \(pct)% (\(done)/\(total))\u{1B}[K")
         } else {
             if done / 1000 == lastShown { return }
             lastShown = done / 1000
-            FileHandle.standardError.write(Data("\r\(label): \(done)\u{1B}[K".utf8))
+            StandardStream.error.write("\r\(label): \(done)\u{1B}[K")
         }
     }
 
     public func finish() {
         guard enabled, lastShown >= 0 else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardStream.error.write("\r\u{1B}[K")
     }
 }
 
 /// Lines for the user on stderr, so stdout stays for data (diffs, reports).
 public func note(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    StandardStream.error.write(message + "\n")
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // SHA-256 (FIPS 180-4) for manifests and download checks: small enough to own,
 // and it spares every clean CI build a crypto package.
@@ -127,11 +128,11 @@ public struct SHA256 {
             md.withUnsafeMutableBufferPointer { _ = system(bytes.baseAddress, bytes.count, $0.baseAddress) }
             return md
         }) {
-            return digest.map { String(format2hex: $0) }.joined()
+            return hex(digest: digest)
         }
         var s = SHA256()
         s.update(data)
-        return s.finalize().map { String(format2hex: $0) }.joined()
+        return hex(digest: s.finalize())
     }
 
     /// The digest of a file, read in chunks (through libcrypto when present).
@@ -152,7 +153,12 @@ public struct SHA256 {
             if n == 0 { break }
             hasher.update(UnsafeRawBufferPointer(start: buffer, count: n))
         }
-        return hasher.finalize().map { String(format2hex: $0) }.joined()
+        return hex(digest: hasher.finalize())
+    }
+
+    /// A digest in lowercase hex, as sha256sum prints it.
+    public static func hex(digest: [UInt8]) -> String {
+        digest.map { String(format2hex: $0) }.joined()
     }
 }
 

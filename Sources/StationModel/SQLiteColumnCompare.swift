@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension SQLiteStatement {
     /// Whether column `i` of this statement's current row holds the same value as

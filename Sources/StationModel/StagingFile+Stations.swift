@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // `stationdb priority` needs only where each station is and whether it is
 // live; StagingFile.read builds every String of every table (names, yomi,

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
+import Glibc
 
 // The staging file is where Ingest hands over to Priority and BuildDB: an
 // SQLite file with the bundle's tables (no weights yet) and a meta table of

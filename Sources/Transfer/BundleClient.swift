@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import BundleDiff
 import StationModel
 
@@ -145,7 +146,7 @@ public final class BundleClient {
     private func refuseHotJournal() throws {
         for suffix in ["-journal", "-wal"] {
             let path = databasePath + suffix
-            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > 0 {
+            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt, size > 0 {
                 throw TransferError.io("\(path) exists: another program has the database open or crashed in a write; open and close it with sqlite3, then try again")
             }
         }

@@ -1,15 +1,14 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// gzip files through zlib, streamed so a national file never sits in memory.
 extension Gzip {
     /// True when the file starts with the gzip magic bytes 1f 8b.
     public static func isGzip(fileAt path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = handle.readData(ofLength: 2)
-        return head.count == 2 && head[head.startIndex] == 0x1f && head[head.startIndex + 1] == 0x8b
+        guard let head = ReadOnlyFile(path: path)?.read(upTo: 2) else { return false }
+        return head == [0x1f, 0x8b]
     }
 
     /// Inflates `source` (gzip, or zlib: windowBits 15+32 detects either) into
@@ -17,8 +16,7 @@ extension Gzip {
     /// Returns the size and sha256 of what was written.
     @discardableResult
     public static func decompress(fileAt source: String, to destination: String, maxBytes: Int, what: String) throws -> (bytes: Int, sha256: String) {
-        guard let input = FileHandle(forReadingAtPath: source) else { throw TransferError.io("cannot read \(source)") }
-        defer { try? input.close() }
+        guard let input = ReadOnlyFile(path: source) else { throw TransferError.io("cannot read \(source)") }
         let fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw TransferError.io("cannot write \(destination): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -37,7 +35,7 @@ extension Gzip {
         var sawInput = false
 
         while true {
-            let data = input.readData(ofLength: chunk)
+            guard let data = input.read(upTo: chunk) else { throw TransferError.io("cannot read \(source)") }
             if data.isEmpty { break }
             sawInput = true
             // A gzip file may hold several members back to back: start the next after each end.
@@ -83,7 +81,7 @@ extension Gzip {
         if !sawInput || !streamEnded {
             throw TransferError.corrupt(what: what, reason: "the gzip stream ends early; the download was cut short, try again")
         }
-        return (written, hasher.finalize().map { String(format: "%02x", $0) }.joined())
+        return (written, SHA256.hex(digest: hasher.finalize()))
     }
 }
 

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// Limits for every request: the nightly job and the reference client must
@@ -172,7 +173,7 @@ private final class ResponseSink {
         hasher.update(raw)
         var offset = 0
         while offset < count {
-            let n = Foundation.write(fd, raw.baseAddress! + offset, count - offset)
+            let n = Glibc.write(fd, raw.baseAddress! + offset, count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 ioError = "cannot write the download: \(String(cString: strerror(errno)))"
@@ -187,17 +188,17 @@ private final class ResponseSink {
     func header(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) {
         guard let data, count > 0 else { return }
         let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .trimmingWhitespaceAndNewlines()
         // A new status line starts a new response (after a redirect or a 100): forget the old headers.
         if line.hasPrefix("HTTP/") { validators = Validators(); return }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingWhitespace()
         if name == "etag" { validators.etag = value }
         if name == "last-modified" { validators.lastModified = value }
     }
 
     func digest() -> String {
-        hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        SHA256.hex(digest: hasher.finalize())
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 /// One file of a source: where it comes from and where it lives under raw/.
@@ -33,7 +34,7 @@ public struct FetchedFileState: Codable, Equatable, Sendable {
               let state = try? JSONDecoder().decode(FetchedFileState.self, from: data),
               state.url == url,
               let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-              let size = attributes[.size] as? NSNumber, size.intValue == state.bytes
+              let size = attributes[.size] as? UInt, Int(size) == state.bytes
         else { return nil }
         return state
     }
@@ -77,7 +78,7 @@ public final class SourceFetcher {
         }
 
         for file in files {
-            let folder = (file.path as NSString).deletingLastPathComponent
+            let folder = Path.deletingLastComponent(file.path)
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 try AtomicFile.createDirectory(folder)
                 createdFolders.append(folder)

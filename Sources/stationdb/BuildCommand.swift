@@ -1,7 +1,8 @@
 import ArgumentParser
 import BuildDB
 import BundleDiff
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 struct BuildCommand: ParsableCommand {

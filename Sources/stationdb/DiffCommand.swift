@@ -1,6 +1,7 @@
 import ArgumentParser
 import BundleDiff
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 extension DiffFormat: ExpressibleByArgument {}
@@ -107,7 +108,7 @@ struct DiffCommand: ParsableCommand {
         let guards = DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled,
                                 maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
         let violations = guards.violations(of: report.summary)
-        FileHandle.standardOutput.write(Data(report.render(format, limit: limit, guardViolations: violations).utf8))
+        StandardStream.output.write(report.render(format, limit: limit, guardViolations: violations))
         if !violations.isEmpty { throw GuardRefusal(violations) }
         if !report.difference.isEmpty { throw CommandExit(status: .differences) }
     }

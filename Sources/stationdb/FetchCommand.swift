@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Ingest
 import StationModel
 import Transfer
@@ -81,7 +82,7 @@ struct FetchCommand: ParsableCommand {
     func plan(_ config: SourcesConfig) throws -> [(SourceDeclaration, [RemoteFile])] {
         var out: [(SourceDeclaration, [RemoteFile])] = []
         var problems = DiagnosticCollector()
-        let configPath = (raw as NSString).appendingPathComponent(SourcesConfig.fileName)
+        let configPath = Path.appending(raw, SourcesConfig.fileName)
         for (index, source) in config.sources.enumerated() {
             guard let url = source.url else { continue }
             let lower = url.lowercased()
@@ -96,7 +97,7 @@ struct FetchCommand: ParsableCommand {
                 files = paths.map { RemoteFile(url: url, path: $0) }
             case .ekidata, .native:
                 let base = url.hasSuffix("/") ? url : url + "/"
-                files = paths.map { RemoteFile(url: base + ($0 as NSString).lastPathComponent, path: $0) }
+                files = paths.map { RemoteFile(url: base + Path.lastComponent($0), path: $0) }
             }
             out.append((source, files))
         }

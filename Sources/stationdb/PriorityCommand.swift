@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Priority
 import StationModel
 
@@ -196,7 +198,7 @@ struct PriorityReportCommand: ParsableCommand {
     var compareRandom = false
 
     func run() throws {
-        let pinCounts = pins.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let pinCounts = pins.split(separator: ",").compactMap { Int($0.trimmingWhitespace()) }
         guard !pinCounts.isEmpty, pinCounts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--pins: expected positive integers, e.g. 100 or 50,100,300") }
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
         let ours = try stations.load()
@@ -227,8 +229,8 @@ struct PriorityReportCommand: ParsableCommand {
     }
 
     private func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-    private func f3(_ v: Double) -> String { String(format: "%.3f", v) }
-    private func signed(_ v: Double) -> String { String(format: "%+.3f", v) }
+    private func f3(_ v: Double) -> String { String(fixed: v, decimals: 3) }
+    private func signed(_ v: Double) -> String { String(fixed: v, decimals: 3, alwaysSigned: true) }
 }
 
 struct PrioritySuggestCommand: ParsableCommand {
@@ -307,12 +309,7 @@ struct PriorityMapCommand: ParsableCommand {
                 note("priority: rsvg-convert is not installed (Debian: librsvg2-bin); only the SVG was written")
                 return
             }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: tool)
-            p.arguments = ["-o", png, out]
-            try p.run()
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw EnvironmentError("rsvg-convert failed on \(out)") }
+            guard try runTool(tool, ["-o", png, out]) else { throw EnvironmentError("rsvg-convert failed on \(out)") }
             note("priority: wrote \(png)")
         }
     }
@@ -350,8 +347,8 @@ struct PriorityBenchCommand: ParsableCommand {
         let points = StationPoints(stations: network.stations)
         let national = best { _ = PriorityAssigner.weights(points: points, hand: []) }
         let nationalDict = best { _ = PriorityAssigner.assign(network: network, hand: []) }
-        print(String(format: "national: %d stations, assignment %.2f ms, with the s_id dictionary %.2f ms (best of %d)",
-                     network.stations.count, national.wall * 1000, nationalDict.wall * 1000, runs))
+        print("national: \(network.stations.count) stations, assignment \(ms(national.wall, 2)) ms, "
+              + "with the s_id dictionary \(ms(nationalDict.wall, 2)) ms (best of \(runs))")
         let rssBefore = peakResidentKB()
 
         var big = RailNetwork()
@@ -370,13 +367,16 @@ struct PriorityBenchCommand: ParsableCommand {
         let scaled = best(min(runs, 3)) { _ = PriorityAssigner.weights(points: bigPoints, hand: []) }
         let scaledDict = best(min(runs, 3)) { _ = PriorityAssigner.assign(network: big, hand: []) }
         let rssAfter = peakResidentKB()
-        print(String(format: "scaled: %d stations, assignment %.1f ms = %.1fx national (budget 120x); with the dictionary %.1f ms = %.1fx",
-                     scale, scaled.wall * 1000, scaled.wall / national.wall, scaledDict.wall * 1000, scaledDict.wall / nationalDict.wall))
+        print("scaled: \(scale) stations, assignment \(ms(scaled.wall, 1)) ms = \(ratio(scaled.wall, national.wall))x national (budget 120x); "
+              + "with the dictionary \(ms(scaledDict.wall, 1)) ms = \(ratio(scaledDict.wall, nationalDict.wall))x")
         let cpu = [national.cpu, nationalDict.cpu, scaled.cpu, scaledDict.cpu]
-        print(String(format: "thread CPU time (best of runs): national %.2f ms, scaled %.1f ms = %.1fx; with the dictionary %.2f ms, %.1f ms = %.1fx",
-                     cpu[0] * 1000, cpu[2] * 1000, cpu[2] / cpu[0], cpu[1] * 1000, cpu[3] * 1000, cpu[3] / cpu[1]))
+        print("thread CPU time (best of runs): national \(ms(cpu[0], 2)) ms, scaled \(ms(cpu[2], 1)) ms = \(ratio(cpu[2], cpu[0]))x; "
+              + "with the dictionary \(ms(cpu[1], 2)) ms, \(ms(cpu[3], 1)) ms = \(ratio(cpu[3], cpu[1]))x")
         print("peak resident memory: \(rssBefore / 1024) MB national, \(rssNetwork / 1024) MB with the scaled network, \(rssAfter / 1024) MB after assigning it")
     }
+
+    private func ms(_ seconds: Double, _ decimals: Int) -> String { String(fixed: seconds * 1000, decimals: decimals) }
+    private func ratio(_ a: Double, _ b: Double) -> String { String(fixed: a / b, decimals: 1) }
 
     private func best(_ n: Int? = nil, _ body: () -> Void) -> (wall: Double, cpu: Double) {
         var best = Double.infinity, bestCPU = Double.infinity
@@ -403,4 +403,19 @@ struct PriorityBenchCommand: ParsableCommand {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Int(usage.ru_maxrss)
     }
+}
+
+/// Runs `tool` with `arguments` on this process's stdin, stdout and stderr and
+/// waits for it: true when it exits with status 0.
+private func runTool(_ tool: String, _ arguments: [String]) throws -> Bool {
+    let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var pid: pid_t = 0
+    let rc = argv.withUnsafeBufferPointer { posix_spawn(&pid, tool, nil, nil, $0.baseAddress!, environ) }
+    guard rc == 0 else { throw EnvironmentError("cannot run \(tool): \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { return false }
+    }
+    return status == 0
 }

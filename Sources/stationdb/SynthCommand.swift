@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Ingest
 import StationModel
 
@@ -75,7 +76,7 @@ struct SynthWriteCommand: ParsableCommand {
         let counts = try synth.writeNative(folder: out)
         var summary = "synth: scale \(scale): \(counts.operators) operators, \(counts.lines) lines, \(counts.stations) stations, \(counts.stationLines) station-line rows -> \(out)"
         if !noN02 {
-            let path = (out as NSString).appendingPathComponent("N02-stations.xml")
+            let path = Path.appending(out, "N02-stations.xml")
             let features = try synth.writeN02(path: path)
             summary += "; \(features) N02 station features -> \(path)"
         }

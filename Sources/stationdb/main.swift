@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import StationModel
 
 struct StationDB: ParsableCommand {
@@ -31,16 +32,16 @@ func runMain() -> Never {
         try command.run()
         exit(ExitStatus.success.rawValue)
     } catch let e as InputError {
-        FileHandle.standardError.write(Data((e.description + "\n").utf8))
+        StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.badInput.rawValue)
     } catch let e as EnvironmentError {
-        FileHandle.standardError.write(Data((e.description + "\n").utf8))
+        StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.environment.rawValue)
     } catch let e as SQLiteError {
-        FileHandle.standardError.write(Data(("error: \(e)\n").utf8))
+        StandardStream.error.write("error: \(e)\n")
         exit(ExitStatus.environment.rawValue)
     } catch let e as GuardRefusal {
-        FileHandle.standardError.write(Data((e.description + "\n").utf8))
+        StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.guardRefused.rawValue)
     } catch let e as CommandExit {
         exit(e.status.rawValue)
@@ -51,7 +52,7 @@ func runMain() -> Never {
         }
         if let exitCode = error as? ExitCode { exit(exitCode.rawValue) }
         // Usage errors: ArgumentParser's message, but our exit status 2.
-        FileHandle.standardError.write(Data((StationDB.fullMessage(for: error) + "\n").utf8))
+        StandardStream.error.write(StationDB.fullMessage(for: error) + "\n")
         exit(ExitStatus.badInput.rawValue)
     }
 }

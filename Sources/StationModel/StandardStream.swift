@@ -1,0 +1,56 @@
+import Glibc
+
+/// stdout or stderr, written straight to the descriptor as FileHandle wrote
+/// them: unbuffered, so a message is out even if the process then dies, and
+/// output keeps its order against print()'s buffered lines. Write errors (a
+/// closed pipe) are dropped, as print() drops them.
+public enum StandardStream {
+    case output, error
+
+    public func write(_ text: String) {
+        let fd = self == .output ? STDOUT_FILENO : STDERR_FILENO
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+}
+
+/// A file read in chunks through its descriptor, for digests and magic-number
+/// checks that should not load the whole file.
+public final class ReadOnlyFile {
+    private let fd: Int32
+
+    public init?(path: String) {
+        fd = open(path, O_RDONLY)
+        if fd < 0 { return nil }
+    }
+
+    deinit { close(fd) }
+
+    /// The next `count` bytes, fewer only at the end of the file (empty there);
+    /// nil when reading fails (a folder, an I/O error).
+    public func read(upTo count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        out.removeLast(count - filled)
+        return out
+    }
+}
