@@ -16,9 +16,6 @@ extension BundleDifference {
         return try between(attached: db, oldPath: oldPath, newPath: newPath)
     }
 
-    /// The most of each bundle read through a mapping (a national bundle is 2 MB).
-    static let mmapLimit = 1 << 30
-
     /// One connection with OLD attached as old_bundle and NEW as new_bundle, for the
     /// diff and for the report's name lookups after it.
     static func attach(oldPath: String, newPath: String) throws -> SQLiteDatabase {
@@ -32,7 +29,8 @@ extension BundleDifference {
         // Pages are read through a shared mapping of the files rather than copied
         // into page caches this process would first have to fault in: both bundles
         // are read whole, and that copying and faulting was a good part of a diff.
-        try db.execute("PRAGMA old_bundle.mmap_size = \(mmapLimit); PRAGMA new_bundle.mmap_size = \(mmapLimit)")
+        let limit = SQLiteDatabase.readMappingLimit
+        try db.execute("PRAGMA old_bundle.mmap_size = \(limit); PRAGMA new_bundle.mmap_size = \(limit)")
         return db
     }
 

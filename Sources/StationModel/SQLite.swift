@@ -118,7 +118,14 @@ public final class SQLiteDatabase {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // A file opened to be read is read through a shared mapping, not copied
+        // page by page into a cache this process must first fault in. Files here
+        // are replaced by rename, never rewritten in place, so a mapping stays valid.
+        if mode == .readOnly { try execute("PRAGMA mmap_size = \(SQLiteDatabase.readMappingLimit)") }
     }
+
+    /// The most of a file read through a mapping (a national bundle is 2 MB).
+    public static let readMappingLimit = 1 << 30
 
     deinit { close() }
 
