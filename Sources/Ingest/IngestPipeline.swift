@@ -38,6 +38,10 @@ public struct IngestOptions: Sendable {
     public var registryPath: String
     public var fixesPath: String
     public var problemLimit: Int
+    /// The largest registry read beside the sources (see `IngestPipeline.run`);
+    /// national is about 1 MB. Above this, memory, not time, is the limit: read one
+    /// after the other, the sources and the registry are never at their largest at once.
+    var registryReadBesideSourcesUpTo = 32 << 20
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
@@ -51,6 +55,7 @@ public struct IngestOptions: Sendable {
 typealias RegisteredKeysByKind = (operators: RegisteredKeys, lines: RegisteredKeys, stations: RegisteredKeys)
 
 public enum IngestPipeline {
+
     /// Reads one declared source with its reader.
     public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
         let path = Path.appending(options.rawFolder, source.path)
@@ -64,12 +69,13 @@ public enum IngestPipeline {
 
     public static func run(_ options: IngestOptions) throws -> IngestOutcome {
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
-        // The registry and the sources' digests depend only on the files: they are
-        // read on the other core while the sources are read and merged (together
-        // about a third of the stage). Awaited on every way out, so no work of this
-        // call outlives it; a problem in the sources is still reported before one
-        // in the registry.
-        let registryAndDigests = Background { () throws -> (Registry, RegisteredKeysByKind, [String: String]) in
+        // The registry and the sources' digests depend only on the files. A registry
+        // of national size (about 1 MB) is read on the other core while the sources
+        // are read and merged, together about a third of the stage; a problem in the
+        // sources is still reported before one in the registry. A large registry is
+        // read after the merge instead: read beside the sources, both are at their
+        // largest at once, which at 100 times national passed 1 GiB.
+        let loadRegistry = { () throws -> (Registry, RegisteredKeysByKind, [String: String]) in
             let registry = try Registry.load(path: options.registryPath)
             let keys = RegisteredKeys.all(registry)
             var meta: [String: String] = [:]
@@ -80,7 +86,10 @@ public enum IngestPipeline {
             }
             return (registry, keys, meta)
         }
-        defer { _ = try? registryAndDigests.value() }
+        let registryBytes = AtomicFile.size(of: options.registryPath) ?? 0
+        let early = registryBytes <= options.registryReadBesideSourcesUpTo ? Background(loadRegistry) : nil
+        // Awaited on every way out, so no work of this call outlives it.
+        defer { _ = try? early?.value() }
         var problems = DiagnosticCollector(limit: options.problemLimit)
         // Each source is merged as soon as it is read and then let go, so a
         // national run never holds every source's rows at once.
@@ -103,7 +112,7 @@ public enum IngestPipeline {
         }
         try problems.check()
         merger.dropLookups()
-        let (registry, keys, meta) = try registryAndDigests.value()
+        let (registry, keys, meta) = try early?.value() ?? loadRegistry()
         return try assemble(merger: merger, labels: labels, registry: registry, registeredKeys: keys, fixes: fixes, meta: meta,
                             problemLimit: options.problemLimit)
     }
@@ -210,24 +219,29 @@ public enum IngestPipeline {
 
     static func registryEntries<Row: RegistryRow & Sendable>(_ rows: [Row], old: RegistryTable<Row>, currentKeys: [[String]], ids: [Int])
         -> RegistryTable<Row> {
-        var keysOfID: [Int: [String]] = [:]
-        keysOfID.reserveCapacity(ids.count)
-        for (i, id) in ids.enumerated() {
+        // Each ID's entity by binary search in (ID, entity) pairs sorted by ID: a
+        // dictionary of every ID's key list was the largest thing held here at 100x.
+        var byID = ids.indices.map { (id: ids[$0], entity: $0) }
+        byID.sort { $0.id < $1.id }
+        func keys(of id: Int) -> [String] {
+            var lo = 0, hi = byID.count
+            while lo < hi { let mid = (lo + hi) / 2; if byID[mid].id < id { lo = mid + 1 } else { hi = mid } }
+            guard lo < byID.count, byID[lo].id == id else { return [] }
             // Most entities have one key: sorting those would only copy a million small arrays.
-            let keys = currentKeys[i]
-            keysOfID[id] = zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
+            let keys = currentKeys[byID[lo].entity]
+            return zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
         }
         var owner: [String: Int]?   // built only if some ID's keys changed
         var out = RegistryTable<Row>()
         out.reserveCapacity(rows.count)
         for row in rows {
-            let current = keysOfID[row.registryID] ?? []
+            let current = keys(of: row.registryID)
             let previous = old.keys(of: row.registryID) ?? []
             var keys = current
             if previous != current, !previous.isEmpty {
                 if owner == nil {
                     var o: [String: Int] = [:]
-                    for (id, ks) in keysOfID { for k in ks { o[k] = id } }
+                    for (i, id) in ids.enumerated() { for k in currentKeys[i] { o[k] = id } }
                     owner = o
                 }
                 keys = Array(Set(current + previous.filter { owner![$0].map { $0 == row.registryID } ?? true })).sorted()

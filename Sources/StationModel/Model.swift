@@ -104,7 +104,18 @@ public struct RailNetwork: Hashable, Sendable {
         operators.sort { $0.id < $1.id }
         lines.sort { $0.id < $1.id }
         stations.sort { $0.id < $1.id }
-        stationLines.sort { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
+        stationLines.sort(by: Self.stationLineOrder)
+    }
+
+    /// Whether `sortByKey()` would change nothing; reads only.
+    public var isSortedByKey: Bool {
+        func sorted<T>(_ a: [T], _ before: (T, T) -> Bool) -> Bool { zip(a, a.dropFirst()).allSatisfy { !before($1, $0) } }
+        return sorted(operators) { $0.id < $1.id } && sorted(lines) { $0.id < $1.id } && sorted(stations) { $0.id < $1.id }
+            && sorted(stationLines, Self.stationLineOrder)
+    }
+
+    static func stationLineOrder(_ a: StationLine, _ b: StationLine) -> Bool {
+        (a.lineID, a.sort, a.stationID) < (b.lineID, b.sort, b.stationID)
     }
 
     public var liveStations: [Station] { stations.filter(\.enabled) }

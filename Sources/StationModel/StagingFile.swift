@@ -32,8 +32,10 @@ public enum StagingFile {
     /// that must be older than this one) and renames it into place; a failure
     /// anywhere leaves the previous file as it was.
     public static func write(_ staging: Staging, to path: String, beforeCommit: () throws -> Void = {}) throws {
+        // Sorted here only when it is not already (as Ingest hands it over): sorting
+        // in place would first copy every array the caller still holds.
         var network = staging.network
-        network.sortByKey()
+        if !network.isSortedByKey { network.sortByKey() }
         try AtomicFile.createParent(of: path)
         let tmp = AtomicFile.temporaryPath(for: path)
         unlink(tmp)

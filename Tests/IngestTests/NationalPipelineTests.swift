@@ -43,5 +43,14 @@ final class NationalPipelineTests: XCTestCase {
         XCTAssertEqual(again.registry, first.registry)
         XCTAssertEqual(again.report.newIDs[.station], 0)
         XCTAssertEqual(try StagingFile.read(from: raw + "/staging.sqlite").network, n)
+
+        // A registry too large to read beside the sources is read after them: same result.
+        var oneAtATime = options
+        oneAtATime.registryReadBesideSourcesUpTo = 0
+        let sequential = try IngestPipeline.run(oneAtATime)
+        XCTAssertEqual(sequential.staging.network, n)
+        XCTAssertEqual(sequential.staging.meta, again.staging.meta)
+        XCTAssertEqual(sequential.registry, first.registry)
+        XCTAssertTrue(sequential.registryUnchanged)
     }
 }
