@@ -279,10 +279,10 @@ public struct BundleBuilder {
                 "manifest": .string("\(v)/\(DistLayout.manifest)"),
                 "summary": .string("\(v)/\(DistLayout.summary)"),
                 "patch": patchName.map { .string("\(v)/\($0)") } ?? .null,
-                "rows": .object(rowCounts.mapValues { .int($0) }),
-                "sources": .object(Self.sources(request.staging.meta)),
+                "rows": .sortedObject(rowCounts.mapValues { .int($0) }),
+                "sources": .sortedObject(Self.sources(request.staging.meta)),
                 "renumbered": .array(introduced.map {
-                    .object(["new_s_id": .int($0.newID), "old_s_id": .int($0.oldID), "version": .int($0.version)])
+                    .sortedObject(["new_s_id": .int($0.newID), "old_s_id": .int($0.oldID), "version": .int($0.version)])
                 }),
             ]
             facts["gzip_sha256"] = .string(digests[DistLayout.gzip]!)
@@ -291,8 +291,8 @@ public struct BundleBuilder {
 
             try step(.writeManifest)
             var manifest = facts
-            manifest["files"] = .object(digests.mapValues { .string($0) })
-            try writeFile(Data(JSONValue.object(manifest).text.utf8), to: file(DistLayout.manifest))
+            manifest["files"] = .sortedObject(digests.mapValues { .string($0) })
+            try writeFile(Data(JSONValue.sortedObject(manifest).text.utf8), to: file(DistLayout.manifest))
 
             try step(.syncFiles)
             // The small files are flushed together: concurrent fsyncs share one
@@ -324,7 +324,7 @@ public struct BundleBuilder {
             try AtomicFile.fsync(path: dist)
 
             try step(.writeLatest)
-            let latest = JSONValue.object(facts)
+            let latest = JSONValue.sortedObject(facts)
             try AtomicFile.write(latest.text, to: latestPath)
 
             return .published(PublishedBundle(version: version, previousVersion: previous?.version, folder: final,

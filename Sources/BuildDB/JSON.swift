@@ -2,53 +2,8 @@ import FoundationEssentials
 import Glibc
 import StationModel
 
-/// The few JSON values latest.json and manifest.json need, printed by hand so the
-/// bytes are fixed: keys sorted (by UTF-8 bytes), two-space indent, `/` unescaped,
-/// a trailing newline.
-public indirect enum JSONValue: Hashable, Sendable {
-    case null
-    case int(Int)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public var text: String {
-        var out = ""
-        write(to: &out, indent: "")
-        return out + "\n"
-    }
-
-    private func write(to out: inout String, indent: String) {
-        switch self {
-        case .null: out += "null"
-        case .int(let v): out += String(v)
-        case .string(let s): out += JSONValue.quote(s)
-        case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[\n"
-            let inner = indent + "  "
-            for (i, item) in items.enumerated() {
-                out += inner
-                item.write(to: &out, indent: inner)
-                out += i + 1 < items.count ? ",\n" : "\n"
-            }
-            out += indent + "]"
-        case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{\n"
-            let inner = indent + "  "
-            let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            for (i, key) in keys.enumerated() {
-                out += inner + JSONValue.quote(key) + ": "
-                members[key]!.write(to: &out, indent: inner)
-                out += i + 1 < keys.count ? ",\n" : "\n"
-            }
-            out += indent + "}"
-        }
-    }
-
-    static func quote(_ s: String) -> String { JSONText.quote(s) }
-}
+/// latest.json and the manifest: objects with sorted keys (`JSON.sortedObject`).
+public typealias JSONValue = JSON
 
 /// Reading latest.json / manifest.json back: a thin typed view over JSONDocument.
 struct JSONObject {

@@ -264,53 +264,6 @@ extension DiffReport {
             ("summary", summaryJSON),
             ("guard_violations", .array(guardViolations.map { .string($0) })),
         ])
-        var out = ""
-        root.write(to: &out, indent: "")
-        return out + "\n"
+        return root.text
     }
-}
-
-/// JSON with members in the order given (the schema's order), so output is byte-stable.
-enum JSON {
-    case null
-    case bool(Bool)
-    /// Already spelled as a JSON number.
-    case number(String)
-    case string(String)
-    case array([JSON])
-    case object([(String, JSON)])
-
-    static func int(_ v: Int) -> JSON { .number(String(v)) }
-    static func fixed(_ v: Double, _ decimals: Int) -> JSON { .number(String(fixed: v, decimals: decimals)) }
-
-    func write(to out: inout String, indent: String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n
-        case .string(let s): out += Self.quote(s)
-        case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            let inner = indent + "  "
-            out += "[\n"
-            for (i, item) in items.enumerated() {
-                out += inner
-                item.write(to: &out, indent: inner)
-                out += i + 1 < items.count ? ",\n" : "\n"
-            }
-            out += indent + "]"
-        case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            let inner = indent + "  "
-            out += "{\n"
-            for (i, (key, value)) in members.enumerated() {
-                out += inner + Self.quote(key) + ": "
-                value.write(to: &out, indent: inner)
-                out += i + 1 < members.count ? ",\n" : "\n"
-            }
-            out += indent + "}"
-        }
-    }
-
-    static func quote(_ s: String) -> String { JSONText.quote(s) }
 }

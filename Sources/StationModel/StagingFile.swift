@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Dispatch
 import Glibc
 
 // The staging file is where Ingest hands over to Priority and BuildDB: an
@@ -98,21 +97,14 @@ public enum StagingFile {
             let range = try db.prepare("SELECT min(s_id), max(s_id) FROM stations")
             // Any middle is correct (every station is below it or not); this one halves evenly spread ids.
             let middle = try range.step() ? (range.optionalInt(0) ?? 0) / 2 + (range.optionalInt(1) ?? 0) / 2 : 0
-            var rest: Result<(RailNetwork, [String: String], [Station]), Error>!
-            let restRead = DispatchGroup()
-            restRead.enter()
-            DispatchQueue.global().async {
-                rest = Result {
-                    let other = try SQLiteDatabase(path: path, mode: .readOnly)
-                    defer { other.close() }
-                    let (network, meta) = try readAllButStations(other)
-                    return (network, meta, try readStations(other, from: middle, below: nil))
-                }
-                restRead.leave()
+            let rest = Background { () throws -> (RailNetwork, [String: String], [Station]) in
+                let other = try SQLiteDatabase(path: path, mode: .readOnly)
+                defer { other.close() }
+                let (network, meta) = try readAllButStations(other)
+                return (network, meta, try readStations(other, from: middle, below: nil))
             }
             let lower = Result { try readStations(db, from: Int.min, below: middle) }
-            restRead.wait()
-            var (n, meta, upper) = try rest.get()
+            var (n, meta, upper) = try rest.value()
             n.stations = try lower.get()
             n.stations.append(contentsOf: upper)
             return Staging(network: n, meta: meta)
