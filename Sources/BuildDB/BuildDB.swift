@@ -179,23 +179,26 @@ public struct BundleBuilder {
             func file(_ name: String) -> String { Path.appending(temporary, name) }
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
             let rowCounts: [String: Int]
-            var tablePages: Background<ParallelGzip.EarlySegment?>?
+            var earlyPieces: [Background<ParallelGzip.EarlySegment?>] = []
             do {
                 try AtomicFile.createDirectory(temporary)
                 try step(.writeDatabase)
-                // The table pages are final once the rows are in: they are compressed on the
-                // other core while the indexes are made (about half of writing), the rest after.
+                // What the file holds past page 1 at each commit is final (see BundleWriter):
+                // each new piece is compressed on the other core while the rest is written,
+                // and only page 1 and the last indexes are left for after.
                 let databasePath = file(DistLayout.database)
+                var pieceStart = BundleWriter.pageSize
                 rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
                                                    renumberings: renumberings, version: version, to: databasePath) {
-                    // The file's size now, not when the other thread gets to it (by then the
-                    // indexes may be in): the cuts, and so the gzip's bytes, depend only on the contents.
-                    let tablesEnd = AtomicFile.size(of: databasePath) ?? 0
-                    let early = Background {
-                        try ParallelGzip.segment(ofFile: databasePath, range: BundleWriter.pageSize..<max(BundleWriter.pageSize, tablesEnd))
-                    }
-                    tablePages = early
-                    started.append { _ = try? early.value() }
+                    // The file's size now, not when the other thread gets to it: the cuts,
+                    // and so the gzip's bytes, depend only on the contents.
+                    let end = AtomicFile.size(of: databasePath) ?? 0
+                    guard end > pieceStart else { return }
+                    let range = pieceStart..<end
+                    pieceStart = end
+                    let piece = Background { try ParallelGzip.segment(ofFile: databasePath, range: range, primedAfter: BundleWriter.pageSize) }
+                    earlyPieces.append(piece)
+                    started.append { _ = try? piece.value() }
                 }
             } catch {
                 try checked()
@@ -206,9 +209,9 @@ public struct BundleBuilder {
             // Compressing is the slowest step: it runs on another core while the
             // diff, the patch and the summary are made, and is only written below.
             // The database's own digest is taken beside it, for the same reason.
-            let early = tablePages
+            let pieces = earlyPieces
             let compressed = Background { () throws -> (data: Data, sha256: String) in
-                let gzip = try ParallelGzip.compress(database, reusing: try early?.value())
+                let gzip = try ParallelGzip.compress(database, reusing: try pieces.compactMap { try $0.value() })
                 return (gzip, SHA256.hex(gzip))
             }
             let databaseDigest = Background { SHA256.hex(database) }

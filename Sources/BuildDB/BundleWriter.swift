@@ -17,16 +17,22 @@ import StationModel
 /// same contents.
 public enum BundleWriter {
     public static let pageSize = 4096
+    /// Index pages that make a commit of their own (see `write`): about a quarter
+    /// of a national bundle's indexes, so most of them are compressed while the
+    /// next ones are made.
+    public static let indexBytesPerCommit = 256 * 1024
 
     /// Returns the number of rows written to each table, by table name.
     @discardableResult
     ///
-    /// `rowsWritten` is called once the tables and their rows are in the file and
-    /// before the indexes are made, in a second transaction: the table pages are
-    /// final from then on (making an index only reads a table and adds pages after
-    /// it), so the caller may start compressing them while the indexes are made.
+    /// `pagesFinal` is called after each commit but the last: once the rows are in,
+    /// and then whenever the indexes made since add up to `indexBytesPerCommit`.
+    /// Everything in the file past page 1 is final from then on: making an index
+    /// only reads the tables and adds pages at the end, and the schema table stays
+    /// within page 1 (21 short statements). So the caller may compress those bytes
+    /// while the rest is made. Commit points depend only on the contents.
     public static func write(network: RailNetwork, weights: [Int: Int], renumberings: [Renumbering],
-                             version: Int, to path: String, rowsWritten: () -> Void = {}) throws -> [String: Int] {
+                             version: Int, to path: String, pagesFinal: () -> Void = {}) throws -> [String: Int] {
         unlink(path)
         var counts: [String: Int] = [:]
         do {
@@ -82,9 +88,19 @@ public enum BundleWriter {
                 counts = ["operators": operators.count, "lines": lines.count, "stations": stations.count,
                           "stations_lines": stationLines.count, "renumbered_stations": renumbered.count]
             }
-            rowsWritten()
+            pagesFinal()
+            var committedPages = try db.scalarInt("PRAGMA page_count") ?? 0
             try db.transaction {
-                for index in BundleSchema.indexes { try db.execute(index.createSQL) }
+                for index in BundleSchema.indexes {
+                    try db.execute(index.createSQL)
+                    let pages = try db.scalarInt("PRAGMA page_count") ?? 0
+                    if (pages - committedPages) * pageSize >= indexBytesPerCommit {
+                        try db.execute("COMMIT")
+                        pagesFinal()
+                        committedPages = pages
+                        try db.execute("BEGIN")
+                    }
+                }
                 try db.execute("PRAGMA user_version = \(version)")
             }
         } catch let e as SQLiteError {

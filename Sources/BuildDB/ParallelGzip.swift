@@ -109,16 +109,19 @@ extension ParallelGzip {
     /// A piece deflated ahead of time: `input[range]` as it was then.
     public typealias EarlySegment = (range: Range<Int>, segment: Segment)
 
-    /// Deflates `range` of the file, not primed and not final: the piece the
-    /// rest of the file will be put around (see `compress(_:reusing:)`). The range
-    /// is fixed by the caller, not read from the file here, so that the cuts do
-    /// not depend on when this runs. Nil for an empty range.
-    public static func segment(ofFile path: String, range: Range<Int>, level: Int32 = Gzip.level) throws -> EarlySegment? {
+    /// Deflates `range` of the file, not final: a piece the rest of the file will
+    /// be put around (see `compress(_:reusing:)`). It is primed with up to 32 KiB
+    /// of the file before it, from offset `primedAfter` on (bytes before that may
+    /// still change, so they cannot be its dictionary). The range is fixed by the
+    /// caller, not read from the file here, so that the cuts do not depend on when
+    /// this runs. Nil for an empty range.
+    public static func segment(ofFile path: String, range: Range<Int>, primedAfter: Int,
+                               level: Int32 = Gzip.level) throws -> EarlySegment? {
         guard !range.isEmpty else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        let offset = range.lowerBound, end = range.upperBound
+        let offset = min(range.lowerBound, max(primedAfter, range.lowerBound - window)), end = range.upperBound
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, count in
             while count < buffer.count {
@@ -129,24 +132,32 @@ extension ParallelGzip {
             }
         }
         if failed { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
-        let segment = try bytes.withUnsafeBufferPointer { try self.segment($0, dictionary: nil, final: false, level: level) }
-        return (offset..<end, segment)
+        let segment = try bytes.withUnsafeBufferPointer { all in
+            let split = range.lowerBound - offset
+            return try self.segment(UnsafeBufferPointer(rebasing: all[split...]),
+                                    dictionary: UnsafeBufferPointer(rebasing: all[..<split]), final: false, level: level)
+        }
+        return (range, segment)
     }
 
-    /// The gzip of `input`, reusing `early` for the bytes it covers when they are
-    /// still the same (their CRC-32 says so; else the input is compressed whole):
-    /// the bytes before it, then it, then the rest, primed with the end of it.
-    public static func compress(_ input: Data, reusing early: EarlySegment?, level: Int32 = Gzip.level) throws -> Data {
-        guard let early, early.range.upperBound <= input.count else { return try compress(input, level: level) }
+    /// The gzip of `input`, reusing the `early` pieces (consecutive, in order) when
+    /// the bytes they cover and were primed with are still the same (their CRC-32s
+    /// say so; else the input is compressed whole): the bytes before them, them,
+    /// then the rest, primed with the end of the last.
+    public static func compress(_ input: Data, reusing early: [EarlySegment], level: Int32 = Gzip.level) throws -> Data {
+        guard let first = early.first, let last = early.last, last.range.upperBound <= input.count,
+              zip(early, early.dropFirst()).allSatisfy({ $0.range.upperBound == $1.range.lowerBound }) else {
+            return try compress(input, level: level)
+        }
         return try input.withUnsafeBytes { raw -> Data in
             let all = raw.bindMemory(to: UInt8.self)
-            let region = UnsafeBufferPointer(rebasing: all[early.range])
-            guard crc32(0, region.baseAddress, uInt(region.count)) == early.segment.crc else {
-                return try compress(input, level: level)
+            for piece in early {
+                let region = UnsafeBufferPointer(rebasing: all[piece.range])
+                guard crc32(0, region.baseAddress, uInt(region.count)) == piece.segment.crc else { return try compress(input, level: level) }
             }
-            let head = try segment(UnsafeBufferPointer(rebasing: all[..<early.range.lowerBound]), dictionary: nil, final: false, level: level)
-            let rest = try deflate(all, in: early.range.upperBound..<all.count, primed: true, final: true, level: level)
-            return gzip([head, early.segment] + rest, level: level)
+            let head = try segment(UnsafeBufferPointer(rebasing: all[..<first.range.lowerBound]), dictionary: nil, final: false, level: level)
+            let rest = try deflate(all, in: last.range.upperBound..<all.count, primed: true, final: true, level: level)
+            return gzip([head] + early.map(\.segment) + rest, level: level)
         }
     }
 }

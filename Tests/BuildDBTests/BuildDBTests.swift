@@ -130,9 +130,10 @@ final class ReproducibilityTests: XCTestCase {
         if gunzip.terminationStatus != 77 { XCTAssertEqual(gunzip.terminationStatus, 0, "gzip -t") }
     }
 
-    /// A piece deflated early (the bundle's table pages, while the indexes are made)
-    /// is reused when its bytes are still the same, and ignored when they changed.
-    func testGzipReusesAnEarlySegmentOnlyWhileItsBytesHold() throws {
+    /// Pieces deflated early (the bundle's pages past page 1, while the rest is
+    /// written) are reused when their bytes are still the same, and ignored when
+    /// any of them changed.
+    func testGzipReusesEarlySegmentsOnlyWhileTheirBytesHold() throws {
         var payload = Data()
         var x: UInt32 = 777
         for i in 0..<(1_200_000 / 64) {
@@ -141,27 +142,31 @@ final class ReproducibilityTests: XCTestCase {
         }
         let folder = try Fixtures.temporaryFolder()
         let path = folder + "/early.bin"
-        // The file as it is when the early piece is taken: the first 800 KB; the rest comes later.
-        try payload.prefix(800_000).write(to: URL(fileURLWithPath: path))
-        let early = try XCTUnwrap(try ParallelGzip.segment(ofFile: path, range: 4096..<800_000))
-        XCTAssertNil(try ParallelGzip.segment(ofFile: path, range: 4096..<4096))
-        XCTAssertEqual(early.range, 4096..<800_000)
+        // The file as it is when the pieces are taken: the first 900 KB; the rest comes later.
+        try payload.prefix(900_000).write(to: URL(fileURLWithPath: path))
+        let first = try XCTUnwrap(try ParallelGzip.segment(ofFile: path, range: 4096..<600_000, primedAfter: 4096))
+        let second = try XCTUnwrap(try ParallelGzip.segment(ofFile: path, range: 600_000..<900_000, primedAfter: 4096))
+        XCTAssertEqual(first.range, 4096..<600_000)
+        XCTAssertNil(try ParallelGzip.segment(ofFile: path, range: 4096..<4096, primedAfter: 4096))
 
-        let reused = try ParallelGzip.compress(payload, reusing: early)
+        let reused = try ParallelGzip.compress(payload, reusing: [first, second])
         XCTAssertEqual(try Gzip.decompress(reused), payload)
-        XCTAssertNotEqual(reused, try ParallelGzip.compress(payload), "the early piece is used")
-        XCTAssertEqual(reused, try ParallelGzip.compress(payload, reusing: early), "same bytes on every run")
+        XCTAssertNotEqual(reused, try ParallelGzip.compress(payload), "the early pieces are used")
+        XCTAssertEqual(reused, try ParallelGzip.compress(payload, reusing: [first, second]), "same bytes on every run")
         XCTAssertLessThan(Double(reused.count), Double(try Gzip.compress(payload).count) * 1.02)
+        XCTAssertEqual(try Gzip.decompress(try ParallelGzip.compress(payload, reusing: [first])), payload)
 
-        // One byte inside the early piece changed since: it is not used.
+        // One byte inside a piece changed since (here the second's): none is used.
         var changed = payload
-        changed[500_000] ^= 0xFF
-        let fallback = try ParallelGzip.compress(changed, reusing: early)
+        changed[700_000] ^= 0xFF
+        let fallback = try ParallelGzip.compress(changed, reusing: [first, second])
         XCTAssertEqual(fallback, try ParallelGzip.compress(changed))
         XCTAssertEqual(try Gzip.decompress(fallback), changed)
-        // Nothing after the early piece: the last segment is empty but final.
-        let exact = try ParallelGzip.compress(payload.prefix(800_000), reusing: early)
-        XCTAssertEqual(try Gzip.decompress(exact), payload.prefix(800_000))
+        // Pieces that do not follow each other are not used either.
+        XCTAssertEqual(try ParallelGzip.compress(payload, reusing: [second, first]), try ParallelGzip.compress(payload))
+        // Nothing after the pieces: the last segment is empty but final.
+        let exact = try ParallelGzip.compress(payload.prefix(900_000), reusing: [first, second])
+        XCTAssertEqual(try Gzip.decompress(exact), payload.prefix(900_000))
     }
 
     /// The bundle's gzip is made in two parts on two threads once the bundle is large:
