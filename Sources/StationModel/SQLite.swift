@@ -101,6 +101,10 @@ public final class SQLiteDatabase {
 
     public enum Mode { case readOnly, readWrite, create }
 
+    /// Process-wide settings, made before the first connection (SQLite takes
+    /// them only before it initialises; later they are refused, harmlessly).
+    private static let configured: Void = { _ = stationdb_sqlite3_disable_memstatus() }()
+
     public init(path: String, mode: Mode = .readOnly) throws {
         self.path = path
         var flags: Int32
@@ -109,6 +113,7 @@ public final class SQLiteDatabase {
         case .readWrite: flags = SQLITE_OPEN_READWRITE
         case .create: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
+        _ = SQLiteDatabase.configured
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         if rc != SQLITE_OK {
