@@ -4,6 +4,9 @@ import CSQLite
 // bundle, diffs and patches, with errors that name the database file.
 
 private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
+/// Lives in the binary's constant data for the whole run.
+private let emptyText: StaticString = "\0"
 
 public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     case null
@@ -228,7 +231,13 @@ public final class SQLiteStatement {
         var v = v
         let rc = v.withUTF8 { b -> Int32 in
             // An empty buffer has no address, and a NULL pointer would bind NULL, not ''.
-            if b.isEmpty { return sqlite3_bind_text(stmt, index, "", 0, SQLITE_TRANSIENT) }
+            // '' from the binary's constant data, which SQLite need not copy: a copied
+            // value costs an allocation even when empty, and yomi, wiki and address often are.
+            if b.isEmpty {
+                return emptyText.withUTF8Buffer { e in
+                    e.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, 0, SQLITE_STATIC) }
+                }
+            }
             return b.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
         }
         if rc != SQLITE_OK { throw db.error(rc) }
