@@ -211,7 +211,9 @@ public struct BundleBuilder {
             // The database's own digest is taken beside it, for the same reason.
             let pieces = earlyPieces
             let compressed = Background { () throws -> (data: Data, sha256: String) in
-                let gzip = try ParallelGzip.compress(database, reusing: try pieces.compactMap { try $0.value() })
+                // The pieces only save time: if one could not be made, none is used.
+                let made = pieces.map { try? $0.value() }
+                let gzip = try ParallelGzip.compress(database, reusing: made.contains { $0 == nil } ? [] : made.compactMap { $0 ?? nil })
                 return (gzip, SHA256.hex(gzip))
             }
             let databaseDigest = Background { SHA256.hex(database) }

@@ -55,7 +55,6 @@ public struct IngestOptions: Sendable {
 typealias RegisteredKeysByKind = (operators: RegisteredKeys, lines: RegisteredKeys, stations: RegisteredKeys)
 
 public enum IngestPipeline {
-
     /// Reads one declared source with its reader.
     public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
         let path = Path.appending(options.rawFolder, source.path)
