@@ -41,9 +41,11 @@ CONFIG   := $(BUILD)/.config
 .PHONY: all setup fetch priority test bench diff clean
 .DELETE_ON_ERROR:
 
+# $(BUILD)/.ran holds "ran" while a publish of this run is not yet reported;
+# read and cleared with make's file function, so a run that did the work starts
+# no further process here.
 all: $(STAMP)
-	@if [ -f $(BUILD)/.ran ]; then rm -f $(BUILD)/.ran; \
-	else echo "stationdb: nothing changed; $(DIST) is up to date (version $$(sed -n 's/.*"version" *: *\([0-9]*\).*/\1/p' $(DIST)/latest.json | head -1))"; fi
+	$(if $(file <$(BUILD)/.ran),$(file >$(BUILD)/.ran),@echo "stationdb: nothing changed; $(DIST) is up to date (version $$(sed -n 's/.*"version" *: *\([0-9]*\).*/\1/p' $(DIST)/latest.json | head -1))")
 
 setup:
 	@$(ROOT)/scripts/setup
@@ -78,7 +80,8 @@ $(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
 	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) \
 		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
 		$(GUARDS) $(if $(FORCE_PUBLISH),--force)
-	@touch $@ $(BUILD)/.ran
+	$(file >$(BUILD)/.ran,ran)
+	@touch $@
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: $(BIN)
