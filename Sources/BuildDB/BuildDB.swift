@@ -80,7 +80,7 @@ public struct PublishedBundle {
     public var difference: BundleDifference?
     public var weightChanges: Int
     /// What latest.json now holds.
-    public var latest: JSONValue
+    public var latest: JSON
 
     /// "170 operators, 616 lines, ..." in table order.
     public var countsText: String { BundleBuilder.countsText(rowCounts) }
@@ -274,7 +274,7 @@ public struct BundleBuilder {
 
             // The facts latest.json and the manifest share; paths are relative to dist/.
             let v = String(version)
-            var facts: [String: JSONValue] = [
+            var facts: [String: JSON] = [
                 "version": .int(version),
                 "previous_version": previous.map { .int($0.version) } ?? .null,
                 "database": .string("\(v)/\(DistLayout.database)"),
@@ -297,7 +297,7 @@ public struct BundleBuilder {
             try step(.writeManifest)
             var manifest = facts
             manifest["files"] = .sortedObject(digests.mapValues { .string($0) })
-            try writeFile(Data(JSONValue.sortedObject(manifest).text.utf8), to: file(DistLayout.manifest))
+            try writeFile(Data(JSON.sortedObject(manifest).text.utf8), to: file(DistLayout.manifest))
 
             try step(.syncFiles)
             // The small files are flushed together: concurrent fsyncs share one
@@ -329,7 +329,7 @@ public struct BundleBuilder {
             try AtomicFile.fsync(path: dist)
 
             try step(.writeLatest)
-            let latest = JSONValue.sortedObject(facts)
+            let latest = JSON.sortedObject(facts)
             try AtomicFile.write(latest.text, to: latestPath)
 
             return .published(PublishedBundle(version: version, previousVersion: previous?.version, folder: final,
@@ -393,8 +393,8 @@ public struct BundleBuilder {
         }
     }
 
-    static func sources(_ meta: [String: String]) -> [String: JSONValue] {
-        var out: [String: JSONValue] = [:]
+    static func sources(_ meta: [String: String]) -> [String: JSON] {
+        var out: [String: JSON] = [:]
         for (key, value) in meta where key.hasPrefix("source:") { out[String(key.dropFirst("source:".count))] = .string(value) }
         return out
     }

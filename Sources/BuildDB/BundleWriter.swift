@@ -50,36 +50,20 @@ public enum BundleWriter {
             try db.transaction {
                 for table in BundleSchema.tables { try db.execute(table.createSQL) }
                 try db.execute(BundleSchema.renumberedCreateSQL)
-                // Many rows per step (SQLiteDatabase.insertRows), in key order.
+                // Many rows per step (SQLite+Network), in key order.
                 let operators = network.operators.sorted { $0.id < $1.id }
-                try db.insertRows(into: "operators", columns: ["o_id", "operator", "type", "enabled"], count: operators.count) { i, row in
-                    let o = operators[i]
-                    try row.bind(o.id, at: 1); try row.bind(o.name, at: 2); try row.bind(o.type, at: 3); try row.bind(o.enabled, at: 4)
-                }
+                try db.insert(operators)
                 let lines = network.lines.sorted { $0.id < $1.id }
-                try db.insertRows(into: "lines", columns: ["l_id", "line", "o_id", "enabled", "l_type"], count: lines.count) { i, row in
-                    let l = lines[i]
-                    try row.bind(l.id, at: 1); try row.bind(l.name, at: 2); try row.bind(l.operatorID, at: 3)
-                    try row.bind(l.enabled, at: 4); try row.bind(l.type, at: 5)
-                }
+                try db.insert(lines)
                 let stations = network.stations.sorted { $0.id < $1.id }
                 for s in stations where weights[s.id] == nil {
                     throw InputError(SourceLocation(file: path, field: "s_id \(s.id)"), "station \(s.id) has no weight")
                 }
-                try db.insertRows(into: "stations", columns: ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled", "weight"],
-                                  count: stations.count) { i, row in
-                    let s = stations[i]
-                    try row.bind(s.id, at: 1); try row.bind(s.name, at: 2); try row.bind(s.yomi, at: 3); try row.bind(s.wiki, at: 4)
-                    try row.bind(s.pref, at: 5); try row.bind(s.address, at: 6); try row.bind(s.lat, at: 7); try row.bind(s.lng, at: 8)
-                    try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10); try row.bind(weights[s.id]!, at: 11)
-                }
+                try db.insert(stations, weight: { weights[$0.id]! })
                 // Line by line in the order stations lie along it, so a client that
                 // forgets ORDER BY s_sort still sees a sensible list.
                 let stationLines = network.stationLines.sorted { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
-                try db.insertRows(into: "stations_lines", columns: ["l_id", "s_id", "s_sort"], count: stationLines.count) { i, row in
-                    let x = stationLines[i]
-                    try row.bind(x.lineID, at: 1); try row.bind(x.stationID, at: 2); try row.bind(x.sort, at: 3)
-                }
+                try db.insert(stationLines)
                 let renumbered = renumberings.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
                 try db.insertRows(into: "renumbered_stations", columns: ["new_s_id", "old_s_id", "version"], count: renumbered.count) { i, row in
                     let r = renumbered[i]

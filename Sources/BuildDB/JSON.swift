@@ -2,9 +2,6 @@ import FoundationEssentials
 import Glibc
 import StationModel
 
-/// latest.json and the manifest: objects with sorted keys (`JSON.sortedObject`).
-public typealias JSONValue = JSON
-
 /// Reading latest.json / manifest.json back: a thin typed view over JSONDocument.
 struct JSONObject {
     let file: String

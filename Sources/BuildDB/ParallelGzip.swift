@@ -118,20 +118,11 @@ extension ParallelGzip {
     public static func segment(ofFile path: String, range: Range<Int>, primedAfter: Int,
                                level: Int32 = Gzip.level) throws -> EarlySegment? {
         guard !range.isEmpty else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let offset = min(range.lowerBound, max(primedAfter, range.lowerBound - window)), end = range.upperBound
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, count in
-            while count < buffer.count {
-                let got = pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(offset + count))
-                if got < 0, errno == EINTR { continue }
-                if got <= 0 { failed = true; break }
-                count += got
-            }
+        let offset = min(range.lowerBound, max(primedAfter, range.lowerBound - window))
+        guard let bytes = ReadOnlyFile(path: path)?.read(upTo: range.upperBound - offset, at: offset),
+              bytes.count == range.upperBound - offset else {
+            throw EnvironmentError("cannot read \(path) (bytes \(offset)..<\(range.upperBound))")
         }
-        if failed { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
         let segment = try bytes.withUnsafeBufferPointer { all in
             let split = range.lowerBound - offset
             return try self.segment(UnsafeBufferPointer(rebasing: all[split...]),

@@ -137,21 +137,12 @@ public struct SHA256 {
 
     /// The digest of a file, read in chunks (through libcrypto when present).
     public static func hex(fileAt path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        guard let file = ReadOnlyFile(path: path) else { throw EnvironmentError("cannot read \(path)") }
         var hasher = FileHasher()
-        let chunk = 1 << 20
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
-        defer { buffer.deallocate() }
         while true {
-            let n = read(fd, buffer, chunk)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw EnvironmentError("cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(start: buffer, count: n))
+            guard let chunk = file.read(upTo: 1 << 20) else { throw EnvironmentError("cannot read \(path)") }
+            if chunk.isEmpty { break }
+            chunk.withUnsafeBytes { hasher.update($0) }
         }
         return hex(digest: hasher.finalize())
     }

@@ -43,32 +43,14 @@ public enum StagingFile {
             try db.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             for s in schema { try db.execute(s) }
             try db.transaction {
-                // Bound column by column, many rows per step (insertRows): an array
+                // Bound column by column, many rows per step (SQLite+Network): an array
                 // of values per row cost as much as SQLite's own work for these 30,000 rows.
-                let operators = network.operators, lines = network.lines, stations = network.stations
-                try db.insertRows(into: "operators", columns: ["o_id", "operator", "type", "enabled"], count: operators.count) { i, row in
-                    let o = operators[i]
-                    try row.bind(o.id, at: 1); try row.bind(o.name, at: 2); try row.bind(o.type, at: 3); try row.bind(o.enabled, at: 4)
-                }
-                try db.insertRows(into: "lines", columns: ["l_id", "line", "o_id", "enabled", "l_type"], count: lines.count) { i, row in
-                    let l = lines[i]
-                    try row.bind(l.id, at: 1); try row.bind(l.name, at: 2); try row.bind(l.operatorID, at: 3); try row.bind(l.enabled, at: 4)
-                    try row.bind(l.type, at: 5)
-                }
-                try db.insertRows(into: "stations", columns: ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"],
-                                  count: stations.count) { i, row in
-                    let s = stations[i]
-                    try row.bind(s.id, at: 1); try row.bind(s.name, at: 2); try row.bind(s.yomi, at: 3); try row.bind(s.wiki, at: 4)
-                    try row.bind(s.pref, at: 5); try row.bind(s.address, at: 6); try row.bind(s.lat, at: 7); try row.bind(s.lng, at: 8)
-                    try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10)
-                }
+                try db.insert(network.operators)
+                try db.insert(network.lines)
+                try db.insert(network.stations)
                 // In the table's key order (l_id, s_id): appending to a b-tree is its
                 // cheapest insert. Readers put the rows in s_sort order (readAllButStations).
-                let stationLines = network.stationLines.sorted { ($0.lineID, $0.stationID) < ($1.lineID, $1.stationID) }
-                try db.insertRows(into: "stations_lines", columns: ["l_id", "s_id", "s_sort"], count: stationLines.count) { i, row in
-                    let x = stationLines[i]
-                    try row.bind(x.lineID, at: 1); try row.bind(x.stationID, at: 2); try row.bind(x.sort, at: 3)
-                }
+                try db.insert(network.stationLines.sorted { ($0.lineID, $0.stationID) < ($1.lineID, $1.stationID) })
                 let me = try db.prepare("INSERT INTO meta VALUES (?,?)")
                 for key in staging.meta.keys.sorted() { try me.run([.text(key), .text(staging.meta[key]!)]) }
             }

@@ -30,19 +30,23 @@ public final class ReadOnlyFile {
     private let fd: Int32
 
     public init?(path: String) {
-        fd = open(path, O_RDONLY)
+        fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { return nil }
     }
 
     deinit { close(fd) }
 
-    /// The next `count` bytes, fewer only at the end of the file (empty there);
-    /// nil when reading fails (a folder, an I/O error).
-    public func read(upTo count: Int) -> [UInt8]? {
+    /// The next `count` bytes (or those at `offset`, leaving the position as it
+    /// was), fewer only at the end of the file (empty there); nil when reading
+    /// fails (a folder, an I/O error).
+    public func read(upTo count: Int, at offset: Int? = nil) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            let n = out.withUnsafeMutableBytes { buffer in
+                offset.map { pread(fd, buffer.baseAddress! + filled, count - filled, off_t($0 + filled)) }
+                    ?? Glibc.read(fd, buffer.baseAddress! + filled, count - filled)
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 return nil
