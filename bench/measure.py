@@ -86,8 +86,23 @@ def mb(path):
 
 
 def count_stations(staging):
-    with sqlite3.connect(f"file:{staging}?mode=ro", uri=True) as db:
-        return db.execute("SELECT count(*) FROM stations").fetchone()[0]
+    """The stations row count from a staging file's header (StagingFile.swift):
+    magic, format byte, then zigzag varint counts of meta, operators, lines, stations."""
+    with open(staging, "rb") as f:
+        head = f.read(64)
+    magic = b"stationdb staging\n"
+    if not head.startswith(magic) or head[len(magic)] != 1:
+        sys.exit(f"bench: {staging} is not a staging file of format 1")
+    pos, counts = len(magic) + 1, []
+    while len(counts) < 4:
+        z, shift = 0, 0
+        while True:
+            b = head[pos]; pos += 1
+            z |= (b & 0x7F) << shift; shift += 7
+            if b < 0x80:
+                break
+        counts.append((z >> 1) ^ -(z & 1))
+    return counts[3]
 
 
 def row(stage, scale, ours, base=None, stations=None, size_mb=None, target="", met=None, runs=None):
@@ -164,7 +179,7 @@ def sqlite_import_cmd(native, db):
 
 def stage_ingest_native(scale, runs):
     native = W(f"x{scale}")
-    staging = W("out", f"x{scale}.staging.sqlite")
+    staging = W("out", f"x{scale}.staging.bin")
     cmd = [A.bin, "ingest", "--raw", native, "--registry", W("out", f"x{scale}.registry.csv"), "--out", staging]
     run_once(cmd)  # warm-up; also writes the registry the timed runs read, as a nightly run would
     t, _ = measure(cmd, runs=runs)
@@ -179,7 +194,7 @@ def stage_ingest_native(scale, runs):
 
 def stage_ingest_ekidata(runs):
     raw = W("ekidata-raw")
-    staging = W("out", "ekidata.staging.sqlite")
+    staging = W("out", "ekidata.staging.bin")
     cmd = [A.bin, "ingest", "--raw", raw, "--registry", W("out", "ekidata.registry.csv"), "--out", staging]
     run_once(cmd)
     t, _ = measure(cmd, runs=runs)
@@ -205,11 +220,11 @@ def stage_n02_ingest(runs):
     """The whole ingest with the N02 file first and ekidata second (N02 carries no prefectures)."""
     raw = W("n02-raw")
     xml = os.path.join(raw, "N02-stations.xml")
-    cmd = [A.bin, "ingest", "--raw", raw, "--registry", W("out", "n02.registry.csv"), "--out", W("out", "n02.staging.sqlite")]
+    cmd = [A.bin, "ingest", "--raw", raw, "--registry", W("out", "n02.registry.csv"), "--out", W("out", "n02.staging.bin")]
     run_once(cmd)
     theirs = ["xmllint", "--stream", "--noout", xml] if shutil.which("xmllint") else None
     t, b = measure(cmd, theirs, runs=runs)
-    n = count_stations(W("out", "n02.staging.sqlite"))
+    n = count_stations(W("out", "n02.staging.bin"))
     row("ingest N02 + ekidata (merge)", "1x", t, b, stations=n, size_mb=mb(xml) + mb(os.path.join(A.data, "ekidata")),
         target="<= 1.5x xmllint", met=t.median <= 1.5 * b.median if b else None)
     target("whole ingest of N02 + ekidata <= 1.5x xmllint on the XML (stricter than asked: includes merge, IDs, staging write)",
@@ -218,7 +233,7 @@ def stage_n02_ingest(runs):
 
 
 def stage_priority(scale, runs, stations):
-    staging = W("out", f"x{scale}.staging.sqlite")
+    staging = W("out", f"x{scale}.staging.bin")
     cmd = [A.bin, "priority", "--staging", staging, "--no-hand", "--out", W("out", f"x{scale}.weights.csv")]
     t, _ = measure(cmd, runs=runs, cwd=W())  # cwd without raw/weights.csv: no hand weights
     met = t.median <= 0.020 if scale == 1 else None
@@ -229,7 +244,7 @@ def stage_priority(scale, runs, stations):
 
 
 def stage_build(scale, runs, stations):
-    staging = W("out", f"x{scale}.staging.sqlite")
+    staging = W("out", f"x{scale}.staging.bin")
     dist = W("out", f"x{scale}.dist")
     cmd = [A.bin, "build", "--staging", staging, "--weights", W("out", f"x{scale}.weights.csv"), "--dist", dist]
     t, _ = measure(cmd, runs=runs, prep=lambda: rm(dist), cwd=W())
@@ -384,7 +399,7 @@ def main():
 
     # The assignment alone, in process (no start-up, no staging read): `stationdb priority bench`.
     if 1 in per_scale:
-        probe = subprocess.run([A.bin, "priority", "bench", "--staging", W("out", "x1.staging.sqlite"), "--scale", "1000000",
+        probe = subprocess.run([A.bin, "priority", "bench", "--staging", W("out", "x1.staging.bin"), "--scale", "1000000",
                                 "--runs", "3"], capture_output=True, text=True, cwd=W())
         if probe.returncode == 0:
             NOTES.append("priority assignment alone, in process (`stationdb priority bench --scale 1000000 --runs 3`, best of runs): "

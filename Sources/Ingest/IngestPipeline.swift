@@ -67,6 +67,7 @@ public enum IngestPipeline {
     }
 
     public static func run(_ options: IngestOptions) throws -> IngestOutcome {
+        phase("run start")
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         // The registry and the sources' digests depend only on the files. A registry
         // of national size (about 1 MB) is read on the other core while the sources
@@ -75,7 +76,9 @@ public enum IngestPipeline {
         // read after the merge instead: read beside the sources, both are at their
         // largest at once, which at 100 times national passed 1 GiB.
         let loadRegistry = { () throws -> (Registry, RegisteredKeysByKind, [String: String]) in
+            phase("bg: registry load")
             let registry = try Registry.load(path: options.registryPath)
+            phase("bg: registry loaded")
             let keys = RegisteredKeys.all(registry)
             var meta: [String: String] = [:]
             let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
@@ -83,6 +86,7 @@ public enum IngestPipeline {
                 // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
                 meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
             }
+            phase("bg: keys+digests done")
             return (registry, keys, meta)
         }
         let registryBytes = AtomicFile.size(of: options.registryPath) ?? 0
@@ -98,9 +102,12 @@ public enum IngestPipeline {
         for (i, declaration) in config.sources.enumerated() {
             do {
                 var source = try read(declaration, options: options)
+                phase("read source")
                 source.sortByKey()
                 labels.append(source.label)
+                phase("sorted")
                 if problems.isEmpty { merger.add(source, last: i == config.sources.count - 1) }
+                phase("merged")
             } catch let e as InputError { problems.add(e) }
             progress.update(i + 1)
         }
@@ -111,7 +118,9 @@ public enum IngestPipeline {
         }
         try problems.check()
         merger.dropLookups()
+        phase("fixes read")
         let (registry, keys, meta) = try early?.value() ?? loadRegistry()
+        phase("registry awaited")
         return try assemble(merger: merger, labels: labels, registry: registry, registeredKeys: keys, fixes: fixes, meta: meta,
                             problemLimit: options.problemLimit)
     }
@@ -137,7 +146,7 @@ public enum IngestPipeline {
         var mergedStations = merger.takeStations()
         let stationKeys = mergedStations.map(\.keys)
 
-        // IDs.
+        phase("assemble start")
         let operatorIDs = IDAssigner.assign(registered: registeredKeys.operators, merger.operators.map { ($0.keys, $0.fixedID) })
         let lineIDs = IDAssigner.assign(registered: registeredKeys.lines, merger.lines.map { ($0.keys, $0.fixedID) })
         let stationIDs = IDAssigner.assign(registered: registeredKeys.stations, mergedStations.map { ($0.keys, $0.fixedID) })
@@ -145,7 +154,8 @@ public enum IngestPipeline {
         report.newIDs[.line] = lineIDs.filter { registry._lines[$0] == nil }.count
         report.newIDs[.station] = stationIDs.filter { registry._stations[$0] == nil }.count
 
-        // The network under our IDs; fields no source knew get their defaults.
+        phase("ids")
+        phase("ids done")
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {
             network.operators.append(Operator(id: operatorIDs[i], name: o.name, type: o.type ?? OperatorType.thirdSectorOrOther.rawValue, enabled: o.enabled ?? true))
@@ -170,7 +180,7 @@ public enum IngestPipeline {
             network.stationLines.append(StationLine(lineID: lineIDs[x.lineIndex], stationID: stationIDs[x.stationIndex], sort: x.sort))
         }
 
-        // Vanished entities keep their IDs and are published disabled.
+        phase("network built")
         let liveOperators = Set(operatorIDs), liveLines = Set(lineIDs), liveStations = Set(stationIDs)
         for id in registry._operators.keys.sorted() where !liveOperators.contains(id) {
             var o = registry._operators[id]!.row; o.enabled = false; network.operators.append(o)
@@ -185,10 +195,13 @@ public enum IngestPipeline {
         report.vanished[.line] = registry._lines.keys.filter { !liveLines.contains($0) }.count
         report.vanished[.station] = registry._stations.keys.filter { !liveStations.contains($0) }.count
 
+        phase("vanished")
         network.sortByKey()
+        phase("sorted")
         do { try DataFixes.apply(fixes, to: &network) } catch let e as InputError { problems.add(e) }
         validate(network, &problems)
         try problems.check()
+        phase("fixed+validated")
 
         report.disagreements = merger.disagreements.map { (idx, d) in var d = d; d.stationID = stationIDs[idx]; return d }
             .sorted { ($0.stationID, $0.kind.rawValue, $0.other) < ($1.stationID, $1.kind.rawValue, $1.other) }
@@ -201,7 +214,10 @@ public enum IngestPipeline {
             next._operators = registryEntries(network.operators, old: registry._operators, currentKeys: operatorKeys, ids: operatorIDs)
             next._lines = registryEntries(network.lines, old: registry._lines, currentKeys: lineKeys, ids: lineIDs)
             next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs)
-            return (next, next == registry)
+            phase("bg: next registry")
+            let u = next == registry
+            phase("bg: compared")
+            return (next, u)
         }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, nextRegistry: nextRegistry)
     }
@@ -212,7 +228,9 @@ public enum IngestPipeline {
         // The staging file is written while the registry is worked out on the other
         // core, and renamed into place only after the registry is written.
         try StagingFile.write(outcome.staging, to: stagingPath) {
+            phase("staging written, awaiting registry")
             try outcome.registry.write(path: registryPath, unchanged: outcome.registryUnchanged)
+            phase("registry written")
         }
     }
 

@@ -31,7 +31,7 @@ public enum NativeCSVReader {
                                                  required: ["s_id", "station", "pref", "lat", "lng", "o_id"], &problems)
         let stationLinesTable = try SourceTable.load(folder: folder, label: label, name: stationLinesFile,
                                                      required: ["l_id", "s_id", "s_sort"], &problems)
-        // Row checks on a table whose header is broken would only repeat the problem.
+        phase("  tables loaded")
         try problems.check()
         guard let operatorsTable, let linesTable, let stationsTable, let stationLinesTable else {
             preconditionFailure("a table that fails to load always leaves a problem")
@@ -100,7 +100,7 @@ public enum NativeCSVReader {
             }
         }
 
-        // stations.csv
+        phase("  ops+lines")
         var stationIDs = FirstSeen(capacity: stationsTable.count)
         do {
             let t = stationsTable
@@ -133,6 +133,7 @@ public enum NativeCSVReader {
                                                    operatorID: operatorID, enabled: enabled))
                 }
             }
+            phase("  station rows checked")
             valid.sort { $0.order < $1.order }
             network.stations.reserveCapacity(valid.count)
             for v in valid {
@@ -145,7 +146,7 @@ public enum NativeCSVReader {
             }
         }
 
-        // stations_lines.csv
+        phase("  stations made")
         do {
             let t = stationLinesTable
             let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
@@ -177,6 +178,7 @@ public enum NativeCSVReader {
             }
         }
 
+        phase("  sl checked")
         try problems.check()
         // Values go into key order by their IDs (fixedID is the ID; stations are
         // already in order), so that sortByKey() below is a single confirming pass.
@@ -197,6 +199,7 @@ public enum NativeCSVReader {
                               stationKey: stationIndex.value($0.station).map { network.stations[$0].key } ?? stationKey($0.station),
                               sort: $0.sort, origin: SourceLocation(file: stationLinesFile, line: $0.recordLine))
         }
+        phase("  sl made")
         network.sortByKey()     // now a single confirming pass
         return network
     }

@@ -3,8 +3,8 @@ import Glibc
 
 // `stationdb priority` needs only where each station is and whether it is
 // live; StagingFile.read builds every String of every table (names, yomi,
-// addresses, lines), which was most of the command's time. This reads just
-// the stations' four numeric columns into plain arrays.
+// addresses, lines). This passes over the strings and keeps just the
+// stations' four numeric columns, in plain arrays.
 
 /// The stations of a staging file as parallel arrays, in s_id order.
 public struct StationPoints: Sendable, Equatable {
@@ -33,21 +33,26 @@ public struct StationPoints: Sendable, Equatable {
 }
 
 extension StagingFile {
-    /// The stations' s_id, lat, lng and enabled, ordered by s_id (the rowid,
-    /// so the order costs nothing). Errors as StagingFile.read's.
+    /// The stations' s_id, lat, lng and enabled, ordered by s_id (as the file
+    /// holds them). Errors as StagingFile.read's.
     public static func readStationPoints(from path: String) throws -> StationPoints {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first")
+        var file = try open(path)
+        let counts = try file.counts()
+        for _ in 0..<counts.meta { try file.skipText(); try file.skipText() }
+        for _ in 0..<counts.operators { _ = try file.int(); try file.skipText(); _ = try file.int(); _ = try file.flag() }
+        for _ in 0..<counts.lines { _ = try file.int(); try file.skipText(); _ = try file.int(); _ = try file.flag(); _ = try file.int() }
+        var points = StationPoints()
+        points.reserveCapacity(file.plausible(counts.stations, rowBytes: 10))
+        for _ in 0..<counts.stations {
+            let id = try file.int()
+            for _ in 0..<3 { try file.skipText() }      // station, yomi, wiki
+            _ = try file.int()                          // pref
+            try file.skipText()                         // address
+            let lat = try file.int(), lng = try file.int()
+            _ = try file.int()                          // o_id
+            points.append(id: id, lat: lat, lng: lng, enabled: try file.flag())
         }
-        do {
-            let db = try SQLiteDatabase(path: path, mode: .readOnly)
-            defer { db.close() }
-            var points = StationPoints()
-            let s = try db.prepare("SELECT s_id, lat, lng, enabled FROM stations ORDER BY s_id")
-            while try s.step() { points.append(id: s.int(0), lat: s.int(1), lng: s.int(2), enabled: s.int(3) != 0) }
-            return points
-        } catch let e as SQLiteError {
-            throw EnvironmentError("cannot read the staging file \(path): \(e)")
-        }
+        try file.finish(skippingRest: true)
+        return points
     }
 }

@@ -1,9 +1,10 @@
+import CZlib
 import FoundationEssentials
 import Glibc
 
-// The staging file is where Ingest hands over to Priority and BuildDB: an
-// SQLite file with the bundle's tables (no weights yet) and a meta table of
-// source digests. It is written to a temporary name and renamed.
+// The staging file is where Ingest hands over to Priority and BuildDB: the
+// bundle's tables (no weights yet) and the source digests, in a compact binary
+// form. It is written to a temporary name and renamed.
 
 public struct Staging: Sendable {
     public var network: RailNetwork
@@ -16,16 +17,27 @@ public struct Staging: Sendable {
 }
 
 public enum StagingFile {
-    public static let defaultName = "staging.sqlite"
+    public static let defaultName = "staging.bin"
 
-    static let schema = [
-        "PRAGMA page_size = 4096",
-        "CREATE TABLE operators (o_id INTEGER PRIMARY KEY NOT NULL, operator TEXT NOT NULL, type INTEGER NOT NULL, enabled INTEGER NOT NULL)",
-        "CREATE TABLE lines (l_id INTEGER PRIMARY KEY NOT NULL, line TEXT NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL, l_type INTEGER)",
-        "CREATE TABLE stations (s_id INTEGER PRIMARY KEY NOT NULL, station TEXT NOT NULL, yomi TEXT NOT NULL, wiki TEXT NOT NULL, pref INTEGER NOT NULL, address TEXT NOT NULL, lat INTEGER NOT NULL, lng INTEGER NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL)",
-        "CREATE TABLE stations_lines (l_id INTEGER NOT NULL, s_id INTEGER NOT NULL, s_sort INTEGER NOT NULL, PRIMARY KEY (l_id, s_id)) WITHOUT ROWID",
-        "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
-    ]
+    /// The file starts with these bytes, then the format's number.
+    static let magic = Array("stationdb staging\n".utf8)
+    static let format: UInt8 = 1
+
+    // Layout, format 1. Every integer is a LEB128 varint of its zigzag form, a
+    // string its UTF-8 length then its bytes, a flag one byte 0 or 1:
+    //   magic, format byte
+    //   counts: meta, operators, lines, stations, stations_lines
+    //   meta           key, value                       (by key)
+    //   operators      o_id, operator, type, enabled    (by o_id)
+    //   lines          l_id, line, o_id, enabled, l_type + 1 (0 for NULL)   (by l_id)
+    //   stations       s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled   (by s_id)
+    //   stations_lines l_id, s_id, s_sort               (by l_id, s_sort, s_id)
+    //   CRC-32 of every byte before it, 4 bytes little-endian
+    // Not SQLite, although it holds the bundle's tables: this file is read back
+    // whole by the next stage and never queried, and writing it through SQLite's
+    // b-trees was a fifth of the national ingest, reading it back as much of the
+    // build. Inspect one with `stationdb build --staging FILE --dist DIR`
+    // (or read it with `StagingFile.read`).
 
     /// Writes to a temporary file, runs `beforeCommit` (e.g. writing a file
     /// that must be older than this one) and renames it into place; a failure
@@ -39,27 +51,33 @@ public enum StagingFile {
         let tmp = AtomicFile.temporaryPath(for: path)
         unlink(tmp)
         do {
-            let db = try SQLiteDatabase(path: tmp, mode: .create)
-            try db.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-            for s in schema { try db.execute(s) }
-            try db.transaction {
-                // Bound column by column, many rows per step (SQLite+Network): an array
-                // of values per row cost as much as SQLite's own work for these 30,000 rows.
-                try db.insert(network.operators)
-                try db.insert(network.lines)
-                try db.insert(network.stations)
-                // In the table's key order (l_id, s_id): appending to a b-tree is its
-                // cheapest insert. Readers put the rows in s_sort order (readAllButStations).
-                try db.insert(network.stationLines.sorted { ($0.lineID, $0.stationID) < ($1.lineID, $1.stationID) })
-                let me = try db.prepare("INSERT INTO meta VALUES (?,?)")
-                for key in staging.meta.keys.sorted() { try me.run([.text(key), .text(staging.meta[key]!)]) }
+            var out = try StagingEncoder(path: tmp)
+            out.bytes(magic); out.byte(format)
+            for n in [staging.meta.count, network.operators.count, network.lines.count, network.stations.count, network.stationLines.count] {
+                out.int(n)
             }
-            db.close()
+            for key in staging.meta.keys.sorted() { out.text(key); out.text(staging.meta[key]!) }
+            try out.flushIfFull()
+            for o in network.operators {
+                out.int(o.id); out.text(o.name); out.int(o.type); out.flag(o.enabled)
+                try out.flushIfFull()
+            }
+            for l in network.lines {
+                out.int(l.id); out.text(l.name); out.int(l.operatorID); out.flag(l.enabled); out.int(l.type.map { $0 + 1 } ?? 0)
+                try out.flushIfFull()
+            }
+            for s in network.stations {
+                out.int(s.id); out.text(s.name); out.text(s.yomi); out.text(s.wiki); out.int(s.pref); out.text(s.address)
+                out.int(s.lat); out.int(s.lng); out.int(s.operatorID); out.flag(s.enabled)
+                try out.flushIfFull()
+            }
+            for x in network.stationLines {
+                out.int(x.lineID); out.int(x.stationID); out.int(x.sort)
+                try out.flushIfFull()
+            }
+            try out.finish()
             try beforeCommit()
             try AtomicFile.commit(temporary: tmp, to: path)
-        } catch let e as SQLiteError {
-            unlink(tmp)
-            throw EnvironmentError("cannot write the staging file \(path): \(e)")
         } catch {
             unlink(tmp)
             throw error
@@ -67,65 +85,255 @@ public enum StagingFile {
     }
 
     public static func read(from path: String) throws -> Staging {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first")
-        }
-        do {
-            // Two connections on two threads: this one reads the stations below the
-            // middle s_id, the other the tables but stations, then the stations from
-            // the middle up (the stations are most of the file, the rest is cheap).
-            let db = try SQLiteDatabase(path: path, mode: .readOnly)
-            defer { db.close() }
-            let range = try db.prepare("SELECT min(s_id), max(s_id) FROM stations")
-            // Any middle is correct (every station is below it or not); this one halves evenly spread ids.
-            let middle = try range.step() ? (range.optionalInt(0) ?? 0) / 2 + (range.optionalInt(1) ?? 0) / 2 : 0
-            let rest = Background { () throws -> (RailNetwork, [String: String], [Station]) in
-                let other = try SQLiteDatabase(path: path, mode: .readOnly)
-                defer { other.close() }
-                let (network, meta) = try readAllButStations(other)
-                return (network, meta, try readStations(other, from: middle, below: nil))
-            }
-            let lower = Result { try readStations(db, from: Int.min, below: middle) }
-            var (n, meta, upper) = try rest.value()
-            n.stations = try lower.get()
-            n.stations.append(contentsOf: upper)
-            return Staging(network: n, meta: meta)
-        } catch let e as SQLiteError {
-            throw EnvironmentError("cannot read the staging file \(path): \(e)")
-        }
-    }
-
-    /// Operators, lines, stations_lines and meta: everything but the stations.
-    /// The stations with s_id >= from (and < below, when given), in s_id order.
-    private static func readStations(_ db: SQLiteDatabase, from: Int, below: Int?) throws -> [Station] {
-        var stations: [Station] = []
-        let s = try db.prepare("SELECT s_id, station, yomi, wiki, pref, address, lat, lng, o_id, enabled FROM stations WHERE s_id >= ?"
-                               + (below == nil ? "" : " AND s_id < ?") + " ORDER BY s_id")
-        try s.bind(from, at: 1)
-        if let below { try s.bind(below, at: 2) }
-        while try s.step() {
-            stations.append(Station(id: s.int(0), name: s.text(1), yomi: s.text(2), wiki: s.text(3), pref: s.int(4), address: s.text(5),
-                                    lat: s.int(6), lng: s.int(7), operatorID: s.int(8), enabled: s.int(9) != 0))
-        }
-        return stations
-    }
-
-    private static func readAllButStations(_ db: SQLiteDatabase) throws -> (RailNetwork, [String: String]) {
+        var file = try open(path)
+        let counts = try file.counts()
+        var staging = Staging(network: RailNetwork())
+        for _ in 0..<counts.meta { let key = try file.text(); staging.meta[key] = try file.text() }
         var n = RailNetwork()
-        let o = try db.prepare("SELECT o_id, operator, type, enabled FROM operators ORDER BY o_id")
-        while try o.step() { n.operators.append(Operator(id: o.int(0), name: o.text(1), type: o.int(2), enabled: o.int(3) != 0)) }
-        let l = try db.prepare("SELECT l_id, line, o_id, enabled, l_type FROM lines ORDER BY l_id")
-        while try l.step() { n.lines.append(Line(id: l.int(0), name: l.text(1), operatorID: l.int(2), enabled: l.int(3) != 0, type: l.optionalInt(4))) }
-        // Read in the table's own key order (l_id, s_id) and put in (l_id, s_sort, s_id) order
-        // here: cheaper than SQLite's sorter, and nothing to do when ingest numbered along each line.
-        let x = try db.prepare("SELECT l_id, s_id, s_sort FROM stations_lines ORDER BY l_id, s_id")
-        while try x.step() { n.stationLines.append(StationLine(lineID: x.int(0), stationID: x.int(1), sort: x.int(2))) }
-        func before(_ a: StationLine, _ b: StationLine) -> Bool { (a.lineID, a.sort, a.stationID) < (b.lineID, b.sort, b.stationID) }
-        if zip(n.stationLines, n.stationLines.dropFirst()).contains(where: { !before($0, $1) }) { n.stationLines.sort(by: before) }
-        var meta: [String: String] = [:]
-        let m = try db.prepare("SELECT key, value FROM meta")
-        while try m.step() { meta[m.text(0)] = m.text(1) }
-        return (n, meta)
+        n.operators.reserveCapacity(file.plausible(counts.operators, rowBytes: 4))
+        for _ in 0..<counts.operators {
+            n.operators.append(Operator(id: try file.int(), name: try file.text(), type: try file.int(), enabled: try file.flag()))
+        }
+        n.lines.reserveCapacity(file.plausible(counts.lines, rowBytes: 5))
+        for _ in 0..<counts.lines {
+            let id = try file.int(), name = try file.text(), o = try file.int(), enabled = try file.flag(), type = try file.int()
+            n.lines.append(Line(id: id, name: name, operatorID: o, enabled: enabled, type: type == 0 ? nil : type - 1))
+        }
+        n.stations.reserveCapacity(file.plausible(counts.stations, rowBytes: 10))
+        for _ in 0..<counts.stations {
+            n.stations.append(Station(id: try file.int(), name: try file.text(), yomi: try file.text(), wiki: try file.text(),
+                                      pref: try file.int(), address: try file.text(), lat: try file.int(), lng: try file.int(),
+                                      operatorID: try file.int(), enabled: try file.flag()))
+        }
+        n.stationLines.reserveCapacity(file.plausible(counts.stationLines, rowBytes: 3))
+        for _ in 0..<counts.stationLines {
+            n.stationLines.append(StationLine(lineID: try file.int(), stationID: try file.int(), sort: try file.int()))
+        }
+        try file.finish()
+        staging.network = n
+        return staging
+    }
+
+    /// Opens a staging file and checks its first bytes.
+    static func open(_ path: String) throws -> StagingDecoder {
+        var file = try StagingDecoder(path: path)
+        try file.expectHeader()
+        return file
+    }
+}
+
+/// Writes a staging file through a buffer, keeping the running CRC-32.
+struct StagingEncoder {
+    private let fd: Int32
+    private let path: String
+    private var buffer: [UInt8] = []
+    private var crc = crc32(0, nil, 0)
+    private static let flushAt = 1 << 20
+
+    init(path: String) throws {
+        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
+        self.path = path
+        buffer.reserveCapacity(Self.flushAt + 64 * 1024)
+    }
+
+    @inline(__always) mutating func byte(_ b: UInt8) { buffer.append(b) }
+    mutating func bytes(_ b: [UInt8]) { buffer.append(contentsOf: b) }
+    @inline(__always) mutating func flag(_ v: Bool) { buffer.append(v ? 1 : 0) }
+
+    @inline(__always) mutating func int(_ v: Int) {
+        var z = UInt64(bitPattern: Int64(v) << 1 ^ Int64(v) >> 63)
+        while z >= 0x80 { buffer.append(UInt8(truncatingIfNeeded: z) | 0x80); z >>= 7 }
+        buffer.append(UInt8(z))
+    }
+
+    @inline(__always) mutating func text(_ s: String) {
+        var s = s
+        s.withUTF8 { b in
+            int(b.count)
+            buffer.append(contentsOf: b)
+        }
+    }
+
+    mutating func flushIfFull() throws {
+        if buffer.count >= Self.flushAt { try flush() }
+    }
+
+    private mutating func flush() throws {
+        buffer.withUnsafeBufferPointer { crc = crc32(crc, $0.baseAddress, uInt($0.count)) }
+        try writeAll()
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll() throws {
+        try buffer.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
+                done += n
+            }
+        }
+    }
+
+    /// Writes the rest and the CRC, and closes the file (not yet synced: AtomicFile.commit does that).
+    mutating func finish() throws {
+        defer { close(fd) }
+        try flush()
+        let c = UInt32(truncatingIfNeeded: crc)
+        buffer = [UInt8(c & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c >> 16 & 0xFF), UInt8(c >> 24)]
+        try writeAll()
+    }
+}
+
+/// Reads a staging file through a buffer, checking as it goes that the bytes
+/// make sense and at the end that the CRC-32 matches: a truncated, damaged or
+/// foreign file is an error naming the file, never a crash or wrong rows.
+struct StagingDecoder {
+    private let fd: Int32
+    let path: String
+    private let fileSize: Int
+    private var buffer: [UInt8]
+    private var pos = 0, end = 0
+    /// File offset of buffer[0].
+    private var base = 0
+    /// CRC-32 of the file's bytes before buffer[0].
+    private var crc = crc32(0, nil, 0)
+    private static let chunk = 1 << 20
+
+    init(path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first") }
+            throw EnvironmentError("cannot read the staging file \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw EnvironmentError("cannot read the staging file \(path): not a file")
+        }
+        self.fd = fd
+        self.path = path
+        fileSize = Int(info.st_size)
+        buffer = [UInt8](repeating: 0, count: min(Self.chunk, max(fileSize, 16)))
+    }
+
+    /// Closes the file; every way out of a read goes through `finish` or this.
+    func close() { Glibc.close(fd) }
+
+    private func damaged(_ what: String) -> EnvironmentError {
+        close()
+        return EnvironmentError("the staging file \(path) is damaged (\(what)); run `stationdb ingest` again to rewrite it")
+    }
+
+    /// Bytes left in the file before the CRC.
+    private var remaining: Int { fileSize - 4 - (base + pos) }
+
+    /// At least `n` bytes in the buffer from `pos`, or an error if the file is shorter.
+    private mutating func need(_ n: Int) throws {
+        if end - pos >= n { return }
+        guard n <= remaining else { throw damaged("it ends early") }
+        // Moves the unread tail to the front and reads behind it.
+        buffer.withUnsafeBufferPointer { crc = crc32(crc, $0.baseAddress, uInt(pos)) }
+        let tail = end - pos
+        if tail > 0 { buffer.withUnsafeMutableBufferPointer { b in _ = memmove(b.baseAddress!, b.baseAddress! + pos, tail) } }
+        base += pos; pos = 0; end = tail
+        if buffer.count < n + 4 { buffer.append(contentsOf: repeatElement(0, count: n + 4 - buffer.count)) }
+        // Never the CRC's bytes: a row that would run into them is cut short.
+        let want = min(buffer.count, fileSize - 4 - base)
+        while end < want {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + end, want - end) }
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { let e = String(cString: strerror(errno)); close(); throw EnvironmentError("cannot read the staging file \(path): \(e)") }
+            if got == 0 { break }
+            end += got
+        }
+        guard end >= n else { throw damaged("it ends early") }
+    }
+
+    mutating func expectHeader() throws {
+        let n = StagingFile.magic.count + 1
+        guard fileSize >= n + 4 else { throw notStaging() }
+        try need(n)
+        guard buffer[0..<StagingFile.magic.count].elementsEqual(StagingFile.magic) else { throw notStaging() }
+        guard buffer[n - 1] == StagingFile.format else {
+            close()
+            throw EnvironmentError("the staging file \(path) is of format \(buffer[n - 1]), this stationdb reads format \(StagingFile.format); run `stationdb ingest` again to rewrite it")
+        }
+        pos = n
+    }
+
+    private func notStaging() -> EnvironmentError {
+        close()
+        return EnvironmentError("\(path) is not a stationdb staging file; run `stationdb ingest` to write one")
+    }
+
+    @inline(__always) mutating func int() throws -> Int {
+        if end - pos < 10 { try need(min(10, max(remaining, 1))) }
+        var z: UInt64 = 0, shift: UInt64 = 0
+        while true {
+            guard pos < end, shift < 64 else { throw damaged("a number runs on") }
+            let b = buffer[pos]; pos += 1
+            z |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { break }
+            shift += 7
+        }
+        return Int(Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1))
+    }
+
+    @inline(__always) mutating func flag() throws -> Bool {
+        try need(1)
+        let b = buffer[pos]; pos += 1
+        guard b <= 1 else { throw damaged("a flag of \(b)") }
+        return b == 1
+    }
+
+    @inline(__always) mutating func text() throws -> String {
+        let n = try int()
+        guard n >= 0, n <= remaining else { throw damaged("a string of \(n) bytes") }
+        if n == 0 { return "" }
+        try need(n)
+        defer { pos += n }
+        return buffer.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[pos..<(pos + n)]), as: UTF8.self) }
+    }
+
+    /// Passes over a string without making it.
+    mutating func skipText() throws {
+        let n = try int()
+        guard n >= 0, n <= remaining else { throw damaged("a string of \(n) bytes") }
+        try need(n)
+        pos += n
+    }
+
+    mutating func counts() throws -> (meta: Int, operators: Int, lines: Int, stations: Int, stationLines: Int) {
+        let c = (try int(), try int(), try int(), try int(), try int())
+        guard [c.0, c.1, c.2, c.3, c.4].allSatisfy({ $0 >= 0 }) else { throw damaged("a negative row count") }
+        return c
+    }
+
+    /// `count` rows, capped by what the bytes left could hold, so that a damaged
+    /// count fails at the end of the bytes rather than reserving terabytes.
+    func plausible(_ count: Int, rowBytes: Int) -> Int { min(count, max(0, remaining) / rowBytes) }
+
+    /// Checks the CRC over the bytes read and, when `skippingRest` (a reader
+    /// that needs only the first tables), those not read; closes the file.
+    mutating func finish(skippingRest: Bool = false) throws {
+        if !skippingRest, remaining != 0 { throw damaged("\(remaining) bytes after the last row") }
+        while remaining > 0 {
+            let n = min(remaining, Self.chunk)
+            try need(n)
+            pos += n
+        }
+        try need(0)
+        buffer.withUnsafeBufferPointer { crc = crc32(crc, $0.baseAddress, uInt(pos)) }
+        base += pos; pos = 0; end = 0
+        var stored = [UInt8](repeating: 0, count: 4)
+        let got = stored.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, 4, off_t(base)) }
+        guard got == 4 else { throw damaged("it ends early") }
+        let expected = UInt32(stored[0]) | UInt32(stored[1]) << 8 | UInt32(stored[2]) << 16 | UInt32(stored[3]) << 24
+        guard expected == UInt32(truncatingIfNeeded: crc) else { throw damaged("its CRC-32 does not match") }
+        close()
     }
 }
 

@@ -35,7 +35,7 @@ struct BuildCommand: ParsableCommand {
         `make FORCE_PUBLISH=1` passes.
 
         Example:
-          stationdb build --staging build/staging.sqlite --weights build/weights.csv
+          stationdb build --staging build/staging.bin --weights build/weights.csv
           stationdb build --dist dist --version 12 --renumbered raw/renumbered.csv
           stationdb build --max-removed 5 --max-moved-m 20000
           stationdb build --force            # or: make FORCE_PUBLISH=1
@@ -46,7 +46,7 @@ struct BuildCommand: ParsableCommand {
         """)
 
     @Option(help: "The staging file from `stationdb ingest`.")
-    var staging = "build/staging.sqlite"
+    var staging = "build/staging.bin"
 
     @Option(help: "Station weights (s_id,weight; 1..13) from `stationdb priority`.")
     var weights = "build/weights.csv"
@@ -94,7 +94,9 @@ struct BuildCommand: ParsableCommand {
             _ = try? weightsRead.value()
             throw error
         }
+        phase("staging read")
         let weights = try weightsRead.value()
+        phase("weights read")
         var renumberings: [Renumbering: SourceLocation] = [:]
         if let path = renumbered ?? (FileManager.default.fileExists(atPath: RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil) {
             renumberings = try RenumberingFile.read(from: path)
@@ -111,6 +113,7 @@ struct BuildCommand: ParsableCommand {
             note("nothing was published (\(dist) is as it was); if this change is intended, publish it with `make FORCE_PUBLISH=1` (stationdb build --force)")
             throw refusal
         }
+        phase("built")
         switch outcome {
         case .unchanged(let version):
             note("unchanged (version \(version))")

@@ -22,8 +22,8 @@ struct IngestCommand: ParsableCommand {
         status is 2, and neither the staging file nor the registry is touched.
 
         Examples:
-          stationdb ingest --raw raw --out build/staging.sqlite
-          stationdb ingest --raw raw --out build/staging.sqlite --report
+          stationdb ingest --raw raw --out build/staging.bin
+          stationdb ingest --raw raw --out build/staging.bin --report
           stationdb ingest --raw raw --check      # validate only, write nothing
         """)
 
@@ -31,7 +31,7 @@ struct IngestCommand: ParsableCommand {
     var raw: String = "raw"
 
     @Option(help: "Where to write the staging file.")
-    var out: String = "build/staging.sqlite"
+    var out: String = "build/staging.bin"
 
     @Option(help: "The ID registry (default: RAW/registry.csv).")
     var registry: String?
@@ -64,6 +64,7 @@ struct IngestCommand: ParsableCommand {
             return
         }
         try IngestPipeline.publish(outcome, stagingPath: out, registryPath: options.registryPath)
+        phase("published")
         note(summary + " -> \(out)")
         // The process ends right after this: freeing a national network object
         // by object took a quarter of the command's time, for nothing.

@@ -15,10 +15,10 @@ struct PriorityCommand: ParsableCommand {
         subcommand this runs `assign`. The other subcommands judge a weighting
         (report, map) or help the maintainers keep raw/weights.csv (suggest).
 
-          stationdb priority --staging build/staging.sqlite --hand raw/weights.csv --out build/weights.csv
+          stationdb priority --staging build/staging.bin --hand raw/weights.csv --out build/weights.csv
           stationdb priority report --bundle dist/5/stations.sqlite --compare-random
-          stationdb priority suggest --staging build/staging.sqlite --limit 100
-          stationdb priority map --staging build/staging.sqlite --weights build/weights.csv --out build/weights.svg
+          stationdb priority suggest --staging build/staging.bin --limit 100
+          stationdb priority map --staging build/staging.bin --weights build/weights.csv --out build/weights.svg
         """,
         subcommands: [PriorityAssignCommand.self, PriorityReportCommand.self, PrioritySuggestCommand.self,
                       PriorityMapCommand.self, PriorityBenchCommand.self],
@@ -94,12 +94,12 @@ struct PriorityAssignCommand: ParsableCommand {
         stderr gives the counts per weight and, with --previous, how many weights
         changed against that bundle.
 
-          stationdb priority --staging build/staging.sqlite --hand raw/weights.csv --out build/weights.csv --previous dist/current.sqlite
+          stationdb priority --staging build/staging.bin --hand raw/weights.csv --out build/weights.csv --previous dist/current.sqlite
         """
     )
 
     @Option(help: "The staging file from `stationdb ingest`.")
-    var staging = "build/staging.sqlite"
+    var staging = "build/staging.bin"
 
     @Option(help: "Hand weights CSV (s_id, weight, note). Default: raw/weights.csv when present.")
     var hand: String?
@@ -180,7 +180,7 @@ struct PriorityReportCommand: ParsableCommand {
         weighting must beat.
 
           stationdb priority report --bundle dist/5/stations.sqlite --compare-random
-          stationdb priority report --staging build/staging.sqlite --weights build/weights.csv --pins 50,100,300
+          stationdb priority report --staging build/staging.bin --weights build/weights.csv --pins 50,100,300
         """
     )
 
@@ -244,12 +244,12 @@ struct PrioritySuggestCommand: ParsableCommand {
         raw/weights.csv's layout (s_id, weight, note) with a suggested weight and
         the reasons in the note, to review by hand; nothing is applied.
 
-          stationdb priority suggest --staging build/staging.sqlite --hand raw/weights.csv --limit 200
+          stationdb priority suggest --staging build/staging.bin --hand raw/weights.csv --limit 200
         """
     )
 
     @Option(help: "The staging file from `stationdb ingest`.")
-    var staging = "build/staging.sqlite"
+    var staging = "build/staging.bin"
 
     @Option(help: "Hand weights CSV; its stations are not suggested. Default: raw/weights.csv when present.")
     var hand: String?
@@ -275,7 +275,7 @@ struct PriorityMapCommand: ParsableCommand {
         the pins the clients show. --png also converts with rsvg-convert where it is
         installed.
 
-          stationdb priority map --staging build/staging.sqlite --weights build/weights.csv --out build/weights.svg
+          stationdb priority map --staging build/staging.bin --weights build/weights.csv --out build/weights.svg
           stationdb priority map --bundle dist/5/stations.sqlite --viewport 35.68,139.76,0.5 --out tokyo.svg --png tokyo.png
         """
     )
@@ -329,12 +329,12 @@ struct PriorityBenchCommand: ParsableCommand {
         The thread CPU times beside the wall times show the work alone when the
         machine is shared (a long run waits for the CPU more than a short one).
 
-          stationdb priority bench --staging build/staging.sqlite --scale 1000000
+          stationdb priority bench --staging build/staging.bin --scale 1000000
         """
     )
 
     @Option(help: "The staging file from `stationdb ingest`.")
-    var staging = "build/staging.sqlite"
+    var staging = "build/staging.bin"
 
     @Option(help: "Stations in the scaled-up network.")
     var scale = 1_000_000

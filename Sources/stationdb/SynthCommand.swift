@@ -29,7 +29,7 @@ struct SynthCommand: ParsableCommand {
           stationdb synth --raw raw --scale 1 --out bench/work/x1
           stationdb synth --raw raw --scale 100 --no-n02 --out bench/work/x100
           stationdb ingest --raw bench/work/x100 --registry /tmp/x100.registry.csv \\
-                           --out bench/work/x100.staging.sqlite
+                           --out bench/work/x100.staging.bin
         """,
         subcommands: [SynthWriteCommand.self, SynthReadCommand.self, SynthSchemaCommand.self],
         defaultSubcommand: SynthWriteCommand.self

@@ -11,9 +11,9 @@ struct StationDB: ParsableCommand {
         The nightly pipeline is ingest -> priority -> build; `make` runs it with the
         right files. Each stage is also a subcommand:
 
-          stationdb ingest --raw raw --out build/staging.sqlite
-          stationdb priority --staging build/staging.sqlite --hand raw/weights.csv --out build/weights.csv
-          stationdb build --staging build/staging.sqlite --weights build/weights.csv --dist dist
+          stationdb ingest --raw raw --out build/staging.bin
+          stationdb priority --staging build/staging.bin --hand raw/weights.csv --out build/weights.csv
+          stationdb build --staging build/staging.bin --weights build/weights.csv --dist dist
           stationdb diff dist/3 dist/4
           stationdb verify dist
 
@@ -28,7 +28,9 @@ struct StationDB: ParsableCommand {
 /// Runs the command and maps every failure to the exit statuses of the guide.
 func runMain() -> Never {
     do {
+        phase("main")
         var command = try StationDB.parseAsRoot()
+        phase("parsed")
         try command.run()
         exit(ExitStatus.success.rawValue)
     } catch let e as InputError {

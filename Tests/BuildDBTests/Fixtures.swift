@@ -54,7 +54,7 @@ enum Fixtures {
 
     static func request(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, version: Int? = nil,
                         renumberings: [Renumbering: SourceLocation] = [:]) -> BuildRequest {
-        BuildRequest(staging: Staging(network: network, meta: meta), stagingPath: "staging.sqlite",
+        BuildRequest(staging: Staging(network: network, meta: meta), stagingPath: "staging.bin",
                      weights: weights ?? Self.weights(for: network), weightsPath: "weights.csv",
                      renumberings: renumberings, dist: dist, requestedVersion: version)
     }

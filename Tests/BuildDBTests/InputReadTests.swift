@@ -54,7 +54,7 @@ final class InputReadTests: XCTestCase {
         ]
         network.stationLines = [StationLine(lineID: 11, stationID: 102, sort: 1), StationLine(lineID: 11, stationID: 101, sort: 2),
                                 StationLine(lineID: 12, stationID: 102, sort: 1)]
-        let path = (folder as NSString).appendingPathComponent("staging.sqlite")
+        let path = (folder as NSString).appendingPathComponent("staging.bin")
         try StagingFile.write(Staging(network: network, meta: ["source:a.csv": "abc", "source:b.xml": "def"]), to: path)
         let read = try StagingFile.read(from: path)
         XCTAssertEqual(read.meta, ["source:a.csv": "abc", "source:b.xml": "def"])

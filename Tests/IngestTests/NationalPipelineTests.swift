@@ -37,12 +37,12 @@ final class NationalPipelineTests: XCTestCase {
         XCTAssertEqual(first.report.disagreements.count, 0, "the N02 file was laid out from the same stations")
         XCTAssertEqual(first.staging.meta.keys.sorted().first, "source:N02.xml")
 
-        try IngestPipeline.publish(first, stagingPath: raw + "/staging.sqlite", registryPath: options.registryPath)
+        try IngestPipeline.publish(first, stagingPath: raw + "/staging.bin", registryPath: options.registryPath)
         let again = try IngestPipeline.run(options)
         XCTAssertEqual(again.staging.network, n, "a second run over the registry changes nothing")
         XCTAssertEqual(again.registry, first.registry)
         XCTAssertEqual(again.report.newIDs[.station], 0)
-        XCTAssertEqual(try StagingFile.read(from: raw + "/staging.sqlite").network, n)
+        XCTAssertEqual(try StagingFile.read(from: raw + "/staging.bin").network, n)
 
         // A registry too large to read beside the sources is read after them: same result.
         var oneAtATime = options

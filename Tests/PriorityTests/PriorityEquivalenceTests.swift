@@ -177,7 +177,7 @@ final class PriorityEquivalenceTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("points-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("staging.sqlite").path
+        let path = dir.appendingPathComponent("staging.bin").path
         let n = network(count: 300, seed: 8, shuffled: true, dense: false)
         try StagingFile.write(Staging(network: n), to: path)
         let full = try StagingFile.read(from: path).network
