@@ -27,7 +27,9 @@ public struct DiffReport: Sendable {
         // or attach parses a schema again.
         let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
         defer { db.close() }
+        phase("attached")
         let difference = try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
+        phase("compared")
         let wanted = NameBook.Wanted(difference)
         return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
                           summary: DiffSummary(difference: difference,

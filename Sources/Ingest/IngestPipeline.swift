@@ -19,14 +19,14 @@ public struct IngestReport: Sendable {
 public struct IngestOutcome: Sendable {
     public var staging: Staging
     public var report: IngestReport
-    /// The registry after this run and whether it equals the one read, worked
-    /// out on the other core while the staging file is written (`publish`).
-    /// (A flag rather than the old registry itself: at national scale holding
-    /// both registries to the end cost hundreds of megabytes.)
-    let nextRegistry: Background<(registry: Registry, unchanged: Bool)>
+    /// The registry after this run, as the text of its file, and whether the file
+    /// read holds exactly that text; worked out on the other core while the staging
+    /// file is written (`publish`).
+    let nextRegistry: Background<(text: [UInt8], unchanged: Bool)>
 
-    public var registry: Registry { try! nextRegistry.value().registry }
-    /// Whether `registry` equals the one read, so an unchanged registry is not rewritten.
+    /// The registry after this run (made from its text on each access).
+    public var registry: Registry { try! Registry.parse(nextRegistry.value().text) }
+    /// Whether the registry file read already holds `registry`, so it is not rewritten.
     public var registryUnchanged: Bool { try! nextRegistry.value().unchanged }
 }
 
@@ -57,13 +57,17 @@ typealias RegisteredKeysByKind = (operators: RegisteredKeys, lines: RegisteredKe
 public enum IngestPipeline {
     /// Reads one declared source with its reader.
     public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
-        let path = Path.appending(options.rawFolder, source.path)
-        let label = source.path == "." ? options.rawLabel : Path.appending(options.rawLabel, source.path)
+        let (path, label) = paths(of: source, options)
         switch source.kind {
         case .native: return try NativeCSVReader.read(folder: path, label: label)
         case .ekidata: return try EkidataReader.read(folder: path, label: label)
         case .n02: return try N02Reader.read(path: path, label: label)
         }
+    }
+
+    /// Where a declared source is, and how messages name it.
+    static func paths(of source: SourceDeclaration, _ options: IngestOptions) -> (path: String, label: String) {
+        (Path.appending(options.rawFolder, source.path), source.path == "." ? options.rawLabel : Path.appending(options.rawLabel, source.path))
     }
 
     public static func run(_ options: IngestOptions) throws -> IngestOutcome {
@@ -96,18 +100,22 @@ public enum IngestPipeline {
         var problems = DiagnosticCollector(limit: options.problemLimit)
         // Each source is merged as soon as it is read and then let go, so a
         // national run never holds every source's rows at once.
-        let merger = NetworkMerger()
+        var merger = NetworkMerger()
         var labels: [String] = []
         let progress = Progress("ingest: reading sources", total: config.sources.count)
         for (i, declaration) in config.sources.enumerated() {
             do {
-                var source = try read(declaration, options: options)
-                phase("read source")
-                source.sortByKey()
-                labels.append(source.label)
-                phase("sorted")
-                if problems.isEmpty { merger.add(source, last: i == config.sources.count - 1) }
-                phase("merged")
+                if config.sources.count == 1, declaration.kind == .native {
+                    let (path, label) = paths(of: declaration, options)
+                    merger = try NativeCSVReader.readAsOnlySource(folder: path, label: label)
+                    labels.append(label)
+                } else {
+                    var source = try read(declaration, options: options)
+                    source.sortByKey()
+                    labels.append(source.label)
+                    if problems.isEmpty { merger.add(source, last: i == config.sources.count - 1) }
+                }
+                phase("read and merged \(declaration.path)")
             } catch let e as InputError { problems.add(e) }
             progress.update(i + 1)
         }
@@ -150,9 +158,9 @@ public enum IngestPipeline {
         let operatorIDs = IDAssigner.assign(registered: registeredKeys.operators, merger.operators.map { ($0.keys, $0.fixedID) })
         let lineIDs = IDAssigner.assign(registered: registeredKeys.lines, merger.lines.map { ($0.keys, $0.fixedID) })
         let stationIDs = IDAssigner.assign(registered: registeredKeys.stations, mergedStations.map { ($0.keys, $0.fixedID) })
-        report.newIDs[.operator_] = operatorIDs.filter { registry._operators[$0] == nil }.count
-        report.newIDs[.line] = lineIDs.filter { registry._lines[$0] == nil }.count
-        report.newIDs[.station] = stationIDs.filter { registry._stations[$0] == nil }.count
+        report.newIDs[.operator_] = operatorIDs.filter { !registry._operators.contains($0) }.count
+        report.newIDs[.line] = lineIDs.filter { !registry._lines.contains($0) }.count
+        report.newIDs[.station] = stationIDs.filter { !registry._stations.contains($0) }.count
 
         phase("ids")
         phase("ids done")
@@ -182,18 +190,17 @@ public enum IngestPipeline {
 
         phase("network built")
         let liveOperators = Set(operatorIDs), liveLines = Set(lineIDs), liveStations = Set(stationIDs)
-        for id in registry._operators.keys.sorted() where !liveOperators.contains(id) {
-            var o = registry._operators[id]!.row; o.enabled = false; network.operators.append(o)
+        func vanished<Row: RegistryRow>(_ table: RegistryTable<Row>, live: Set<Int>) -> [Row] {
+            table.ids.filter { !live.contains($0) }.sorted().map { table.row(of: $0, in: registry.file)! }
         }
-        for id in registry._lines.keys.sorted() where !liveLines.contains(id) {
-            var l = registry._lines[id]!.row; l.enabled = false; network.lines.append(l)
-        }
-        for id in registry._stations.keys.sorted() where !liveStations.contains(id) {
-            var s = registry._stations[id]!.row; s.enabled = false; network.stations.append(s)
-        }
-        report.vanished[.operator_] = registry._operators.keys.filter { !liveOperators.contains($0) }.count
-        report.vanished[.line] = registry._lines.keys.filter { !liveLines.contains($0) }.count
-        report.vanished[.station] = registry._stations.keys.filter { !liveStations.contains($0) }.count
+        let goneOperators = vanished(registry._operators, live: liveOperators), goneLines = vanished(registry._lines, live: liveLines)
+        let goneStations = vanished(registry._stations, live: liveStations)
+        for var o in goneOperators { o.enabled = false; network.operators.append(o) }
+        for var l in goneLines { l.enabled = false; network.lines.append(l) }
+        for var s in goneStations { s.enabled = false; network.stations.append(s) }
+        report.vanished[.operator_] = goneOperators.count
+        report.vanished[.line] = goneLines.count
+        report.vanished[.station] = goneStations.count
 
         phase("vanished")
         network.sortByKey()
@@ -209,15 +216,14 @@ public enum IngestPipeline {
         // The registry after this run: every key we saw, the rows as published.
         // An ID keeps its old keys too, unless another entity now holds one.
         let operatorKeys = merger.operators.map(\.keys), lineKeys = merger.lines.map(\.keys)
-        let nextRegistry = Background { [network] () -> (registry: Registry, unchanged: Bool) in
-            var next = Registry()
-            next._operators = registryEntries(network.operators, old: registry._operators, currentKeys: operatorKeys, ids: operatorIDs)
-            next._lines = registryEntries(network.lines, old: registry._lines, currentKeys: lineKeys, ids: lineIDs)
-            next._stations = registryEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs)
-            phase("bg: next registry")
-            let u = next == registry
-            phase("bg: compared")
-            return (next, u)
+        let nextRegistry = Background { [network] () -> (text: [UInt8], unchanged: Bool) in
+            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount + 4096 } ?? 1 << 20)
+            appendEntries(network.operators, old: registry._operators, currentKeys: operatorKeys, ids: operatorIDs, to: &text)
+            appendEntries(network.lines, old: registry._lines, currentKeys: lineKeys, ids: lineIDs, to: &text)
+            appendEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs, to: &text)
+            let bytes = text.finish()
+            phase("next registry made")
+            return (bytes, registry.file?.fields.fileHolds(bytes) ?? false)
         }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, nextRegistry: nextRegistry)
     }
@@ -228,14 +234,17 @@ public enum IngestPipeline {
         // The staging file is written while the registry is worked out on the other
         // core, and renamed into place only after the registry is written.
         try StagingFile.write(outcome.staging, to: stagingPath) {
-            phase("staging written, awaiting registry")
-            try outcome.registry.write(path: registryPath, unchanged: outcome.registryUnchanged)
+            phase("staging written")
+            let (text, unchanged) = try outcome.nextRegistry.value()
+            if !unchanged || !FileManager.default.fileExists(atPath: registryPath) { try Registry.write(text, to: registryPath) }
             phase("registry written")
         }
     }
 
-    static func registryEntries<Row: RegistryRow & Sendable>(_ rows: [Row], old: RegistryTable<Row>, currentKeys: [[String]], ids: [Int])
-        -> RegistryTable<Row> {
+    /// Appends each row's registry line: its ID's keys now, and the keys it had
+    /// before unless another entity now holds one. `rows` are in ID order.
+    static func appendEntries<Row: RegistryRow>(_ rows: [Row], old: RegistryTable<Row>, currentKeys: [[String]], ids: [Int],
+                                                to text: inout RegistryText) {
         // Each ID's entity by binary search in (ID, entity) pairs sorted by ID: a
         // dictionary of every ID's key list was the largest thing held here at 100x.
         var byID = ids.indices.map { (id: ids[$0], entity: $0) }
@@ -249,8 +258,7 @@ public enum IngestPipeline {
             return zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
         }
         var owner: [String: Int]?   // built only if some ID's keys changed
-        var out = RegistryTable<Row>()
-        out.reserveCapacity(rows.count)
+        precondition(zip(rows, rows.dropFirst()).allSatisfy { $0.registryID < $1.registryID }, "registry rows must be in ID order, each ID once")
         for row in rows {
             let current = keys(of: row.registryID)
             let previous = old.keys(of: row.registryID) ?? []
@@ -263,9 +271,8 @@ public enum IngestPipeline {
                 }
                 keys = Array(Set(current + previous.filter { owner![$0].map { $0 == row.registryID } ?? true })).sorted()
             }
-            out[row.registryID] = (keys, row)
+            row.appendRegistryLine(to: &text, keys: keys)
         }
-        return out
     }
 
     static func relativePath(_ path: String, in folder: String) -> String {
@@ -309,6 +316,12 @@ public enum IngestPipeline {
         let lines = Set(network.lines.map(\.id))
         let stations = Set(network.stations.map(\.id))
         let here = SourceLocation(file: "merged network")
+        // IDs are unique by construction (sources, registry, and fixes cannot set one); checked
+        // here because nothing downstream of the staging file could say where a duplicate came from.
+        for (what, unique, all) in [("o_id", operators.count, network.operators.count), ("l_id", lines.count, network.lines.count),
+                                    ("s_id", stations.count, network.stations.count)] where unique != all {
+            problems.add(here, "\(all - unique) \(what) values used twice; expected each once")
+        }
         for l in network.lines where !operators.contains(l.operatorID) {
             problems.add(here, "line \(l.id) \(l.name) names operator \(l.operatorID), which does not exist")
         }

@@ -79,6 +79,15 @@ final class NetworkMerger {
     private(set) var stationLines: [MergedStationLine] = []
     private(set) var disagreements: [(stationIndex: Int, Disagreement)] = []
 
+    init() {}
+
+    /// The merge of a single source, made by its reader with references as
+    /// indices (NativeCSVReader.readAsOnlySource): no source came before it to
+    /// match, and none comes after that would need the lookups.
+    init(onlySource: (operators: [MergedOperator], lines: [MergedLine], stations: [MergedStation], stationLines: [MergedStationLine])) {
+        (operators, lines, stations, stationLines) = onlySource
+    }
+
     private var operatorByKey: [String: Int] = [:]
     private var lineByKey: [String: Int] = [:]
     private var stationByKey: [String: Int] = [:]
@@ -147,9 +156,12 @@ final class NetworkMerger {
         // 4. Lines: by key, else by the stations on them (same operator), else by name.
         var lineIndex: [String: Int] = [:]
         var votesByLine: [String: [Int: Int]] = [:]
-        for x in source.stationLines {
-            guard let si = sourceStationIndex[x.stationKey], let m = stationMatch[si] else { continue }
-            for l in linesOfStation[m] ?? [] { votesByLine[x.lineKey, default: [:]][l, default: 0] += 1 }
+        // Only stations matched to earlier ones vote (none in a first source).
+        if stationMatch.contains(where: { $0 != nil }) {
+            for x in source.stationLines {
+                guard let si = sourceStationIndex[x.stationKey], let m = stationMatch[si] else { continue }
+                for l in linesOfStation[m] ?? [] { votesByLine[x.lineKey, default: [:]][l, default: 0] += 1 }
+            }
         }
         var earlierLineByName: [String: Int]?
         for l in source.lines {
@@ -205,8 +217,13 @@ final class NetworkMerger {
         // 6. Station-line rows not yet known; a later source's additions to a
         // known line go after the stations it already has.
         var offsetOfLine: [Int: Int] = [:]
+        stationLines.reserveCapacity(stationLines.count + source.stationLines.count)
+        pairs.reserveCapacity(pairs.count + source.stationLines.count)
+        // Rows come line by line (sortByKey): the line's index is looked up once per line.
+        var lastLine: (key: String, index: Int?)?
         for x in source.stationLines {
-            guard let l = lineIndex[x.lineKey], let si = sourceStationIndex[x.stationKey] else { continue }
+            if lastLine?.key != x.lineKey { lastLine = (x.lineKey, lineIndex[x.lineKey]) }
+            guard let l = lastLine!.index, let si = sourceStationIndex[x.stationKey] else { continue }
             let s = stationIndex[si]
             let pair = l << 32 | s
             if pairs.contains(pair) { continue }

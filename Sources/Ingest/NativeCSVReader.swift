@@ -21,6 +21,21 @@ public enum NativeCSVReader {
     /// Empty optional text (yomi, wiki, address) is read as "unknown" (nil) so
     /// that a later source may fill it in; the merge writes '' if none does.
     public static func read(folder: String, label: String) throws -> SourceNetwork {
+        try readRows(folder: folder, label: label).sourceNetwork()
+    }
+
+    /// The folder read as the only source: what `NetworkMerger.add` makes of
+    /// `read`'s network when no source comes before or after it, built straight
+    /// from the checked rows, with references as indices rather than keys looked
+    /// up (IngestTests check that both give the same outcome). Most of a
+    /// national native ingest was making the network's values and then merging
+    /// them by key.
+    static func readAsOnlySource(folder: String, label: String) throws -> NetworkMerger {
+        try readRows(folder: folder, label: label).merged()
+    }
+
+    /// Every table read and checked; values not yet made for the stations and their lines.
+    static func readRows(folder: String, label: String) throws -> NativeRows {
         var problems = DiagnosticCollector(limit: 100)
         // Required columns; `enabled`, `l_type`, `yomi`, `wiki` and `address` may be absent.
         let operatorsTable = try SourceTable.load(folder: folder, label: label, name: operatorsFile,
@@ -31,7 +46,7 @@ public enum NativeCSVReader {
                                                  required: ["s_id", "station", "pref", "lat", "lng", "o_id"], &problems)
         let stationLinesTable = try SourceTable.load(folder: folder, label: label, name: stationLinesFile,
                                                      required: ["l_id", "s_id", "s_sort"], &problems)
-        phase("  tables loaded")
+        // Row checks on a table whose header is broken would only repeat the problem.
         try problems.check()
         guard let operatorsTable, let linesTable, let stationsTable, let stationLinesTable else {
             preconditionFailure("a table that fails to load always leaves a problem")
@@ -100,12 +115,14 @@ public enum NativeCSVReader {
             }
         }
 
-        phase("  ops+lines")
+        // stations.csv
         var stationIDs = FirstSeen(capacity: stationsTable.count)
+        var stationRows: [StationRowNumbers] = []
         do {
             let t = stationsTable
-            let cID = t.column("s_id"), cName = t.column("station"), cYomi = t.column("yomi"), cWiki = t.column("wiki")
-            let cPref = t.column("pref"), cAddress = t.column("address"), cLat = t.column("lat"), cLng = t.column("lng")
+            // Text columns other than the name are made into strings later (NativeRows).
+            let cID = t.column("s_id"), cName = t.column("station")
+            let cPref = t.column("pref"), cLat = t.column("lat"), cLng = t.column("lng")
             let cOperator = t.column("o_id"), cEnabled = t.column("enabled")
             // Valid rows are kept as plain numbers first, put in key order, and
             // only then made into values: sorting the values themselves would copy
@@ -133,20 +150,10 @@ public enum NativeCSVReader {
                                                    operatorID: operatorID, enabled: enabled))
                 }
             }
-            phase("  station rows checked")
             valid.sort { $0.order < $1.order }
-            network.stations.reserveCapacity(valid.count)
-            for v in valid {
-                let r = v.record
-                network.stations.append(SourceStation(
-                    key: stationKey(v.id), matchKeys: [], fixedID: v.id, name: t.text(r, cName),
-                    yomi: t.optionalText(r, cYomi), wiki: t.optionalText(r, cWiki), pref: v.pref,
-                    address: t.optionalText(r, cAddress), lat: v.lat, lng: v.lng,
-                    operatorKey: keyOfOperator(v.operatorID), enabled: v.enabled, origin: t.location(r)))
-            }
+            stationRows = valid
         }
-
-        phase("  stations made")
+        // stations_lines.csv
         do {
             let t = stationLinesTable
             let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
@@ -178,7 +185,6 @@ public enum NativeCSVReader {
             }
         }
 
-        phase("  sl checked")
         try problems.check()
         // Values go into key order by their IDs (fixedID is the ID; stations are
         // already in order), so that sortByKey() below is a single confirming pass.
@@ -189,19 +195,83 @@ public enum NativeCSVReader {
             if a.sort != b.sort { return a.sort < b.sort }
             return a.stationOrder < b.stationOrder
         }
+        return NativeRows(network: network, stationsTable: stationsTable, stationRows: stationRows, stationLinesFile: stationLinesTable.file,
+                          stationLines: stationLineOrder)
+    }
+}
+
+/// A native folder read and checked: operators and lines as values, stations
+/// and stations_lines as numbers, all in key order.
+struct NativeRows {
+    /// Operators and lines; no stations or station-lines yet.
+    var network: SourceNetwork
+    let stationsTable: SourceTable
+    let stationRows: [StationRowNumbers]
+    let stationLinesFile: String
+    let stationLines: [StationLineRow]
+
+    private func stationColumns() -> (name: SourceColumn, yomi: SourceColumn, wiki: SourceColumn, address: SourceColumn) {
+        let t = stationsTable
+        return (t.column("station"), t.column("yomi"), t.column("wiki"), t.column("address"))
+    }
+
+    func sourceNetwork() -> SourceNetwork {
+        var network = self.network
+        let t = stationsTable, c = stationColumns()
+        var operatorIndex = IDTable(capacity: network.operators.count)
+        for (i, op) in network.operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
         // Keys already made for the values are shared rather than made again.
+        let operatorKeys = network.operators.map(\.key)
+        network.stations.reserveCapacity(stationRows.count)
+        for v in stationRows {
+            let r = v.record
+            network.stations.append(SourceStation(
+                key: NativeCSVReader.stationKey(v.id), matchKeys: [], fixedID: v.id, name: t.text(r, c.name),
+                yomi: t.optionalText(r, c.yomi), wiki: t.optionalText(r, c.wiki), pref: v.pref,
+                address: t.optionalText(r, c.address), lat: v.lat, lng: v.lng,
+                operatorKey: operatorKeys[operatorIndex.value(v.operatorID)!], enabled: v.enabled, origin: t.location(r)))
+        }
         var lineIndex = IDTable(capacity: network.lines.count), stationIndex = IDTable(capacity: network.stations.count)
         for (i, line) in network.lines.enumerated() { _ = lineIndex.insertIfAbsent(line.fixedID!, value: i) }
         for (i, station) in network.stations.enumerated() { _ = stationIndex.insertIfAbsent(station.fixedID!, value: i) }
-        let stationLinesFile = stationLinesTable.file
-        network.stationLines = stationLineOrder.map {
-            SourceStationLine(lineKey: lineIndex.value($0.line).map { network.lines[$0].key } ?? lineKey($0.line),
-                              stationKey: stationIndex.value($0.station).map { network.stations[$0].key } ?? stationKey($0.station),
+        let stations = network.stations, lines = network.lines
+        network.stationLines = stationLines.map {
+            SourceStationLine(lineKey: lines[lineIndex.value($0.line)!].key, stationKey: stations[stationIndex.value($0.station)!].key,
                               sort: $0.sort, origin: SourceLocation(file: stationLinesFile, line: $0.recordLine))
         }
-        phase("  sl made")
         network.sortByKey()     // now a single confirming pass
         return network
+    }
+
+    func merged() -> NetworkMerger {
+        let t = stationsTable, c = stationColumns()
+        var operatorIndex = IDTable(capacity: network.operators.count)
+        for (i, op) in network.operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
+        let operators = network.operators.map {
+            MergedOperator(keys: [$0.key], fixedID: $0.fixedID, name: $0.name, type: $0.type, enabled: $0.enabled, origin: $0.origin)
+        }
+        var lineIndex = IDTable(capacity: network.lines.count)
+        for (i, line) in network.lines.enumerated() { _ = lineIndex.insertIfAbsent(line.fixedID!, value: i) }
+        let operatorOfKey = Dictionary(uniqueKeysWithValues: network.operators.enumerated().map { ($1.key, $0) })
+        let lines = network.lines.map {
+            MergedLine(keys: [$0.key], fixedID: $0.fixedID, name: $0.name, operatorIndex: operatorOfKey[$0.operatorKey]!,
+                       type: $0.type, enabled: $0.enabled, origin: $0.origin)
+        }
+        var stationIndex = IDTable(capacity: stationRows.count)
+        var stations: [MergedStation] = []
+        stations.reserveCapacity(stationRows.count)
+        for v in stationRows {
+            let r = v.record
+            _ = stationIndex.insertIfAbsent(v.id, value: stations.count)
+            stations.append(MergedStation(keys: [NativeCSVReader.stationKey(v.id)], fixedID: v.id, name: t.text(r, c.name),
+                                          yomi: t.optionalText(r, c.yomi), wiki: t.optionalText(r, c.wiki), pref: v.pref,
+                                          address: t.optionalText(r, c.address), lat: v.lat, lng: v.lng,
+                                          operatorIndex: operatorIndex.value(v.operatorID)!, enabled: v.enabled, origin: t.location(r)))
+        }
+        let stationLines = self.stationLines.map {
+            MergedStationLine(lineIndex: lineIndex.value($0.line)!, stationIndex: stationIndex.value($0.station)!, sort: $0.sort)
+        }
+        return NetworkMerger(onlySource: (operators, lines, stations, stationLines))
     }
 }
 

@@ -12,28 +12,31 @@ import StationModel
 public struct Registry: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case operator_ = "operator", line, station }
 
-    public var operators: [Int: (keys: [String], row: Operator)] { get { _operators.dictionary } }
-    public var lines: [Int: (keys: [String], row: Line)] { get { _lines.dictionary } }
-    public var stations: [Int: (keys: [String], row: Station)] { get { _stations.dictionary } }
+    /// Every entry with its row, made from the file on each access (tests and tools; the pipeline reads entries in place).
+    public var operators: [Int: (keys: [String], row: Operator)] { _operators.dictionary(file) }
+    public var lines: [Int: (keys: [String], row: Line)] { _lines.dictionary(file) }
+    public var stations: [Int: (keys: [String], row: Station)] { _stations.dictionary(file) }
 
+    /// The registry file as read; each entry names its record, and a row is
+    /// made from the record only when asked for (a vanished entity's, to publish it
+    /// disabled). Nearly every row of a run is the same as the network's, so making
+    /// all of them (four strings per station) was most of the registry's cost.
+    let file: SourceTable?
     var _operators = RegistryTable<Operator>()
     var _lines = RegistryTable<Line>()
     var _stations = RegistryTable<Station>()
 
-    public init() {}
+    public init() { file = nil }
+
+    init(file: SourceTable?) { self.file = file }
 
     public static let fileName = "registry.csv"
     static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng"]
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator: Character = "|"
 
-    public static func == (a: Registry, b: Registry) -> Bool {
-        same(a._operators, b._operators) && same(a._lines, b._lines) && same(a._stations, b._stations)
-    }
-
-    private static func same<Row>(_ a: RegistryTable<Row>, _ b: RegistryTable<Row>) -> Bool {
-        a.count == b.count && a.sameEntries(as: b)
-    }
+    /// Equal when they would be written as the same file.
+    public static func == (a: Registry, b: Registry) -> Bool { a.csvBytes() == b.csvBytes() }
 
     public var isEmpty: Bool { _operators.isEmpty && _lines.isEmpty && _stations.isEmpty }
 
@@ -45,115 +48,118 @@ public struct Registry: Sendable, Equatable {
             try problems.check()
             return Registry()
         }
-        let kind = t.column("kind"), idC = t.column("id"), keysC = t.column("keys"), nameC = t.column("name"), oC = t.column("o_id")
-        let typeC = t.column("type"), enabledC = t.column("enabled"), yomiC = t.column("yomi"), wikiC = t.column("wiki")
-        let prefC = t.column("pref"), addressC = t.column("address"), latC = t.column("lat"), lngC = t.column("lng")
-        var r = Registry()
+        return try load(t)
+    }
+
+    /// A registry from the text `RegistryText` wrote (an ingest's next registry).
+    static func parse(_ text: [UInt8]) throws -> Registry {
+        let fields = try text.withUnsafeBufferPointer { try CSVReader.scan($0, file: fileName) }
+        try fields.require(columns)
+        return try load(SourceTable(file: fileName, fields: fields))
+    }
+
+    private static func load(_ t: SourceTable) throws -> Registry {
+        var problems = DiagnosticCollector()
+        let c = RegistryColumns(t)
+        var r = Registry(file: t)
         // Nearly every row is a station: reserving up front spares the
         // national registry a resize, which holds the old and new tables at once.
         r._stations.reserveCapacity(t.count)
+        // Every field a row would be made from is checked here, so that making one later cannot fail.
         for i in t.records {
-            guard let id = t.int(i, idC, &problems) else { continue }
-            let keys = t.text(i, keysC).split(separator: keySeparator).map(String.init)
-            let enabled = t.bool(i, enabledC, default: true, &problems) ?? true
-            switch t.text(i, kind) {
-            case Kind.operator_.rawValue:
-                guard let type = t.int(i, typeC, &problems) else { continue }
-                if r._operators[id] != nil { problems.add(t.location(i, idC), "duplicate operator id \(id)") }
-                r._operators[id] = (keys, Operator(id: id, name: t.text(i, nameC), type: type, enabled: enabled))
-            case Kind.line.rawValue:
-                guard let o = t.int(i, oC, &problems) else { continue }
-                if r._lines[id] != nil { problems.add(t.location(i, idC), "duplicate line id \(id)") }
-                r._lines[id] = (keys, Line(id: id, name: t.text(i, nameC), operatorID: o, enabled: enabled, type: t.optionalInt(i, typeC, &problems).value))
-            case Kind.station.rawValue:
-                guard let o = t.int(i, oC, &problems), let pref = t.int(i, prefC, &problems),
-                      let lat = t.int(i, latC, &problems), let lng = t.int(i, lngC, &problems) else { continue }
-                if r._stations[id] != nil { problems.add(t.location(i, idC), "duplicate station id \(id)") }
-                r._stations[id] = (keys, Station(id: id, name: t.text(i, nameC), yomi: t.text(i, yomiC), wiki: t.text(i, wikiC),
-                                                 pref: pref, address: t.text(i, addressC), lat: lat, lng: lng, operatorID: o, enabled: enabled))
-            case let k:
-                problems.add(t.location(i, kind), "expected operator, line or station, found '\(k)'")
+            guard let id = t.int(i, c.id, &problems) else { continue }
+            guard t.bool(i, c.enabled, default: true, &problems) != nil else { continue }
+            switch t.withTrimmed(i, c.kind, Kind.init(utf8:)) {
+            case .operator_:
+                guard t.int(i, c.type, &problems) != nil else { continue }
+                if !r._operators.add(id: id, keys: t.registryKeys(i, c.keys), record: i) { problems.add(t.location(i, c.id), "duplicate operator id \(id)") }
+            case .line:
+                guard t.int(i, c.operatorID, &problems) != nil, t.optionalInt(i, c.type, &problems).ok else { continue }
+                if !r._lines.add(id: id, keys: t.registryKeys(i, c.keys), record: i) { problems.add(t.location(i, c.id), "duplicate line id \(id)") }
+            case .station:
+                guard t.int(i, c.operatorID, &problems) != nil, t.int(i, c.pref, &problems) != nil,
+                      t.int(i, c.lat, &problems) != nil, t.int(i, c.lng, &problems) != nil else { continue }
+                if !r._stations.add(id: id, keys: t.registryKeys(i, c.keys), record: i) { problems.add(t.location(i, c.id), "duplicate station id \(id)") }
+            case nil:
+                problems.add(t.location(i, c.kind), "expected operator, line or station, found '\(t.text(i, c.kind))'")
             }
         }
         try problems.check()
         return r
     }
 
-    func csvText() -> String {
-        var out = CSVWriter.line(Registry.columns)
-        out.reserveCapacity(160 * (_operators.count + _lines.count + _stations.count))
-        func keys(_ k: [String]) -> String { k.joined(separator: String(Registry.keySeparator)) }
-        for id in _operators.keys.sorted() {
-            let (k, o) = _operators[id]!
-            CSVWriter.append(["operator", String(id), keys(k), o.name, "", String(o.type), o.enabled ? "1" : "0", "", "", "", "", "", ""], to: &out)
-        }
-        for id in _lines.keys.sorted() {
-            let (k, l) = _lines[id]!
-            CSVWriter.append(["line", String(id), keys(k), l.name, String(l.operatorID), l.type.map(String.init) ?? "", l.enabled ? "1" : "0", "", "", "", "", "", ""], to: &out)
-        }
-        for id in _stations.keys.sorted() {
-            let (k, s) = _stations[id]!
-            CSVWriter.append(["station", String(id), keys(k), s.name, String(s.operatorID), "", s.enabled ? "1" : "0", s.yomi, s.wiki,
-                                   String(s.pref), s.address, String(s.lat), String(s.lng)], to: &out)
-        }
-        return out
+    /// The registry as its file: the header, then operators, lines and stations, each by ID.
+    func csvBytes() -> [UInt8] {
+        var out = RegistryText()
+        for id in _operators.ids.sorted() { out.append(_operators.row(of: id, in: file)!, keys: _operators.keys(of: id)!) }
+        for id in _lines.ids.sorted() { out.append(_lines.row(of: id, in: file)!, keys: _lines.keys(of: id)!) }
+        for id in _stations.ids.sorted() { out.append(_stations.row(of: id, in: file)!, keys: _stations.keys(of: id)!) }
+        return out.finish()
     }
 
-    /// Writes atomically, and only when the content changed (so make sees no change).
-    public func write(path: String, unlessEqualTo loaded: Registry? = nil) throws {
-        try write(path: path, unchanged: loaded.map { $0 == self } ?? false)
+    /// Writes atomically, unless the file already holds this content (so make sees no change).
+    public func write(path: String) throws {
+        try Registry.write(csvBytes(), to: path)
     }
 
-    /// Writes atomically unless `unchanged` (the caller compared it with the
-    /// registry read) and the file is still there, or the file already holds this content.
-    public func write(path: String, unchanged: Bool) throws {
-        if unchanged, FileManager.default.fileExists(atPath: path) { return }
-        let text = csvText()
-        if let old = FileManager.default.contents(atPath: path), old == Data(text.utf8) { return }
-        try AtomicFile.write(text, to: path)
+    /// Writes `bytes` atomically unless the file already holds them.
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        if let old = FileManager.default.contents(atPath: path), old.elementsEqual(bytes) { return }
+        try AtomicFile.write(Data(bytes), to: path)
     }
 }
 
-/// One kind's entries by ID: the entries in one array, and an index from ID
-/// to position. A dictionary of the entries themselves was more than twice
-/// their size at national scale (wide rows in a table kept at most
-/// three-quarters full, at a power-of-two size), and a run holds two registries.
-struct RegistryTable<Row: Equatable & Sendable>: Sendable {
-    private var entries: [(keys: [String], row: Row)] = []
+/// The registry's columns, resolved once.
+struct RegistryColumns {
+    let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng: SourceColumn
+    init(_ t: SourceTable) {
+        kind = t.column("kind"); id = t.column("id"); keys = t.column("keys"); name = t.column("name")
+        operatorID = t.column("o_id"); type = t.column("type"); enabled = t.column("enabled"); yomi = t.column("yomi")
+        wiki = t.column("wiki"); pref = t.column("pref"); address = t.column("address"); lat = t.column("lat"); lng = t.column("lng")
+    }
+}
+
+/// One kind's entries by ID: each ID's keys and the record its row is in. A
+/// dictionary of the entries themselves was more than twice their size at
+/// national scale (a table kept at most three-quarters full, at a power-of-two size).
+struct RegistryTable<Row: RegistryRow>: Sendable {
+    private var entries: [(keys: [String], record: Int)] = []
     private var index: [Int: Int] = [:]
 
     var count: Int { index.count }
     var isEmpty: Bool { index.isEmpty }
     /// The IDs, in no particular order.
-    var keys: Dictionary<Int, Int>.Keys { index.keys }
+    var ids: Dictionary<Int, Int>.Keys { index.keys }
 
     mutating func reserveCapacity(_ n: Int) {
         entries.reserveCapacity(n)
         index.reserveCapacity(n)
     }
 
-    /// Entries are added or replaced, never removed.
-    subscript(id: Int) -> (keys: [String], row: Row)? {
-        get { index[id].map { entries[$0] } }
-        set {
-            guard let newValue else { preconditionFailure("registry entries are never removed") }
-            if let i = index[id] { entries[i] = newValue } else { index[id] = entries.count; entries.append(newValue) }
-        }
-    }
-
-    /// The keys of `id`, without copying its row.
-    func keys(of id: Int) -> [String]? { index[id].map { entries[$0].keys } }
-
-    /// Whether every entry here is in `other` too, the same; compared in
-    /// place, since copying out a million entries was a good part of the time.
-    func sameEntries(as other: RegistryTable<Row>) -> Bool {
-        for (id, i) in index {
-            guard let j = other.index[id], entries[i].keys == other.entries[j].keys, entries[i].row == other.entries[j].row else { return false }
-        }
+    /// Adds an entry; false (and nothing added) when the ID is already there.
+    mutating func add(id: Int, keys: [String], record: Int) -> Bool {
+        guard index[id] == nil else { return false }
+        index[id] = entries.count
+        entries.append((keys, record))
         return true
     }
 
-    var dictionary: [Int: (keys: [String], row: Row)] { index.mapValues { entries[$0] } }
+    func contains(_ id: Int) -> Bool { index[id] != nil }
+
+    /// The keys of `id`.
+    func keys(of id: Int) -> [String]? { index[id].map { entries[$0].keys } }
+
+    /// The last published row of `id`, made from its record in `file`.
+    func row(of id: Int, in file: SourceTable?) -> Row? {
+        guard let i = index[id], let file else { return nil }
+        return Row(registry: file, record: entries[i].record, RegistryColumns(file))
+    }
+
+    func dictionary(_ file: SourceTable?) -> [Int: (keys: [String], row: Row)] {
+        var out: [Int: (keys: [String], row: Row)] = [:]
+        for id in index.keys { out[id] = (keys(of: id)!, row(of: id, in: file)!) }
+        return out
+    }
 }
 
 /// One kind's registered keys: each key's ID (the smallest ID that holds it)
@@ -164,12 +170,12 @@ struct RegisteredKeys: Sendable {
     var maxID = 0
 
     /// Reads the registry's keys in place (no copy of its key lists).
-    init<Row>(_ registered: RegistryTable<Row>) {
+    init<Row: RegistryRow>(_ registered: RegistryTable<Row>) {
         keyToID.reserveCapacity(registered.count)
-        for id in registered.keys.sorted() {
+        for id in registered.ids.sorted() {
             for k in registered.keys(of: id)! where keyToID[k] == nil { keyToID[k] = id }
         }
-        maxID = registered.keys.max() ?? 0
+        maxID = registered.ids.max() ?? 0
     }
 
     /// All three kinds of `registry`.
@@ -219,8 +225,124 @@ struct IDAssigner {
     }
 }
 
-/// What the registry keeps of a row: its ID.
-protocol RegistryRow: Equatable { var registryID: Int { get } }
-extension Operator: RegistryRow { var registryID: Int { id } }
-extension Line: RegistryRow { var registryID: Int { id } }
-extension Station: RegistryRow { var registryID: Int { id } }
+/// What the registry keeps of a row: its ID, and how it is made from a record
+/// of the file (whose fields `Registry.load` has already checked).
+protocol RegistryRow: Equatable, Sendable {
+    var registryID: Int { get }
+    init(registry t: SourceTable, record i: Int, _ c: RegistryColumns)
+    func appendRegistryLine(to text: inout RegistryText, keys: [String])
+}
+
+extension Operator: RegistryRow {
+    var registryID: Int { id }
+    func appendRegistryLine(to text: inout RegistryText, keys: [String]) { text.append(self, keys: keys) }
+    init(registry t: SourceTable, record i: Int, _ c: RegistryColumns) {
+        self.init(id: t.lenientInt(i, c.id)!, name: t.text(i, c.name), type: t.lenientInt(i, c.type)!, enabled: t.flag(i, c.enabled))
+    }
+}
+
+extension Line: RegistryRow {
+    var registryID: Int { id }
+    func appendRegistryLine(to text: inout RegistryText, keys: [String]) { text.append(self, keys: keys) }
+    init(registry t: SourceTable, record i: Int, _ c: RegistryColumns) {
+        self.init(id: t.lenientInt(i, c.id)!, name: t.text(i, c.name), operatorID: t.lenientInt(i, c.operatorID)!,
+                  enabled: t.flag(i, c.enabled), type: t.lenientInt(i, c.type))
+    }
+}
+
+extension Station: RegistryRow {
+    var registryID: Int { id }
+    func appendRegistryLine(to text: inout RegistryText, keys: [String]) { text.append(self, keys: keys) }
+    init(registry t: SourceTable, record i: Int, _ c: RegistryColumns) {
+        self.init(id: t.lenientInt(i, c.id)!, name: t.text(i, c.name), yomi: t.text(i, c.yomi), wiki: t.text(i, c.wiki),
+                  pref: t.lenientInt(i, c.pref)!, address: t.text(i, c.address), lat: t.lenientInt(i, c.lat)!, lng: t.lenientInt(i, c.lng)!,
+                  operatorID: t.lenientInt(i, c.operatorID)!, enabled: t.flag(i, c.enabled))
+    }
+}
+
+extension Registry.Kind {
+    /// The kind a field's bytes name, without making a string of them (once per row of the registry).
+    init?(utf8 b: UnsafeBufferPointer<UInt8>) {
+        func named(_ s: StaticString) -> Bool { b.count == s.utf8CodeUnitCount && memcmp(b.baseAddress!, s.utf8Start, b.count) == 0 }
+        if b.isEmpty { return nil }
+        if named("station") { self = .station } else if named("line") { self = .line } else if named("operator") { self = .operator_ } else { return nil }
+    }
+}
+
+private extension SourceTable {
+    /// The keys of a registry row: the field split at `|`, empty pieces dropped.
+    func registryKeys(_ record: Int, _ column: SourceColumn) -> [String] {
+        withTrimmed(record, column) { b in
+            var keys: [String] = []
+            var start = 0
+            for j in 0...b.count where j == b.count || b[j] == 0x7C {
+                if j > start { keys.append(String(decoding: UnsafeBufferPointer(rebasing: b[start..<j]), as: UTF8.self)) }
+                start = j + 1
+            }
+            return keys
+        }
+    }
+
+    /// A checked 0/1/true/false field; empty is true.
+    func flag(_ record: Int, _ column: SourceColumn) -> Bool {
+        var unused = DiagnosticCollector()
+        return bool(record, column, default: true, &unused) ?? true
+    }
+}
+
+/// The registry file's text, written row by row straight into bytes: at 100
+/// times national it is a million rows, each once per run.
+struct RegistryText: ~Copyable {
+    private var out: ByteWriter
+
+    init(capacity: Int = 1 << 16) {
+        out = ByteWriter(capacity: capacity)
+        for (i, c) in Registry.columns.enumerated() { if i > 0 { out.append(0x2C) }; out.append(utf8: c) }
+        out.append(0x0A)
+    }
+
+    /// The text; the writer's memory goes with it.
+    consuming func finish() -> [UInt8] { out.bytes }
+
+    /// `n` empty fields.
+    private mutating func empty(_ n: Int) { for _ in 0..<n { out.append(0x2C) } }
+
+    private mutating func number(_ v: Int) { out.append(0x2C); out.append(decimal: v) }
+
+    /// A comma, then a text field, quoted as CSVWriter would quote it.
+    private mutating func text(_ s: String) {
+        out.append(0x2C)
+        var s = s
+        s.withUTF8 { b in
+            if CSVWriter.needsQuotes(b) {
+                out.append(0x22)
+                for c in b { out.append(c); if c == 0x22 { out.append(0x22) } }
+                out.append(0x22)
+            } else {
+                out.append(b)
+            }
+        }
+    }
+
+    private mutating func keys(_ keys: [String]) {
+        text(keys.count == 1 ? keys[0] : keys.joined(separator: String(Registry.keySeparator)))
+    }
+
+    private mutating func flag(_ v: Bool) { out.append(0x2C); out.append(v ? 0x31 : 0x30) }
+
+    mutating func append(_ o: Operator, keys k: [String]) {
+        out.append(utf8: "operator"); number(o.id); keys(k); text(o.name); empty(1)
+        number(o.type); flag(o.enabled); empty(6); out.append(0x0A)
+    }
+
+    mutating func append(_ l: Line, keys k: [String]) {
+        out.append(utf8: "line"); number(l.id); keys(k); text(l.name); number(l.operatorID)
+        if let t = l.type { number(t) } else { empty(1) }
+        flag(l.enabled); empty(6); out.append(0x0A)
+    }
+
+    mutating func append(_ s: Station, keys k: [String]) {
+        out.append(utf8: "station"); number(s.id); keys(k); text(s.name); number(s.operatorID); empty(1)
+        flag(s.enabled); text(s.yomi); text(s.wiki); number(s.pref); text(s.address); number(s.lat); number(s.lng); out.append(0x0A)
+    }
+}

@@ -112,6 +112,8 @@ public struct CSVFields: Sendable {
     public let lines: [Int]
     /// The file's bytes, then the contents of quoted fields that held `""`, unescaped.
     @usableFromInline let storage: [UInt8]
+    /// How many of `storage`'s bytes are the file's own.
+    public let fileByteCount: Int
     /// Start and end offsets into `storage`, two per field, record after record.
     /// 32 bits each (files are limited to 2 GiB): for a registry of a million
     /// stations these are more bytes than the file itself.
@@ -143,6 +145,14 @@ public struct CSVFields: Sendable {
 
     public func string(_ record: Int, _ column: Int) -> String {
         withField(record, column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether the file held exactly these bytes (e.g. the text a writer would
+    /// write now), compared without a copy of either.
+    public func fileHolds(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == fileByteCount else { return false }
+        guard fileByteCount > 0 else { return true }
+        return storage.withUnsafeBytes { a in bytes.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, fileByteCount) == 0 } }
     }
 
     /// All records as strings.
@@ -364,7 +374,7 @@ public enum CSVReader {
 
         guard let header else {
             try problems.check()
-            return CSVFields(file: file, header: [], lines: [], storage: [], bounds: [], firstField: [0], columns: [:])
+            return CSVFields(file: file, header: [], lines: [], storage: owned ?? Array(bytes), fileByteCount: n, bounds: [], firstField: [0], columns: [:])
         }
         // A repeated column name would make "the value of column X" ambiguous.
         var columns: [String: Int] = [:]
@@ -393,7 +403,7 @@ public enum CSVReader {
             storage.append(contentsOf: bytes)
         }
         if !extra.isEmpty { storage.append(contentsOf: extra) }
-        return CSVFields(file: file, header: header, lines: lines, storage: storage, bounds: bounds,
+        return CSVFields(file: file, header: header, lines: lines, storage: storage, fileByteCount: n, bounds: bounds,
                          firstField: firstField, columns: columns)
     }
 }
@@ -469,12 +479,15 @@ public enum CSVWriter {
     /// bytes: this runs for every field of the registry.
     static func needsQuotes(_ s: String) -> Bool {
         var s = s
-        return s.withUTF8 { b in
-            guard let first = b.first, let last = b.last else { return false }
-            if first == 0x20 || last == 0x20 { return true }
-            for c in b where c == 0x2C || c == 0x22 || c == 0x0A || c == 0x0D { return true }
-            return false
-        }
+        return s.withUTF8(needsQuotes)
+    }
+
+    /// `needsQuotes` on a field's UTF-8 bytes.
+    public static func needsQuotes(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = b.first, let last = b.last else { return false }
+        if first == 0x20 || last == 0x20 { return true }
+        for c in b where c == 0x2C || c == 0x22 || c == 0x0A || c == 0x0D { return true }
+        return false
     }
 
     /// One field, quoted only when it must be.

@@ -5,7 +5,7 @@ import Glibc
 // work, with the thread that reached it: how bench/README.md's "Where the time
 // goes" is found. Without it, `phase` costs one load and a branch.
 
-nonisolated(unsafe) private let phasesShown = getenv("STATIONDB_PHASES") != nil
+private let phasesShown = getenv("STATIONDB_PHASES") != nil
 nonisolated(unsafe) private var phaseClockStart = monotonicMilliseconds()
 
 private func monotonicMilliseconds() -> Double {

@@ -123,10 +123,10 @@ public enum StagingFile {
 }
 
 /// Writes a staging file through a buffer, keeping the running CRC-32.
-struct StagingEncoder {
+struct StagingEncoder: ~Copyable {
     private let fd: Int32
     private let path: String
-    private var buffer: [UInt8] = []
+    private var buffer = ByteWriter(capacity: flushAt + 64 * 1024)
     private var crc = crc32(0, nil, 0)
     private static let flushAt = 1 << 20
 
@@ -134,24 +134,18 @@ struct StagingEncoder {
         fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
         self.path = path
-        buffer.reserveCapacity(Self.flushAt + 64 * 1024)
     }
 
     @inline(__always) mutating func byte(_ b: UInt8) { buffer.append(b) }
-    mutating func bytes(_ b: [UInt8]) { buffer.append(contentsOf: b) }
+    mutating func bytes(_ b: [UInt8]) { b.withUnsafeBytes { buffer.append($0) } }
     @inline(__always) mutating func flag(_ v: Bool) { buffer.append(v ? 1 : 0) }
-
-    @inline(__always) mutating func int(_ v: Int) {
-        var z = UInt64(bitPattern: Int64(v) << 1 ^ Int64(v) >> 63)
-        while z >= 0x80 { buffer.append(UInt8(truncatingIfNeeded: z) | 0x80); z >>= 7 }
-        buffer.append(UInt8(z))
-    }
+    @inline(__always) mutating func int(_ v: Int) { buffer.append(varint: v) }
 
     @inline(__always) mutating func text(_ s: String) {
         var s = s
         s.withUTF8 { b in
-            int(b.count)
-            buffer.append(contentsOf: b)
+            buffer.append(varint: b.count)
+            buffer.append(b)
         }
     }
 
@@ -160,30 +154,29 @@ struct StagingEncoder {
     }
 
     private mutating func flush() throws {
-        buffer.withUnsafeBufferPointer { crc = crc32(crc, $0.baseAddress, uInt($0.count)) }
-        try writeAll()
-        buffer.removeAll(keepingCapacity: true)
+        buffer.withBytes { crc = crc32(crc, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt($0.count)) }
+        try buffer.withBytes { try writeAll($0) }
+        buffer.removeAll()
     }
 
-    private func writeAll() throws {
-        try buffer.withUnsafeBytes { b in
-            var done = 0
-            while done < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
-                done += n
-            }
+    private func writeAll(_ b: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < b.count {
+            let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
+            done += n
         }
     }
 
-    /// Writes the rest and the CRC, and closes the file (not yet synced: AtomicFile.commit does that).
-    mutating func finish() throws {
-        defer { close(fd) }
+    /// The file is closed however the writing ends.
+    deinit { close(fd) }
+
+    /// Writes the rest and the CRC (not yet synced: AtomicFile.commit does that).
+    consuming func finish() throws {
         try flush()
         let c = UInt32(truncatingIfNeeded: crc)
-        buffer = [UInt8(c & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c >> 16 & 0xFF), UInt8(c >> 24)]
-        try writeAll()
+        try [UInt8(c & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c >> 16 & 0xFF), UInt8(c >> 24)].withUnsafeBytes { try writeAll($0) }
     }
 }
 

@@ -28,19 +28,39 @@ final class ScanFromFileTests: XCTestCase {
         XCTAssertEqual((0..<3).map { fromFile.string(2, $0) }, ["3", "", "x\""])
     }
 
-    func testRegistryTableKeepsEntriesByIDAndComparesThem() {
-        var a = RegistryTable<Operator>(), b = RegistryTable<Operator>()
-        a[2] = (["o:2"], Operator(id: 2, name: "B", type: 1, enabled: true))
-        a[1] = (["o:1"], Operator(id: 1, name: "A", type: 1, enabled: true))
-        b[1] = (["o:1"], Operator(id: 1, name: "A", type: 1, enabled: true))
-        b[2] = (["o:2"], Operator(id: 2, name: "B", type: 1, enabled: true))
-        XCTAssertTrue(a.sameEntries(as: b))
-        XCTAssertEqual(a.keys.sorted(), [1, 2])
-        XCTAssertEqual(a.keys(of: 2), ["o:2"])
-        XCTAssertNil(a.keys(of: 3))
-        b[2] = (["o:2", "x:9"], Operator(id: 2, name: "B", type: 1, enabled: true))
-        XCTAssertEqual(b.count, 2)
-        XCTAssertFalse(a.sameEntries(as: b))
-        XCTAssertEqual(b.dictionary[2]?.keys, ["o:2", "x:9"])
+    func testRegistryKeepsKeysAndRecordsByIDAndWritesInIDOrder() throws {
+        let header = "kind,id,keys,name,o_id,type,enabled,yomi,wiki,pref,address,lat,lng\n"
+        let text = header + #"""
+            station,5,s:5,"東京, 丸の内",1,,1,とうきょう,,13,"千代田区 ""一丁目""",35681236,139767125
+            operator,2,o:2,B,,2,1,,,,,,
+            line,7,l:7,山手線,1,,0,,,,,,
+            operator,1,o:1|x:9,A,,1,0,,,,,,
+
+            """#
+        let r = try Registry.parse(Array(text.utf8))
+        XCTAssertEqual(r._operators.ids.sorted(), [1, 2])
+        XCTAssertEqual(r._operators.keys(of: 1), ["o:1", "x:9"])
+        XCTAssertNil(r._operators.keys(of: 3))
+        XCTAssertEqual(r._operators.row(of: 1, in: r.file), Operator(id: 1, name: "A", type: 1, enabled: false))
+        XCTAssertEqual(r.lines[7]?.row, Line(id: 7, name: "山手線", operatorID: 1, enabled: false, type: nil))
+        XCTAssertEqual(r.stations[5]?.row, Station(id: 5, name: "東京, 丸の内", yomi: "とうきょう", pref: 13, address: "千代田区 \"一丁目\"",
+                                                   lat: 35_681_236, lng: 139_767_125, operatorID: 1))
+        // Written back: operators, lines, stations, each by ID, quoted only where needed.
+        let written = String(decoding: r.csvBytes(), as: UTF8.self)
+        XCTAssertEqual(written, header + #"""
+            operator,1,o:1|x:9,A,,1,0,,,,,,
+            operator,2,o:2,B,,2,1,,,,,,
+            line,7,l:7,山手線,1,,0,,,,,,
+            station,5,s:5,"東京, 丸の内",1,,1,とうきょう,,13,"千代田区 ""一丁目""",35681236,139767125
+
+            """#)
+        XCTAssertEqual(try Registry.parse(r.csvBytes()), r)
+        XCTAssertTrue(written.hasPrefix(CSVWriter.line(Registry.columns)))
+
+        var table = RegistryTable<Operator>()
+        XCTAssertTrue(table.add(id: 4, keys: ["o:4"], record: 0))
+        XCTAssertFalse(table.add(id: 4, keys: ["o:44"], record: 1), "an ID is added once")
+        XCTAssertEqual(table.keys(of: 4), ["o:4"])
+        XCTAssertEqual(table.count, 1)
     }
 }

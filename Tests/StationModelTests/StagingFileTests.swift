@@ -63,7 +63,7 @@ final class StagingFileTests: XCTestCase {
 
     private func readError(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> String {
         let p = path("bad.bin")
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: Data(bytes)))
         var messages: [String] = []
         for read in [{ _ = try StagingFile.read(from: p) }, { _ = try StagingFile.readStationPoints(from: p) }] {
             do {
