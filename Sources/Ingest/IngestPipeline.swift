@@ -292,6 +292,7 @@ public enum IngestPipeline {
     /// has one, within 20 km (N02 carries no prefecture).
     static func fillPrefectures(_ stations: [MergedStation]) -> [Int?] {
         let known = stations.indices.filter { stations[$0].pref != nil }
+        if known.count == stations.count { return stations.map(\.pref) }
         // Bucket known stations by a 0.2-degree grid so the search stays linear.
         var grid: [Int: [Int]] = [:]
         func cell(_ lat: Int, _ lng: Int) -> (Int, Int) { (lat / 200_000, lng / 200_000) }

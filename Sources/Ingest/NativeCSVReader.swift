@@ -150,7 +150,6 @@ public enum NativeCSVReader {
                                                    operatorID: operatorID, enabled: enabled))
                 }
             }
-            valid.sort { $0.order < $1.order }
             stationRows = valid
         }
         // stations_lines.csv
@@ -186,15 +185,6 @@ public enum NativeCSVReader {
         }
 
         try problems.check()
-        // Values go into key order by their IDs (fixedID is the ID; stations are
-        // already in order), so that sortByKey() below is a single confirming pass.
-        network.operators = inIDOrder(network.operators) { $0.fixedID! }
-        network.lines = inIDOrder(network.lines) { $0.fixedID! }
-        stationLineOrder.sort { a, b in
-            if a.line != b.line { return a.lineOrder < b.lineOrder }
-            if a.sort != b.sort { return a.sort < b.sort }
-            return a.stationOrder < b.stationOrder
-        }
         return NativeRows(network: network, stationsTable: stationsTable, stationRows: stationRows, stationLinesFile: stationLinesTable.file,
                           stationLines: stationLineOrder)
     }
@@ -218,6 +208,16 @@ struct NativeRows {
     func sourceNetwork() -> SourceNetwork {
         var network = self.network
         let t = stationsTable, c = stationColumns()
+        // Values go into key order by their IDs (fixedID is the ID), so that
+        // sortByKey() below is a single confirming pass.
+        network.operators = inIDOrder(network.operators) { $0.fixedID! }
+        network.lines = inIDOrder(network.lines) { $0.fixedID! }
+        let stationRows = self.stationRows.sorted { $0.order < $1.order }
+        let stationLines = self.stationLines.sorted { a, b in
+            if a.line != b.line { return a.lineOrder < b.lineOrder }
+            if a.sort != b.sort { return a.sort < b.sort }
+            return a.stationOrder < b.stationOrder
+        }
         var operatorIndex = IDTable(capacity: network.operators.count)
         for (i, op) in network.operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
         // Keys already made for the values are shared rather than made again.
@@ -243,20 +243,25 @@ struct NativeRows {
         return network
     }
 
+    /// In ID order, which is the network's own (RailNetwork.sortByKey), rather
+    /// than the source's key order: the merge's order is not the outcome's.
     func merged() -> NetworkMerger {
         let t = stationsTable, c = stationColumns()
-        var operatorIndex = IDTable(capacity: network.operators.count)
-        for (i, op) in network.operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
-        let operators = network.operators.map {
+        let stationRows = self.stationRows.sorted { $0.id < $1.id }
+        let lineRows = self.stationLines.sorted { ($0.line, $0.sort, $0.station) < ($1.line, $1.sort, $1.station) }
+        let operators = network.operators.sorted { $0.fixedID! < $1.fixedID! }.map {
             MergedOperator(keys: [$0.key], fixedID: $0.fixedID, name: $0.name, type: $0.type, enabled: $0.enabled, origin: $0.origin)
         }
-        var lineIndex = IDTable(capacity: network.lines.count)
-        for (i, line) in network.lines.enumerated() { _ = lineIndex.insertIfAbsent(line.fixedID!, value: i) }
-        let operatorOfKey = Dictionary(uniqueKeysWithValues: network.operators.enumerated().map { ($1.key, $0) })
-        let lines = network.lines.map {
+        let operatorOfKey = Dictionary(uniqueKeysWithValues: operators.enumerated().map { ($1.keys[0], $0) })
+        let sourceLines = network.lines.sorted { $0.fixedID! < $1.fixedID! }
+        var lineIndex = IDTable(capacity: sourceLines.count)
+        for (i, line) in sourceLines.enumerated() { _ = lineIndex.insertIfAbsent(line.fixedID!, value: i) }
+        let lines = sourceLines.map {
             MergedLine(keys: [$0.key], fixedID: $0.fixedID, name: $0.name, operatorIndex: operatorOfKey[$0.operatorKey]!,
                        type: $0.type, enabled: $0.enabled, origin: $0.origin)
         }
+        var operatorIndex = IDTable(capacity: operators.count)
+        for (i, op) in operators.enumerated() { _ = operatorIndex.insertIfAbsent(op.fixedID!, value: i) }
         var stationIndex = IDTable(capacity: stationRows.count)
         var stations: [MergedStation] = []
         stations.reserveCapacity(stationRows.count)
@@ -268,7 +273,7 @@ struct NativeRows {
                                           address: t.optionalText(r, c.address), lat: v.lat, lng: v.lng,
                                           operatorIndex: operatorIndex.value(v.operatorID)!, enabled: v.enabled, origin: t.location(r)))
         }
-        let stationLines = self.stationLines.map {
+        let stationLines = lineRows.map {
             MergedStationLine(lineIndex: lineIndex.value($0.line)!, stationIndex: stationIndex.value($0.station)!, sort: $0.sort)
         }
         return NetworkMerger(onlySource: (operators, lines, stations, stationLines))
