@@ -123,7 +123,7 @@ struct RegistryColumns {
 /// dictionary of the entries themselves was more than twice their size at
 /// national scale (a table kept at most three-quarters full, at a power-of-two size).
 struct RegistryTable<Row: RegistryRow>: Sendable {
-    private var entries: [(keys: [String], record: Int)] = []
+    private var entries: [(id: Int, keys: [String], record: Int)] = []
     private var index: [Int: Int] = [:]
 
     var count: Int { index.count }
@@ -140,8 +140,13 @@ struct RegistryTable<Row: RegistryRow>: Sendable {
     mutating func add(id: Int, keys: [String], record: Int) -> Bool {
         guard index[id] == nil else { return false }
         index[id] = entries.count
-        entries.append((keys, record))
+        entries.append((id, keys, record))
         return true
+    }
+
+    /// Every entry's ID and keys, in the order they were added.
+    func forEachEntry(_ body: (_ id: Int, _ keys: [String]) -> Void) {
+        for e in entries { body(e.id, e.keys) }
     }
 
     func contains(_ id: Int) -> Bool { index[id] != nil }
@@ -169,13 +174,17 @@ struct RegisteredKeys: Sendable {
     var keyToID: [String: Int] = [:]
     var maxID = 0
 
-    /// Reads the registry's keys in place (no copy of its key lists).
+    /// Reads the registry's keys in place (no copy of its key lists), in one
+    /// pass and one hash per key: a key two IDs held goes to the smaller.
     init<Row: RegistryRow>(_ registered: RegistryTable<Row>) {
         keyToID.reserveCapacity(registered.count)
-        for id in registered.ids.sorted() {
-            for k in registered.keys(of: id)! where keyToID[k] == nil { keyToID[k] = id }
+        maxID = registered.isEmpty ? 0 : Int.min
+        registered.forEachEntry { id, keys in
+            maxID = max(maxID, id)
+            for k in keys {
+                if let earlier = keyToID.updateValue(id, forKey: k), earlier < id { keyToID[k] = earlier }
+            }
         }
-        maxID = registered.ids.max() ?? 0
     }
 
     /// All three kinds of `registry`.
