@@ -189,7 +189,7 @@ private struct StreamingSHA256 {
 
 /// Only used when the one-shot function passed its check (same library).
 private let systemStreamingSHA256: StreamingSHA256? = {
-    guard systemSHA256 != nil, let library = dlopen("libcrypto.so.3", RTLD_NOW) ?? dlopen("libcrypto.so", RTLD_NOW),
+    guard systemSHA256 != nil, let library = dlopen("libcrypto.so.3", RTLD_LAZY) ?? dlopen("libcrypto.so", RTLD_LAZY),
           let i = dlsym(library, "SHA256_Init"), let u = dlsym(library, "SHA256_Update"), let f = dlsym(library, "SHA256_Final")
     else { return nil }
     return StreamingSHA256(initialize: unsafeBitCast(i, to: StreamingSHA256.Initialize.self),
@@ -205,7 +205,7 @@ private typealias OneShotSHA256 = @convention(c) (UnsafePointer<UInt8>?, Int, Un
 /// loads libcrypto anyway, so this adds no dependency, and nothing is needed to
 /// build: without libcrypto, or if it fails the "abc" check, the code above is used.
 private let systemSHA256: OneShotSHA256? = {
-    guard let library = dlopen("libcrypto.so.3", RTLD_NOW) ?? dlopen("libcrypto.so", RTLD_NOW),
+    guard let library = dlopen("libcrypto.so.3", RTLD_LAZY) ?? dlopen("libcrypto.so", RTLD_LAZY),
           let symbol = dlsym(library, "SHA256") else { return nil }
     let function = unsafeBitCast(symbol, to: OneShotSHA256.self)
     let abc: [UInt8] = [0x61, 0x62, 0x63]

@@ -173,4 +173,19 @@ final class CSVFieldsTests: XCTestCase {
             XCTAssertEqual(bytes.withUnsafeBufferPointer(isValidUTF8), expected, "\(bytes)")
         }
     }
+
+    /// Unquoted fields are scanned eight bytes at a time: a separator at every
+    /// offset within and across those words, and at the very end of the file.
+    func testFieldEndsAtEveryOffset() throws {
+        for length in 0...20 {
+            for end in ["\n", "\r\n", ""] {
+                let field = String((0..<length).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
+                let wide = String(repeating: "駅", count: length % 4)
+                let text = "a,b,c\n\(field),\(wide)\(field),x\(field)\ny,\(field),z" + end
+                let t = try parse(text)
+                XCTAssertEqual(t.records.map(\.fields), [[field, wide + field, "x" + field], ["y", field, "z"]], "length \(length)")
+                XCTAssertEqual(t.records.map(\.line), [2, 3])
+            }
+        }
+    }
 }
