@@ -67,3 +67,11 @@ struct IDTable {
         self = bigger
     }
 }
+
+extension IDTable {
+    /// The set of `ids` (each mapped to its first position).
+    init(set ids: [Int]) {
+        self.init(capacity: ids.count)
+        for (i, id) in ids.enumerated() { _ = insertIfAbsent(id, value: i) }
+    }
+}

@@ -189,8 +189,8 @@ public enum IngestPipeline {
         }
 
         phase("network built")
-        let liveOperators = Set(operatorIDs), liveLines = Set(lineIDs), liveStations = Set(stationIDs)
-        func vanished<Row: RegistryRow>(_ table: RegistryTable<Row>, live: Set<Int>) -> [Row] {
+        let liveOperators = IDTable(set: operatorIDs), liveLines = IDTable(set: lineIDs), liveStations = IDTable(set: stationIDs)
+        func vanished<Row: RegistryRow>(_ table: RegistryTable<Row>, live: IDTable) -> [Row] {
             table.ids.filter { !live.contains($0) }.sorted().map { table.row(of: $0, in: registry.file)! }
         }
         let goneOperators = vanished(registry._operators, live: liveOperators), goneLines = vanished(registry._lines, live: liveLines)
@@ -313,9 +313,9 @@ public enum IngestPipeline {
 
     /// Checks the merged, fixed network as a whole: references, ranges, Japan.
     static func validate(_ network: RailNetwork, _ problems: inout DiagnosticCollector) {
-        let operators = Set(network.operators.map(\.id))
-        let lines = Set(network.lines.map(\.id))
-        let stations = Set(network.stations.map(\.id))
+        let operators = IDTable(set: network.operators.map(\.id))
+        let lines = IDTable(set: network.lines.map(\.id))
+        let stations = IDTable(set: network.stations.map(\.id))
         let here = SourceLocation(file: "merged network")
         // IDs are unique by construction (sources, registry, and fixes cannot set one); checked
         // here because nothing downstream of the staging file could say where a duplicate came from.
@@ -333,8 +333,14 @@ public enum IngestPipeline {
                 problems.add(here, "station \(s.id) \(s.name): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
             }
         }
-        for x in network.stationLines where !lines.contains(x.lineID) || !stations.contains(x.stationID) {
-            problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names a missing line or station")
+        var pairs = IDTable(capacity: network.stationLines.count)
+        for x in network.stationLines {
+            if !lines.contains(x.lineID) || !stations.contains(x.stationID) {
+                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names a missing line or station")
+            }
+            if pairs.insertIfAbsent(x.lineID, x.stationID, value: 0) != nil {
+                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) appears twice; expected each station once per line")
+            }
         }
     }
 }

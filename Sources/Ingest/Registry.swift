@@ -124,22 +124,21 @@ struct RegistryColumns {
 /// national scale (a table kept at most three-quarters full, at a power-of-two size).
 struct RegistryTable<Row: RegistryRow>: Sendable {
     private var entries: [(id: Int, keys: [String], record: Int)] = []
-    private var index: [Int: Int] = [:]
+    private var index = IDTable()
 
-    var count: Int { index.count }
-    var isEmpty: Bool { index.isEmpty }
-    /// The IDs, in no particular order.
-    var ids: Dictionary<Int, Int>.Keys { index.keys }
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+    /// The IDs, in the order they were added.
+    var ids: [Int] { entries.map(\.id) }
 
     mutating func reserveCapacity(_ n: Int) {
         entries.reserveCapacity(n)
-        index.reserveCapacity(n)
+        index = IDTable(capacity: n)
     }
 
     /// Adds an entry; false (and nothing added) when the ID is already there.
     mutating func add(id: Int, keys: [String], record: Int) -> Bool {
-        guard index[id] == nil else { return false }
-        index[id] = entries.count
+        guard index.insertIfAbsent(id, value: entries.count) == nil else { return false }
         entries.append((id, keys, record))
         return true
     }
@@ -149,20 +148,20 @@ struct RegistryTable<Row: RegistryRow>: Sendable {
         for e in entries { body(e.id, e.keys) }
     }
 
-    func contains(_ id: Int) -> Bool { index[id] != nil }
+    func contains(_ id: Int) -> Bool { index.contains(id) }
 
     /// The keys of `id`.
-    func keys(of id: Int) -> [String]? { index[id].map { entries[$0].keys } }
+    func keys(of id: Int) -> [String]? { index.value(id).map { entries[$0].keys } }
 
     /// The last published row of `id`, made from its record in `file`.
     func row(of id: Int, in file: SourceTable?) -> Row? {
-        guard let i = index[id], let file else { return nil }
+        guard let i = index.value(id), let file else { return nil }
         return Row(registry: file, record: entries[i].record, RegistryColumns(file))
     }
 
     func dictionary(_ file: SourceTable?) -> [Int: (keys: [String], row: Row)] {
         var out: [Int: (keys: [String], row: Row)] = [:]
-        for id in index.keys { out[id] = (keys(of: id)!, row(of: id, in: file)!) }
+        for e in entries { out[e.id] = (e.keys, row(of: e.id, in: file)!) }
         return out
     }
 }
@@ -214,9 +213,9 @@ struct IDAssigner {
     /// `entities` are (keys, fixedID); returns IDs in the same order.
     mutating func assign(_ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
         var result = [Int](repeating: 0, count: entities.count)
-        var taken = Set<Int>()
+        var taken = IDTable(capacity: entities.count)
         for (i, e) in entities.enumerated() {
-            if let f = e.fixedID, !taken.contains(f) { result[i] = f; taken.insert(f) }
+            if let f = e.fixedID, taken.insertIfAbsent(f, value: i) == nil { result[i] = f }
         }
         // The rest in key order, so file order never decides who keeps an ID.
         let order = entities.indices.filter { result[$0] == 0 }.sorted { (entities[$0].keys.min() ?? "") < (entities[$1].keys.min() ?? "") }
@@ -228,7 +227,7 @@ struct IDAssigner {
                 maxID += 1
                 result[i] = maxID
             }
-            taken.insert(result[i])
+            _ = taken.insertIfAbsent(result[i], value: i)
         }
         return result
     }

@@ -139,6 +139,26 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(out.staging.network.stations.map(\.id), [500, 501])
         XCTAssertEqual(out.staging.network.operators.map(\.id), [7, 8])
     }
+
+    /// The whole-network checks behind the staging file (which has no keys of its
+    /// own to refuse a duplicate): every reference, and each ID and pair once.
+    func testValidateNamesDuplicatesAndMissingReferences() {
+        let network = RailNetwork(
+            operators: [Operator(id: 1, name: "A", type: 1)],
+            lines: [Line(id: 10, name: "L", operatorID: 1), Line(id: 11, name: "M", operatorID: 2)],
+            stations: [Station(id: 5, name: "S", pref: 13, lat: 35_000_000, lng: 139_000_000, operatorID: 1),
+                       Station(id: 5, name: "T", pref: 13, lat: 35_000_000, lng: 139_000_000, operatorID: 1)],
+            stationLines: [StationLine(lineID: 10, stationID: 5, sort: 1), StationLine(lineID: 10, stationID: 5, sort: 2),
+                           StationLine(lineID: 12, stationID: 5, sort: 1)])
+        var problems = DiagnosticCollector()
+        IngestPipeline.validate(network, &problems)
+        XCTAssertEqual(problems.diagnostics.map(\.message), [
+            "1 s_id values used twice; expected each once",
+            "line 11 M names operator 2, which does not exist",
+            "stations_lines row (l_id 10, s_id 5) appears twice; expected each station once per line",
+            "stations_lines row (l_id 12, s_id 5) names a missing line or station",
+        ])
+    }
 }
 
 final class FixesTests: XCTestCase {
