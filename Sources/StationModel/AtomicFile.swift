@@ -24,9 +24,9 @@ public enum AtomicFile {
         try write(Data(text.utf8), to: path)
     }
 
-    /// fsyncs `temporary`, renames it to `path` and fsyncs the folder.
-    public static func commit(temporary: String, to path: String) throws {
-        try fsync(path: temporary)
+    /// fsyncs `temporary` (unless the caller already did), renames it to `path` and fsyncs the folder.
+    public static func commit(temporary: String, to path: String, alreadySynced: Bool = false) throws {
+        if !alreadySynced { try fsync(path: temporary) }
         if rename(temporary, path) != 0 {
             let err = String(cString: strerror(errno))
             unlink(temporary)

@@ -76,8 +76,10 @@ public enum StagingFile {
                 try out.flushIfFull()
             }
             try out.finish()
+            // Flushed to disk before `beforeCommit`, which mostly waits for work on the other core.
+            try AtomicFile.fsync(path: tmp)
             try beforeCommit()
-            try AtomicFile.commit(temporary: tmp, to: path)
+            try AtomicFile.commit(temporary: tmp, to: path, alreadySynced: true)
         } catch {
             unlink(tmp)
             throw error
