@@ -133,7 +133,8 @@ public enum NativeCSVReader {
                 let id = t.int(r, cID, &problems)
                 var unique = true
                 if let id { unique = stationIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "s_id", &problems) }
-                let name = t.name(r, cName, &problems)
+                // Checked here, made into a string once, with the other text (NativeRows).
+                let named = t.hasName(r, cName, &problems)
                 let pref = t.int(r, cPref, range: 1...47, &problems)
                 let lat = t.microDegrees(r, cLat, &problems)
                 let lng = t.microDegrees(r, cLng, &problems)
@@ -145,7 +146,7 @@ public enum NativeCSVReader {
                     operatorID = nil
                 }
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
-                if let id, unique, name != nil, let pref, let lat, let lng, inJapan, let operatorID, let enabled {
+                if let id, unique, named, let pref, let lat, let lng, inJapan, let operatorID, let enabled {
                     valid.append(StationRowNumbers(id: id, order: TextOrderKey(id), record: r, pref: pref, lat: lat, lng: lng,
                                                    operatorID: operatorID, enabled: enabled))
                 }

@@ -90,6 +90,13 @@ struct SourceTable {
         return value
     }
 
+    /// `name`'s check without making the string.
+    func hasName(_ record: Int, _ column: SourceColumn, _ problems: inout DiagnosticCollector) -> Bool {
+        if withTrimmed(record, column, { !$0.isEmpty }) { return true }
+        problems.add(location(record, column), "expected a name, found nothing")
+        return false
+    }
+
     /// Optional text: empty gives nil.
     func optionalText(_ record: Int, _ column: SourceColumn) -> String? {
         withTrimmed(record, column) { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
@@ -98,6 +105,7 @@ struct SourceTable {
     /// A required integer, optionally within a range.
     func int(_ record: Int, _ column: SourceColumn, range: ClosedRange<Int>? = nil,
              _ problems: inout DiagnosticCollector) -> Int? {
+        if let c = column.index, let v = fields.plainDecimal(record, c), range?.contains(v) ?? true { return v }
         guard let v = withTrimmed(record, column, FieldBytes.parseInt) else {
             let value = text(record, column)
             problems.add(location(record, column),
@@ -147,6 +155,8 @@ struct SourceTable {
 
     /// Decimal degrees to micro-degrees.
     func microDegrees(_ record: Int, _ column: SourceColumn, _ problems: inout DiagnosticCollector) -> Int? {
+        // Most fields have no white space to trim: parsed as they are first.
+        if let c = column.index, let v = fields.withField(record, c, FieldBytes.parseMicroDegrees) { return v }
         guard let v = withTrimmed(record, column, FieldBytes.parseMicroDegrees) else {
             let value = text(record, column)
             problems.add(location(record, column),

@@ -143,6 +143,31 @@ public struct CSVFields: Sendable {
         return try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
+    /// The field as a plain decimal integer (digits, an optional leading minus,
+    /// at most 18 digits), or nil for anything else, including white space: the
+    /// common case of every numeric column, without closures or trimming. Callers
+    /// fall back to their general parser on nil.
+    @inlinable
+    public func plainDecimal(_ record: Int, _ column: Int) -> Int? {
+        let k = firstField[record] + column
+        guard column >= 0, k < firstField[record + 1] else { return nil }
+        var i = Int(bounds[2 * k])
+        let end = Int(bounds[2 * k + 1])
+        return storage.withUnsafeBufferPointer { b -> Int? in
+            let negative = i < end && b[i] == 0x2D
+            if negative { i += 1 }
+            guard i < end, end - i <= 18 else { return nil }
+            var v = 0
+            while i < end {
+                let d = b[i] &- 0x30
+                guard d <= 9 else { return nil }
+                v = v &* 10 &+ Int(d)
+                i += 1
+            }
+            return negative ? -v : v
+        }
+    }
+
     public func string(_ record: Int, _ column: Int) -> String {
         withField(record, column) { String(decoding: $0, as: UTF8.self) }
     }
