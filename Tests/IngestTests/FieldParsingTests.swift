@@ -47,6 +47,15 @@ final class FieldParsingTests: XCTestCase {
         for s in samples {
             XCTAssertEqual(withBytes(s, FieldBytes.parseInt), Int(s), "'\(s)'")
         }
+        // The readers' fast path (CSVFields.plainDecimal) reads what it accepts as Int does, and
+        // leaves the rest (signs, spaces, 19 digits) to the general parser.
+        let plain = samples.filter { !$0.isEmpty && !$0.contains(",") && !$0.contains("\"") }
+        let fields = try! CSVReader.scan(Data(("v\n" + plain.joined(separator: "\n") + "\n").utf8), file: "t.csv")
+        XCTAssertEqual(fields.count, plain.count)
+        for (r, s) in plain.enumerated() {
+            if let v = fields.plainDecimal(r, 0) { XCTAssertEqual(v, Int(s), "'\(s)'") }
+            if let v = Int(s), s.utf8.count <= 18, s.first != "+" { XCTAssertEqual(fields.plainDecimal(r, 0), v, "'\(s)'") }
+        }
     }
 
     func testTrimmingMatchesUnicodeWhiteSpace() {
