@@ -107,11 +107,15 @@ public struct RailNetwork: Hashable, Sendable {
         stationLines.sort(by: Self.stationLineOrder)
     }
 
-    /// Whether `sortByKey()` would change nothing; reads only.
+    /// Whether `sortByKey()` would change nothing; reads only. Reads the keys in
+    /// place: walking pairs of elements copied every station's strings (a retain
+    /// and a release each), which cost as much as writing the staging file.
     public var isSortedByKey: Bool {
-        func sorted<T>(_ a: [T], _ before: (T, T) -> Bool) -> Bool { zip(a, a.dropFirst()).allSatisfy { !before($1, $0) } }
-        return sorted(operators) { $0.id < $1.id } && sorted(lines) { $0.id < $1.id } && sorted(stations) { $0.id < $1.id }
-            && sorted(stationLines, Self.stationLineOrder)
+        for i in operators.indices.dropFirst() where operators[i].id < operators[i - 1].id { return false }
+        for i in lines.indices.dropFirst() where lines[i].id < lines[i - 1].id { return false }
+        for i in stations.indices.dropFirst() where stations[i].id < stations[i - 1].id { return false }
+        for i in stationLines.indices.dropFirst() where Self.stationLineOrder(stationLines[i], stationLines[i - 1]) { return false }
+        return true
     }
 
     static func stationLineOrder(_ a: StationLine, _ b: StationLine) -> Bool {
