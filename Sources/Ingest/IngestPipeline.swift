@@ -19,15 +19,46 @@ public struct IngestReport: Sendable {
 public struct IngestOutcome: Sendable {
     public var staging: Staging
     public var report: IngestReport
-    /// The registry after this run, as the text of its file, and whether the file
-    /// read holds exactly that text; worked out on the other core while the staging
-    /// file is written (`publish`).
-    let nextRegistry: Background<(text: [UInt8], unchanged: Bool)>
+    /// The registry after this run, as the text of its file (see NextRegistry).
+    let nextRegistry: NextRegistry
 
     /// The registry after this run (made from its text on each access).
-    public var registry: Registry { try! Registry.parse(nextRegistry.value().text) }
+    public var registry: Registry { try! Registry.parse(nextRegistry.text()) }
     /// Whether the registry file read already holds `registry`, so it is not rewritten.
-    public var registryUnchanged: Bool { try! nextRegistry.value().unchanged }
+    public var registryUnchanged: Bool { nextRegistry.fileUnchanged() }
+}
+
+/// The registry after a run as its file's text, made in two parts: the header,
+/// operators, lines and the first half of the stations on the other core while
+/// the staging file is written, the rest on the thread that publishes, after it.
+final class NextRegistry: @unchecked Sendable {
+    private let head: Background<[UInt8]>
+    private let makeTail: @Sendable () -> [UInt8]
+    /// The registry file as read, to compare with.
+    private let read: CSVFields?
+
+    init(read: CSVFields?, head: @escaping () -> [UInt8], tail: @escaping @Sendable () -> [UInt8]) {
+        self.read = read
+        self.head = Background(head)
+        makeTail = tail
+    }
+
+    /// Both parts; the second is made on the calling thread, on each call.
+    func parts() -> (head: [UInt8], tail: [UInt8]) {
+        let tail = makeTail()
+        return (try! head.value(), tail)
+    }
+
+    func text() -> [UInt8] { let p = parts(); return p.head + p.tail }
+
+    func fileUnchanged() -> Bool { read?.fileHolds(parts()) ?? false }
+
+    /// Writes the registry unless the file read already holds it (so make sees no change).
+    func write(to path: String) throws {
+        let p = parts()
+        if let read, read.fileHolds(p), FileManager.default.fileExists(atPath: path) { return }
+        try Registry.write([p.head, p.tail], to: path)
+    }
 }
 
 public struct IngestOptions: Sendable {
@@ -216,15 +247,20 @@ public enum IngestPipeline {
         // The registry after this run: every key we saw, the rows as published.
         // An ID keeps its old keys too, unless another entity now holds one.
         let operatorKeys = merger.operators.map(\.keys), lineKeys = merger.lines.map(\.keys)
-        let nextRegistry = Background { [network] () -> (text: [UInt8], unchanged: Bool) in
-            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount + 4096 } ?? 1 << 20)
-            appendEntries(network.operators, old: registry._operators, currentKeys: operatorKeys, ids: operatorIDs, to: &text)
-            appendEntries(network.lines, old: registry._lines, currentKeys: lineKeys, ids: lineIDs, to: &text)
-            appendEntries(network.stations, old: registry._stations, currentKeys: stationKeys, ids: stationIDs, to: &text)
-            let bytes = text.finish()
-            phase("next registry made")
-            return (bytes, registry.file?.fields.fileHolds(bytes) ?? false)
-        }
+        let stationEntities = EntityKeys(ids: stationIDs, currentKeys: stationKeys)
+        let half = network.stations.count / 2
+        let nextRegistry = NextRegistry(read: registry.file?.fields, head: { [network] in
+            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount / 2 + 4096 } ?? 1 << 20)
+            appendEntries(network.operators[...], old: registry._operators, EntityKeys(ids: operatorIDs, currentKeys: operatorKeys), to: &text)
+            appendEntries(network.lines[...], old: registry._lines, EntityKeys(ids: lineIDs, currentKeys: lineKeys), to: &text)
+            appendEntries(network.stations[..<half], old: registry._stations, stationEntities, to: &text)
+            phase("next registry's first part made")
+            return text.finish()
+        }, tail: { [network] in
+            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount / 2 + 4096 } ?? 1 << 20, header: false)
+            appendEntries(network.stations[half...], old: registry._stations, stationEntities, to: &text)
+            return text.finish()
+        })
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, nextRegistry: nextRegistry)
     }
 
@@ -235,40 +271,23 @@ public enum IngestPipeline {
         // core, and renamed into place only after the registry is written.
         try StagingFile.write(outcome.staging, to: stagingPath) {
             phase("staging written")
-            let (text, unchanged) = try outcome.nextRegistry.value()
-            if !unchanged || !FileManager.default.fileExists(atPath: registryPath) { try Registry.write(text, to: registryPath) }
+            try outcome.nextRegistry.write(to: registryPath)
             phase("registry written")
         }
     }
 
     /// Appends each row's registry line: its ID's keys now, and the keys it had
     /// before unless another entity now holds one. `rows` are in ID order.
-    static func appendEntries<Row: RegistryRow>(_ rows: [Row], old: RegistryTable<Row>, currentKeys: [[String]], ids: [Int],
+    static func appendEntries<Row: RegistryRow>(_ rows: ArraySlice<Row>, old: RegistryTable<Row>, _ entities: EntityKeys,
                                                 to text: inout RegistryText) {
-        // Each ID's entity by binary search in (ID, entity) pairs sorted by ID: a
-        // dictionary of every ID's key list was the largest thing held here at 100x.
-        var byID = ids.indices.map { (id: ids[$0], entity: $0) }
-        byID.sort { $0.id < $1.id }
-        func keys(of id: Int) -> [String] {
-            var lo = 0, hi = byID.count
-            while lo < hi { let mid = (lo + hi) / 2; if byID[mid].id < id { lo = mid + 1 } else { hi = mid } }
-            guard lo < byID.count, byID[lo].id == id else { return [] }
-            // Most entities have one key: sorting those would only copy a million small arrays.
-            let keys = currentKeys[byID[lo].entity]
-            return zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
-        }
         var owner: [String: Int]?   // built only if some ID's keys changed
         precondition(zip(rows, rows.dropFirst()).allSatisfy { $0.registryID < $1.registryID }, "registry rows must be in ID order, each ID once")
         for row in rows {
-            let current = keys(of: row.registryID)
+            let current = entities.keys(of: row.registryID)
             let previous = old.keys(of: row.registryID) ?? []
             var keys = current
             if previous != current, !previous.isEmpty {
-                if owner == nil {
-                    var o: [String: Int] = [:]
-                    for (i, id) in ids.enumerated() { for k in currentKeys[i] { o[k] = id } }
-                    owner = o
-                }
+                if owner == nil { owner = entities.owners() }
                 keys = Array(Set(current + previous.filter { owner![$0].map { $0 == row.registryID } ?? true })).sorted()
             }
             row.appendRegistryLine(to: &text, keys: keys)

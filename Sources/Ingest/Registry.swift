@@ -99,13 +99,13 @@ public struct Registry: Sendable, Equatable {
 
     /// Writes atomically, unless the file already holds this content (so make sees no change).
     public func write(path: String) throws {
-        try Registry.write(csvBytes(), to: path)
+        try Registry.write([csvBytes()], to: path)
     }
 
-    /// Writes `bytes` atomically unless the file already holds them.
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        if let old = FileManager.default.contents(atPath: path), old.elementsEqual(bytes) { return }
-        try AtomicFile.write(Data(bytes), to: path)
+    /// Writes `parts` one after the other, atomically, unless the file already holds them.
+    static func write(_ parts: [[UInt8]], to path: String) throws {
+        if let old = FileManager.default.contents(atPath: path), old.elementsEqual(parts.joined()) { return }
+        try AtomicFile.write(parts: parts, to: path)
     }
 }
 
@@ -306,8 +306,10 @@ private extension SourceTable {
 struct RegistryText: ~Copyable {
     private var out: ByteWriter
 
-    init(capacity: Int = 1 << 16) {
+    /// `header: false` for a part that follows another.
+    init(capacity: Int = 1 << 16, header: Bool = true) {
         out = ByteWriter(capacity: capacity)
+        guard header else { return }
         for (i, c) in Registry.columns.enumerated() { if i > 0 { out.append(0x2C) }; out.append(utf8: c) }
         out.append(0x0A)
     }
@@ -355,5 +357,39 @@ struct RegistryText: ~Copyable {
     mutating func append(_ s: Station, keys k: [String]) {
         out.append(utf8: "station"); number(s.id); keys(k); text(s.name); number(s.operatorID); empty(1)
         flag(s.enabled); text(s.yomi); text(s.wiki); number(s.pref); text(s.address); number(s.lat); number(s.lng); out.append(0x0A)
+    }
+}
+
+/// Each ID's keys in the current sources: (ID, entity) pairs in ID order, so a
+/// key list is found by binary search (a dictionary of every ID's key list was
+/// the largest thing held here at 100 times national).
+struct EntityKeys: Sendable {
+    private let byID: [(id: Int, entity: Int)]
+    private let currentKeys: [[String]]
+    private let ids: [Int]
+
+    init(ids: [Int], currentKeys: [[String]]) {
+        var byID = ids.indices.map { (id: ids[$0], entity: $0) }
+        if !zip(byID, byID.dropFirst()).allSatisfy({ $0.id <= $1.id }) { byID.sort { $0.id < $1.id } }
+        self.byID = byID
+        self.currentKeys = currentKeys
+        self.ids = ids
+    }
+
+    /// The keys of `id` now, sorted; empty for an ID no entity holds.
+    func keys(of id: Int) -> [String] {
+        var lo = 0, hi = byID.count
+        while lo < hi { let mid = (lo + hi) / 2; if byID[mid].id < id { lo = mid + 1 } else { hi = mid } }
+        guard lo < byID.count, byID[lo].id == id else { return [] }
+        // Most entities have one key: sorting those would only copy a million small arrays.
+        let keys = currentKeys[byID[lo].entity]
+        return zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
+    }
+
+    /// Which ID holds each key now.
+    func owners() -> [String: Int] {
+        var o: [String: Int] = [:]
+        for (i, id) in ids.enumerated() { for k in currentKeys[i] { o[k] = id } }
+        return o
     }
 }

@@ -174,10 +174,17 @@ public struct CSVFields: Sendable {
 
     /// Whether the file held exactly these bytes (e.g. the text a writer would
     /// write now), compared without a copy of either.
-    public func fileHolds(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count == fileByteCount else { return false }
-        guard fileByteCount > 0 else { return true }
-        return storage.withUnsafeBytes { a in bytes.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, fileByteCount) == 0 } }
+    public func fileHolds(_ bytes: [UInt8]) -> Bool { fileHolds((bytes, [])) }
+
+    /// Whether the file held `parts.head` followed by `parts.tail`.
+    public func fileHolds(_ parts: (head: [UInt8], tail: [UInt8])) -> Bool {
+        guard parts.head.count + parts.tail.count == fileByteCount else { return false }
+        return storage.withUnsafeBytes { a in
+            func same(_ part: [UInt8], at offset: Int) -> Bool {
+                part.isEmpty || part.withUnsafeBytes { b in memcmp(a.baseAddress! + offset, b.baseAddress!, part.count) == 0 }
+            }
+            return same(parts.head, at: 0) && same(parts.tail, at: parts.head.count)
+        }
     }
 
     /// All records as strings.

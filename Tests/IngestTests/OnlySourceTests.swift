@@ -41,8 +41,8 @@ final class OnlySourceTests: XCTestCase {
         let general = try IngestPipeline.assemble(sources: [source], registry: Registry.load(path: options.registryPath), fixes: fixes,
                                                   meta: fast.staging.meta)
         XCTAssertEqual(fast.staging.network, general.staging.network, file: file, line: line)
-        XCTAssertEqual(String(decoding: try fast.nextRegistry.value().text, as: UTF8.self),
-                       String(decoding: try general.nextRegistry.value().text, as: UTF8.self), file: file, line: line)
+        XCTAssertEqual(String(decoding: fast.nextRegistry.text(), as: UTF8.self),
+                       String(decoding: general.nextRegistry.text(), as: UTF8.self), file: file, line: line)
         XCTAssertEqual(fast.registryUnchanged, general.registryUnchanged, file: file, line: line)
         XCTAssertEqual(fast.report.newIDs, general.report.newIDs, file: file, line: line)
         XCTAssertEqual(fast.report.vanished, general.report.vanished, file: file, line: line)
