@@ -324,15 +324,7 @@ struct ByteFile {
 
     mutating func flush() throws {
         guard !buffer.isEmpty else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ByteFileError(code: errno)
-            }
-            offset += n
-        }
+        if let failure = buffer.withUnsafeBytes({ writeAll(fd, $0) }) { throw ByteFileError(code: failure) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

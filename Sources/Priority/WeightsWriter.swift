@@ -22,16 +22,12 @@ public enum WeightsWriter {
         let tmp = AtomicFile.temporaryPath(for: path)
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        var failure: Int32 = 0
+        var failure: Int32?
         format(ids: ids, weights: weights) { chunk in
-            var at = 0
-            while failure == 0, at < chunk.count {
-                let n = Glibc.write(fd, chunk.baseAddress! + at, chunk.count - at)
-                if n < 0 { if errno != EINTR { failure = errno } } else { at += n }
-            }
+            if failure == nil { failure = writeAll(fd, UnsafeRawBufferPointer(chunk)) }
         }
         close(fd)
-        if failure != 0 {
+        if let failure {
             unlink(tmp)
             throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(failure)))")
         }

@@ -27,22 +27,12 @@ public enum AtomicFile {
         try createParent(of: path)
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        var failure: String?
-        for part in parts where failure == nil {
-            part.withUnsafeBytes { b in
-                var done = 0
-                while done < b.count {
-                    let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                    if n < 0, errno == EINTR { continue }
-                    if n < 0 { failure = String(cString: strerror(errno)); return }
-                    done += n
-                }
-            }
-        }
+        var failure: Int32?
+        for part in parts where failure == nil { failure = part.withUnsafeBytes { writeAll(fd, $0) } }
         close(fd)
         if let failure {
             unlink(tmp)
-            throw EnvironmentError("cannot write \(tmp): \(failure)")
+            throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(failure)))")
         }
         try commit(temporary: tmp, to: path)
     }

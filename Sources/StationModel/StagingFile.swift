@@ -162,12 +162,8 @@ struct StagingEncoder: ~Copyable {
     }
 
     private func writeAll(_ b: UnsafeRawBufferPointer) throws {
-        var done = 0
-        while done < b.count {
-            let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
-            done += n
+        if let failure = StationModel.writeAll(fd, b) {
+            throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(failure)))")
         }
     }
 

@@ -8,20 +8,24 @@ public enum StandardStream {
     case output, error
 
     public func write(_ text: String) {
-        let fd = self == .output ? STDOUT_FILENO : STDERR_FILENO
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        text.withUTF8 { _ = writeAll(self == .output ? STDOUT_FILENO : STDERR_FILENO, UnsafeRawBufferPointer($0)) }
     }
+}
+
+/// Writes all of `bytes` to `fd`, again after a signal interrupts; nil when done,
+/// else the errno of the write that failed.
+public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var done = 0
+    while done < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        done += n
+    }
+    return nil
 }
 
 /// A file read in chunks through its descriptor, for digests and magic-number

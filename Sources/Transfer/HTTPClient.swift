@@ -171,15 +171,9 @@ private final class ResponseSink {
         }
         let raw = UnsafeRawBufferPointer(start: data, count: count)
         hasher.update(raw)
-        var offset = 0
-        while offset < count {
-            let n = Glibc.write(fd, raw.baseAddress! + offset, count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                ioError = "cannot write the download: \(String(cString: strerror(errno)))"
-                return 0
-            }
-            offset += n
+        if let failure = writeAll(fd, raw) {
+            ioError = "cannot write the download: \(String(cString: strerror(failure)))"
+            return 0
         }
         bytes += count
         return count
