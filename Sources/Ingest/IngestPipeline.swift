@@ -29,8 +29,9 @@ public struct IngestOutcome: Sendable {
 }
 
 /// The registry after a run as its file's text, made in two parts: the header,
-/// operators, lines and the first half of the stations on the other core while
-/// the staging file is written, the rest on the thread that publishes, after it.
+/// operators, lines and the first three quarters of the stations on the other
+/// core while the staging file is written, the rest on the thread that
+/// publishes, after it.
 final class NextRegistry: @unchecked Sendable {
     private let head: Background<[UInt8]>
     private let makeTail: @Sendable () -> [UInt8]
@@ -248,17 +249,19 @@ public enum IngestPipeline {
         // An ID keeps its old keys too, unless another entity now holds one.
         let operatorKeys = merger.operators.map(\.keys), lineKeys = merger.lines.map(\.keys)
         let stationEntities = EntityKeys(ids: stationIDs, currentKeys: stationKeys)
-        let half = network.stations.count / 2
+        // The other core also writes the operators and lines and starts first; this one
+        // writes the staging file and flushes it to disk before its part.
+        let split = network.stations.count * 3 / 4
         let nextRegistry = NextRegistry(read: registry.file?.fields, head: { [network] in
-            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount / 2 + 4096 } ?? 1 << 20)
+            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount * 3 / 4 + 4096 } ?? 1 << 20)
             appendEntries(network.operators[...], old: registry._operators, EntityKeys(ids: operatorIDs, currentKeys: operatorKeys), to: &text)
             appendEntries(network.lines[...], old: registry._lines, EntityKeys(ids: lineIDs, currentKeys: lineKeys), to: &text)
-            appendEntries(network.stations[..<half], old: registry._stations, stationEntities, to: &text)
+            appendEntries(network.stations[..<split], old: registry._stations, stationEntities, to: &text)
             phase("next registry's first part made")
             return text.finish()
         }, tail: { [network] in
-            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount / 2 + 4096 } ?? 1 << 20, header: false)
-            appendEntries(network.stations[half...], old: registry._stations, stationEntities, to: &text)
+            var text = RegistryText(capacity: registry.file.map { $0.fields.fileByteCount / 4 + 4096 } ?? 1 << 20, header: false)
+            appendEntries(network.stations[split...], old: registry._stations, stationEntities, to: &text)
             return text.finish()
         })
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, nextRegistry: nextRegistry)

@@ -117,7 +117,7 @@ public struct CSVFields: Sendable {
     /// Start and end offsets into `storage`, two per field, record after record.
     /// 32 bits each (files are limited to 2 GiB): for a registry of a million
     /// stations these are more bytes than the file itself.
-    @usableFromInline let bounds: [UInt32]
+    @usableFromInline let bounds: FieldBounds
     /// Index of each record's first field, plus one past the last field.
     @usableFromInline let firstField: [Int]
     let columns: [String: Int]
@@ -289,8 +289,7 @@ public enum CSVReader {
         }
         // Unescaped contents of quoted fields that held "", addressed as offsets from n.
         var extra: [UInt8] = []
-        var bounds: [UInt32] = []
-        bounds.reserveCapacity(n / 3)
+        var bounds = FieldBoundsWriter(capacity: n / 3)
         var firstField: [Int] = []
         var lines: [Int] = []
         var header: [String]? = nil
@@ -402,7 +401,8 @@ public enum CSVReader {
 
         guard let header else {
             try problems.check()
-            return CSVFields(file: file, header: [], lines: [], storage: owned ?? Array(bytes), fileByteCount: n, bounds: [], firstField: [0], columns: [:])
+            return CSVFields(file: file, header: [], lines: [], storage: owned ?? Array(bytes), fileByteCount: n, bounds: FieldBounds(),
+                             firstField: [0], columns: [:])
         }
         // A repeated column name would make "the value of column X" ambiguous.
         var columns: [String: Int] = [:]
@@ -431,8 +431,66 @@ public enum CSVReader {
             storage.append(contentsOf: bytes)
         }
         if !extra.isEmpty { storage.append(contentsOf: extra) }
-        return CSVFields(file: file, header: header, lines: lines, storage: storage, fileByteCount: n, bounds: bounds,
+        return CSVFields(file: file, header: header, lines: lines, storage: storage, fileByteCount: n, bounds: bounds.finish(),
                          firstField: firstField, columns: columns)
+    }
+}
+
+/// The fields' offsets of a scanned file, in memory of their own: filled once by
+/// `FieldBoundsWriter` (whose appends skip an array's uniqueness check, once per
+/// field of every file), then only read.
+public final class FieldBounds: @unchecked Sendable {
+    @usableFromInline let base: UnsafeMutablePointer<UInt32>
+    @usableFromInline let count: Int
+
+    init(base: UnsafeMutablePointer<UInt32>? = nil, count: Int = 0) {
+        self.base = base ?? .allocate(capacity: 1)
+        self.count = count
+    }
+
+    deinit { base.deallocate() }
+
+    @inlinable
+    subscript(_ i: Int) -> UInt32 {
+        precondition(i >= 0 && i < count, "field offset out of range")
+        return base[i]
+    }
+}
+
+struct FieldBoundsWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt32>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    mutating func append(_ v: UInt32) {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity * 2)
+            bigger.update(from: base, count: count)
+            base.deallocate()
+            base = bigger
+            capacity *= 2
+        }
+        base[count] = v
+        count += 1
+    }
+
+    mutating func removeLast(_ k: Int) { count -= k }
+
+    subscript(_ i: Int) -> UInt32 { base[i] }
+
+    /// Hands the offsets over (shrunk to size), without copying them otherwise.
+    consuming func finish() -> FieldBounds {
+        let exact = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        exact.update(from: base, count: count)
+        return FieldBounds(base: exact, count: count)
     }
 }
 
