@@ -80,20 +80,26 @@ extension BundleDifference {
     /// With `sameRowidFirst`, an OLD row equal in every column to NEW's row of the same
     /// rowid is passed over before the lookup by key: it cannot be in the result (keys
     /// are unique, so that row is its match), and only the rest are looked up by key.
+    /// (`IS NOT` differs from NULL too, so a rowid missing from NEW is a candidate.)
     private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
         let width = shape.columns.count
         let oldColumns = shape.columns.map { "o.\($0)" }.joined(separator: ", ")
         let newColumns = shape.columns.map { "n.\($0)" }.joined(separator: ", ")
         let matches = shape.key.map { "n.\($0) = o.\($0)" }.joined(separator: " AND ")
         let differs = shape.columns.map { "o.\($0) IS NOT n.\($0)" }.joined(separator: " OR ")
-        let sameAtRowid = shape.columns.map { "c.\($0) IS r.\($0)" }.joined(separator: " AND ")
-        let oldSide = sameRowidFirst
+        // The OLD rows not equal to NEW's row of the same rowid, as a plain LEFT JOIN
+        // on rowid: a correlated NOT EXISTS per row took twice as long.
+        let candidates = shape.columns.map { "c.\($0)" }.joined(separator: ", ")
+        let differsAtRowid = shape.columns.map { "c.\($0) IS NOT r.\($0)" }.joined(separator: " OR ")
+        let withOldSide = sameRowidFirst
             ? """
-              (SELECT * FROM old_bundle.\(shape.name) AS c WHERE NOT EXISTS
-                 (SELECT 1 FROM new_bundle.\(shape.name) AS r WHERE r.rowid = c.rowid AND \(sameAtRowid)))
+              WITH candidate AS (SELECT \(candidates) FROM old_bundle.\(shape.name) AS c
+                 LEFT JOIN new_bundle.\(shape.name) AS r ON r.rowid = c.rowid WHERE r.rowid IS NULL OR \(differsAtRowid))
               """
-            : "old_bundle.\(shape.name)"
+            : ""
+        let oldSide = sameRowidFirst ? "candidate" : "old_bundle.\(shape.name)"
         let st = try db.prepare("""
+            \(withOldSide)
             SELECT \(oldColumns), n.\(shape.key[0]) IS NOT NULL, \(newColumns)
             FROM \(oldSide) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
             WHERE n.\(shape.key[0]) IS NULL OR \(differs)
