@@ -103,7 +103,6 @@ public enum IngestPipeline {
     }
 
     public static func run(_ options: IngestOptions) throws -> IngestOutcome {
-        phase("run start")
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         // The registry and the sources' digests depend only on the files. A registry
         // of national size (about 1 MB) is read on the other core while the sources
@@ -112,9 +111,8 @@ public enum IngestPipeline {
         // read after the merge instead: read beside the sources, both are at their
         // largest at once, which at 100 times national passed 1 GiB.
         let loadRegistry = { () throws -> (Registry, RegisteredKeysByKind, [String: String]) in
-            phase("bg: registry load")
             let registry = try Registry.load(path: options.registryPath)
-            phase("bg: registry loaded")
+            phase("registry read")
             let keys = RegisteredKeys.all(registry)
             var meta: [String: String] = [:]
             let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
@@ -122,7 +120,7 @@ public enum IngestPipeline {
                 // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
                 meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
             }
-            phase("bg: keys+digests done")
+            phase("registry keys and source digests made")
             return (registry, keys, meta)
         }
         let registryBytes = AtomicFile.size(of: options.registryPath) ?? 0
@@ -160,7 +158,7 @@ public enum IngestPipeline {
         merger.dropLookups()
         phase("fixes read")
         let (registry, keys, meta) = try early?.value() ?? loadRegistry()
-        phase("registry awaited")
+        phase("registry ready")
         return try assemble(merger: merger, labels: labels, registry: registry, registeredKeys: keys, fixes: fixes, meta: meta,
                             problemLimit: options.problemLimit)
     }
@@ -186,7 +184,6 @@ public enum IngestPipeline {
         var mergedStations = merger.takeStations()
         let stationKeys = mergedStations.map(\.keys)
 
-        phase("assemble start")
         let operatorIDs = IDAssigner.assign(registered: registeredKeys.operators, merger.operators.map { ($0.keys, $0.fixedID) })
         let lineIDs = IDAssigner.assign(registered: registeredKeys.lines, merger.lines.map { ($0.keys, $0.fixedID) })
         let stationIDs = IDAssigner.assign(registered: registeredKeys.stations, mergedStations.map { ($0.keys, $0.fixedID) })
@@ -194,8 +191,7 @@ public enum IngestPipeline {
         report.newIDs[.line] = lineIDs.filter { !registry._lines.contains($0) }.count
         report.newIDs[.station] = stationIDs.filter { !registry._stations.contains($0) }.count
 
-        phase("ids")
-        phase("ids done")
+        phase("IDs assigned")
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {
             network.operators.append(Operator(id: operatorIDs[i], name: o.name, type: o.type ?? OperatorType.thirdSectorOrOther.rawValue, enabled: o.enabled ?? true))
@@ -234,13 +230,13 @@ public enum IngestPipeline {
         report.vanished[.line] = goneLines.count
         report.vanished[.station] = goneStations.count
 
-        phase("vanished")
+        phase("vanished IDs added")
         network.sortByKey()
-        phase("sorted")
+        phase("network sorted")
         do { try DataFixes.apply(fixes, to: &network) } catch let e as InputError { problems.add(e) }
         validate(network, &problems)
         try problems.check()
-        phase("fixed+validated")
+        phase("fixes applied, network checked")
 
         report.disagreements = merger.disagreements.map { (idx, d) in var d = d; d.stationID = stationIDs[idx]; return d }
             .sorted { ($0.stationID, $0.kind.rawValue, $0.other) < ($1.stationID, $1.kind.rawValue, $1.other) }
@@ -273,9 +269,9 @@ public enum IngestPipeline {
         // The staging file is written while the registry is worked out on the other
         // core, and renamed into place only after the registry is written.
         try StagingFile.write(outcome.staging, to: stagingPath) {
-            phase("staging written")
+            phase("staging file written and flushed")
             try outcome.nextRegistry.write(to: registryPath)
-            phase("registry written")
+            phase("registry compared (written if changed)")
         }
     }
 
