@@ -33,7 +33,8 @@ public struct DiffReport: Sendable {
         let wanted = NameBook.Wanted(difference)
         return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
                           summary: DiffSummary(difference: difference,
-                                               oldEnabledStations: try DiffSummary.enabledStations(in: db, schema: "old_bundle")),
+                                               oldEnabledStations: try difference.oldEnabledStations
+                                                   ?? DiffSummary.enabledStations(in: db, schema: "old_bundle")),
                           oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
                           newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
     }

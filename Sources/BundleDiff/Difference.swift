@@ -43,6 +43,8 @@ public struct BundleDifference: Sendable {
     public var newVersion: Int
     /// One entry per TableShape.all, in that order.
     public var tables: [TableDiff]
+    /// OLD's stations with enabled = 1, when counted while comparing the stations.
+    public var oldEnabledStations: Int?
 
     public var isEmpty: Bool { tables.allSatisfy(\.isEmpty) }
 

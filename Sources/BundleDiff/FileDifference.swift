@@ -39,12 +39,15 @@ extension BundleDifference {
     /// threads cost more in opening, attaching and schema parsing than they saved.
     static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String) throws -> BundleDifference {
         let oldColumns = try columnFacts(db, "old_bundle"), newColumns = try columnFacts(db, "new_bundle")
+        let enabled = try db.tally(named: enabledTallyFunction)
         let tables = try TableShape.all.map { shape in
-            try tableDifference(shape, in: db, oldPath: oldPath, newPath: newPath, oldColumns: oldColumns, newColumns: newColumns)
+            try tableDifference(shape, in: db, oldPath: oldPath, newPath: newPath, oldColumns: oldColumns, newColumns: newColumns,
+                                enabledTally: enabled)
         }
         let oldVersion = try db.scalarInt("PRAGMA old_bundle.user_version") ?? 0
         let newVersion = try db.scalarInt("PRAGMA new_bundle.user_version") ?? 0
-        return BundleDifference(oldVersion: oldVersion, newVersion: newVersion, tables: tables)
+        return BundleDifference(oldVersion: oldVersion, newVersion: newVersion, tables: tables,
+                                oldEnabledStations: enabled.counting ? enabled.count : nil)
     }
 
     /// One column of a table as pragma_table_info gives it.
@@ -81,7 +84,13 @@ extension BundleDifference {
     /// rowid is passed over before the lookup by key: it cannot be in the result (keys
     /// are unique, so that row is its match), and only the rest are looked up by key.
     /// (`IS NOT` differs from NULL too, so a rowid missing from NEW is a candidate.)
-    private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
+    /// Counts OLD's enabled stations as the stations are joined (RowTally).
+    static let enabledTallyFunction = "stationdb_old_enabled"
+
+    /// With `enabledTally`, OLD's stations with enabled = 1 are counted on the way
+    /// (the summary's disabled share needs them; a scan of its own was ~5 M instructions).
+    private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool,
+                             enabledTally: RowTally?) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
         let width = shape.columns.count
         let oldColumns = shape.columns.map { "o.\($0)" }.joined(separator: ", ")
         let newColumns = shape.columns.map { "n.\($0)" }.joined(separator: ", ")
@@ -98,12 +107,15 @@ extension BundleDifference {
               """
             : ""
         let oldSide = sameRowidFirst ? "candidate" : "old_bundle.\(shape.name)"
+        // Called once per OLD row (its only column is OLD's), before the test that keeps the row.
+        let tally = enabledTally != nil && !sameRowidFirst ? "\(enabledTallyFunction)(o.enabled = 1) AND " : ""
         let st = try db.prepare("""
             \(withOldSide)
             SELECT \(oldColumns), n.\(shape.key[0]) IS NOT NULL, \(newColumns)
             FROM \(oldSide) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
-            WHERE n.\(shape.key[0]) IS NULL OR \(differs)
+            WHERE \(tally)(n.\(shape.key[0]) IS NULL OR \(differs))
             """)
+        if !tally.isEmpty { enabledTally?.counting = true }
         var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
         var removed = 0
         while try st.step() {
@@ -171,7 +183,8 @@ extension BundleDifference {
     }
 
     private static func tableDifference(_ shape: TableShape, in db: SQLiteDatabase, oldPath: String, newPath: String,
-                                        oldColumns: [String: [ColumnFact]], newColumns: [String: [ColumnFact]]) throws -> TableDiff {
+                                        oldColumns: [String: [ColumnFact]], newColumns: [String: [ColumnFact]],
+                                        enabledTally: RowTally) throws -> TableDiff {
         func facts(_ schema: String) -> [ColumnFact]? { (schema == "old_bundle" ? oldColumns : newColumns)[shape.name] }
         func present(_ schema: String, _ shape: TableShape) throws -> Bool {
             guard let columns = facts(schema) else {
@@ -242,7 +255,8 @@ extension BundleDifference {
         var counted: (old: Int, new: Int)?
         switch (inOld, inNew) {
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle") && comparableInSQL():
-            let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst())
+            let countsEnabled = shape.name == "stations" && (facts("old_bundle") ?? []).contains { $0.name == "enabled" }
+            let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst(), enabledTally: countsEnabled ? enabledTally : nil)
             (oldOnly, newOnly) = (joined.oldOnly, joined.newOnly)
             counted = (joined.oldCount, joined.newCount)
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle"):

@@ -35,6 +35,7 @@ final class DiffReportTests: XCTestCase {
 
         let s = report.summary
         XCTAssertEqual([s.oldStations, s.stationsRemoved, s.oldEnabledStations, s.stationsDisabled, s.stationsReenabled], [5, 2, 5, 1, 0])
+        XCTAssertEqual(report.difference.oldEnabledStations, 5, "counted while the stations were compared, not by a scan of its own")
         // Live in both: 100 and 201 (101 and 300 removed, 200 disabled); 100 changed weight.
         XCTAssertEqual([s.liveInBoth, s.weightChurn, s.weightChanges], [2, 1, 1])
         XCTAssertEqual(s.weightTransitions, [.init(old: 1, new: 2, stations: 1)])
