@@ -58,7 +58,7 @@ final class NextRegistry: @unchecked Sendable {
     func write(to path: String) throws {
         let p = parts()
         if let read, read.fileHolds(p), FileManager.default.fileExists(atPath: path) { return }
-        try Registry.write([p.head, p.tail], to: path)
+        try AtomicFile.write(parts: [p.head, p.tail], to: path)
     }
 }
 

@@ -99,13 +99,9 @@ public struct Registry: Sendable, Equatable {
 
     /// Writes atomically, unless the file already holds this content (so make sees no change).
     public func write(path: String) throws {
-        try Registry.write([csvBytes()], to: path)
-    }
-
-    /// Writes `parts` one after the other, atomically, unless the file already holds them.
-    static func write(_ parts: [[UInt8]], to path: String) throws {
-        if let old = FileManager.default.contents(atPath: path), old.elementsEqual(parts.joined()) { return }
-        try AtomicFile.write(parts: parts, to: path)
+        let bytes = csvBytes()
+        if let old = FileManager.default.contents(atPath: path), old.elementsEqual(bytes) { return }
+        try AtomicFile.write(parts: [bytes], to: path)
     }
 }
 

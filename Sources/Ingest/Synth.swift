@@ -141,13 +141,13 @@ public struct Synth {
         try AtomicFile.createDirectory(folder)
         var counts = SynthCounts()
         let scale = config.scale
-        try ByteFile.write(Path.appending(folder, NativeCSVReader.operatorsFile)) { out in
+        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.operatorsFile)) { out in
             out.line(["o_id", "operator", "type", "enabled"])
             for o in national.operators {
                 out.line([String(o.id), o.name, String(o.type), o.enabled ? "1" : "0"]); counts.operators += 1
             }
         }
-        try ByteFile.write(Path.appending(folder, NativeCSVReader.linesFile)) { out in
+        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.linesFile)) { out in
             out.line(["l_id", "line", "o_id", "enabled", "l_type"])
             for k in 0..<scale {
                 for l0 in national.lines {
@@ -157,7 +157,7 @@ public struct Synth {
                 }
             }
         }
-        try ByteFile.write(Path.appending(folder, NativeCSVReader.stationsFile)) { out in
+        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.stationsFile)) { out in
             out.line(["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"])
             for k in 0..<scale {
                 for i in national.stations.indices {
@@ -168,7 +168,7 @@ public struct Synth {
                 }
             }
         }
-        try ByteFile.write(Path.appending(folder, NativeCSVReader.stationLinesFile)) { out in
+        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.stationLinesFile)) { out in
             out.line(["l_id", "s_id", "s_sort"])
             for k in 0..<scale {
                 for r0 in national.stationLines {
@@ -207,7 +207,7 @@ public struct Synth {
         // Track sections: consecutive rows of one line.
         let sectionRows = rows.indices.filter { $0 + 1 < rows.count && rows[$0 + 1].lineID == rows[$0].lineID }
         var features = 0
-        try ByteFile.write(path) { out in
+        try AtomicFile.write(to: path) { out in
             out.text("""
             <?xml version="1.0" encoding="UTF-8"?>
             <ksj:Dataset gml:id="N02Dataset" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
@@ -274,63 +274,7 @@ func xmlEscaped(_ s: String) -> String {
         .replacingEvery(">", with: "&gt;").replacingEvery("\"", with: "&quot;")
 }
 
-/// A file written through a 1 MB buffer (the 100x files are hundreds of MB),
-/// to a temporary name and renamed into place when complete.
-struct ByteFile {
-    private var buffer: [UInt8] = []
-    private let fd: Int32
-    /// The first write error; reported when the file is finished.
-    private var failure: Error?
-
-    private init(fd: Int32) {
-        self.fd = fd
-        buffer.reserveCapacity(1 << 20)
-    }
-
-    static func write(_ path: String, _ body: (inout ByteFile) throws -> Void) throws {
-        let temporary = AtomicFile.temporaryPath(for: path)
-        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
-            throw EnvironmentError("cannot create \(temporary)")
-        }
-        let fd = open(temporary, O_WRONLY)
-        guard fd >= 0 else { throw EnvironmentError("cannot create \(temporary)") }
-        var file = ByteFile(fd: fd)
-        var closed = false
-        do {
-            try body(&file)
-            try file.flush()
-            if let failure = file.failure { throw EnvironmentError("cannot write \(temporary): \(failure)") }
-            closed = true
-            guard close(fd) == 0 else { throw ByteFileError(code: errno) }
-        } catch {
-            if !closed { close(fd) }
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
-        try AtomicFile.commit(temporary: temporary, to: path)
-    }
-
-    mutating func text(_ s: String) {
-        var s = s
-        s.withUTF8 { buffer.append(contentsOf: $0) }
-        if buffer.count >= 1 << 20 {
-            do { try flush() } catch { if failure == nil { failure = error }; buffer.removeAll(keepingCapacity: true) }
-        }
-    }
-
-    mutating func line(_ fields: [String]) {
-        text(CSVWriter.line(fields))
-    }
-
-    mutating func flush() throws {
-        guard !buffer.isEmpty else { return }
-        if let failure = buffer.withUnsafeBytes({ writeAll(fd, $0) }) { throw ByteFileError(code: failure) }
-        buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// A failed write(2) or close(2), described by strerror.
-struct ByteFileError: Error, CustomStringConvertible {
-    var code: Int32
-    var description: String { String(cString: strerror(code)) }
+fileprivate extension FileWriter {
+    mutating func text(_ s: String) { append(utf8: s) }
+    mutating func line(_ fields: [String]) { append(utf8: CSVWriter.line(fields)) }
 }

@@ -18,20 +18,9 @@ public enum WeightsWriter {
 
     /// Writes weights.csv atomically: a temporary file beside it, fsync, rename.
     public static func write(ids: [Int], weights: [Int], to path: String) throws {
-        try AtomicFile.createParent(of: path)
-        let tmp = AtomicFile.temporaryPath(for: path)
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        var failure: Int32?
-        format(ids: ids, weights: weights) { chunk in
-            if failure == nil { failure = writeAll(fd, UnsafeRawBufferPointer(chunk)) }
+        try AtomicFile.write(to: path) { file in
+            format(ids: ids, weights: weights) { file.append(UnsafeRawBufferPointer($0)) }
         }
-        close(fd)
-        if let failure {
-            unlink(tmp)
-            throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(failure)))")
-        }
-        try AtomicFile.commit(temporary: tmp, to: path)
     }
 
     /// Formats the rows into a 64 KiB buffer, handing each full buffer to `emit`.

@@ -12,36 +12,20 @@ public enum AtomicFile {
     }
 
     public static func write(_ data: Data, to path: String) throws {
-        let tmp = temporaryPath(for: path)
-        try createParent(of: path)
-        guard FileManager.default.createFile(atPath: tmp, contents: data) else {
-            throw EnvironmentError("cannot write \(tmp)")
-        }
-        try commit(temporary: tmp, to: path)
+        try write(to: path) { file in data.withUnsafeBytes { file.append($0) } }
     }
 
     /// `parts` one after the other, without joining them first (a registry at 100x
     /// national is about 100 MB a part).
     public static func write(parts: [[UInt8]], to path: String) throws {
-        let tmp = temporaryPath(for: path)
-        try createParent(of: path)
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        var failure: Int32?
-        for part in parts where failure == nil { failure = part.withUnsafeBytes { writeAll(fd, $0) } }
-        close(fd)
-        if let failure {
-            unlink(tmp)
-            throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(failure)))")
-        }
-        try commit(temporary: tmp, to: path)
+        try write(to: path) { file in for part in parts { file.append(part) } }
     }
 
     public static func write(_ text: String, to path: String) throws {
         try write(Data(text.utf8), to: path)
     }
 
-    /// fsyncs `temporary` (unless the caller already did), renames it to `path` and fsyncs the folder.
+    /// fsyncs `temporary` (unless the caller already did: `write(to:)`), renames it to `path` and fsyncs the folder.
     public static func commit(temporary: String, to path: String, alreadySynced: Bool = false) throws {
         if !alreadySynced { try fsync(path: temporary) }
         if rename(temporary, path) != 0 {

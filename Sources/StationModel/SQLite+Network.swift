@@ -1,6 +1,5 @@
-// The network's rows into its tables, in the order given, many rows per step
-// (SQLiteDatabase.insertRows). The staging file and the bundle both write
-// through these; the bundle's stations carry one more column, their weight.
+// The network's rows into the bundle's tables, in the order given, many rows
+// per step (SQLiteDatabase.insertRows).
 
 extension SQLiteDatabase {
     public func insert(_ operators: [Operator]) throws {
@@ -18,16 +17,14 @@ extension SQLiteDatabase {
         }
     }
 
-    /// With `weight`, the weight column too (the bundle's stations table).
-    public func insert(_ stations: [Station], weight: ((Station) -> Int)? = nil) throws {
-        var columns = ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"]
-        if weight != nil { columns.append("weight") }
+    /// Stations with their weights (the stations table's last column).
+    public func insert(_ stations: [Station], weight: (Station) -> Int) throws {
+        let columns = ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled", "weight"]
         try insertRows(into: "stations", columns: columns, count: stations.count) { i, row in
             let s = stations[i]
             try row.bind(s.id, at: 1); try row.bind(s.name, at: 2); try row.bind(s.yomi, at: 3); try row.bind(s.wiki, at: 4)
             try row.bind(s.pref, at: 5); try row.bind(s.address, at: 6); try row.bind(s.lat, at: 7); try row.bind(s.lng, at: 8)
-            try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10)
-            if let weight { try row.bind(weight(s), at: 11) }
+            try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10); try row.bind(weight(s), at: 11)
         }
     }
 

@@ -47,42 +47,28 @@ public enum StagingFile {
         // in place would first copy every array the caller still holds.
         var network = staging.network
         if !network.isSortedByKey { network.sortByKey() }
-        try AtomicFile.createParent(of: path)
-        let tmp = AtomicFile.temporaryPath(for: path)
-        unlink(tmp)
-        do {
-            var out = try StagingEncoder(path: tmp)
-            out.bytes(magic); out.byte(format)
+        try AtomicFile.write(to: path, checksummed: true, beforeCommit: beforeCommit) { out in
+            out.append(magic); out.append(format)
             for n in [staging.meta.count, network.operators.count, network.lines.count, network.stations.count, network.stationLines.count] {
-                out.int(n)
+                out.append(varint: n)
             }
             for key in staging.meta.keys.sorted() { out.text(key); out.text(staging.meta[key]!) }
-            try out.flushIfFull()
             for o in network.operators {
-                out.int(o.id); out.text(o.name); out.int(o.type); out.flag(o.enabled)
-                try out.flushIfFull()
+                out.append(varint: o.id); out.text(o.name); out.append(varint: o.type); out.flag(o.enabled)
             }
             for l in network.lines {
-                out.int(l.id); out.text(l.name); out.int(l.operatorID); out.flag(l.enabled); out.int(l.type.map { $0 + 1 } ?? 0)
-                try out.flushIfFull()
+                out.append(varint: l.id); out.text(l.name); out.append(varint: l.operatorID); out.flag(l.enabled)
+                out.append(varint: l.type.map { $0 + 1 } ?? 0)
             }
             for s in network.stations {
-                out.int(s.id); out.text(s.name); out.text(s.yomi); out.text(s.wiki); out.int(s.pref); out.text(s.address)
-                out.int(s.lat); out.int(s.lng); out.int(s.operatorID); out.flag(s.enabled)
-                try out.flushIfFull()
+                out.append(varint: s.id); out.text(s.name); out.text(s.yomi); out.text(s.wiki); out.append(varint: s.pref)
+                out.text(s.address); out.append(varint: s.lat); out.append(varint: s.lng); out.append(varint: s.operatorID)
+                out.flag(s.enabled)
             }
             for x in network.stationLines {
-                out.int(x.lineID); out.int(x.stationID); out.int(x.sort)
-                try out.flushIfFull()
+                out.append(varint: x.lineID); out.append(varint: x.stationID); out.append(varint: x.sort)
             }
-            try out.finish()
-            // Flushed to disk before `beforeCommit`, which mostly waits for work on the other core.
-            try AtomicFile.fsync(path: tmp)
-            try beforeCommit()
-            try AtomicFile.commit(temporary: tmp, to: path, alreadySynced: true)
-        } catch {
-            unlink(tmp)
-            throw error
+            out.appendCRC32()
         }
     }
 
@@ -124,58 +110,17 @@ public enum StagingFile {
     }
 }
 
-/// Writes a staging file through a buffer, keeping the running CRC-32.
-struct StagingEncoder: ~Copyable {
-    private let fd: Int32
-    private let path: String
-    private var buffer = ByteWriter(capacity: flushAt + 64 * 1024)
-    private var crc = crc32(0, nil, 0)
-    private static let flushAt = 1 << 20
-
-    init(path: String) throws {
-        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(errno)))") }
-        self.path = path
-    }
-
-    @inline(__always) mutating func byte(_ b: UInt8) { buffer.append(b) }
-    mutating func bytes(_ b: [UInt8]) { b.withUnsafeBytes { buffer.append($0) } }
-    @inline(__always) mutating func flag(_ v: Bool) { buffer.append(v ? 1 : 0) }
-    @inline(__always) mutating func int(_ v: Int) { buffer.append(varint: v) }
-
-    @inline(__always) mutating func text(_ s: String) {
+private extension FileWriter {
+    /// A string: its UTF-8 length, then its bytes.
+    mutating func text(_ s: String) {
         var s = s
         s.withUTF8 { b in
-            buffer.append(varint: b.count)
-            buffer.append(b)
+            append(varint: b.count)
+            append(UnsafeRawBufferPointer(b))
         }
     }
 
-    mutating func flushIfFull() throws {
-        if buffer.count >= Self.flushAt { try flush() }
-    }
-
-    private mutating func flush() throws {
-        buffer.withBytes { crc = crc32(crc, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt($0.count)) }
-        try buffer.withBytes { try writeAll($0) }
-        buffer.removeAll()
-    }
-
-    private func writeAll(_ b: UnsafeRawBufferPointer) throws {
-        if let failure = StationModel.writeAll(fd, b) {
-            throw EnvironmentError("cannot write the staging file \(path): \(String(cString: strerror(failure)))")
-        }
-    }
-
-    /// The file is closed however the writing ends.
-    deinit { close(fd) }
-
-    /// Writes the rest and the CRC (not yet synced: AtomicFile.commit does that).
-    consuming func finish() throws {
-        try flush()
-        let c = UInt32(truncatingIfNeeded: crc)
-        try [UInt8(c & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c >> 16 & 0xFF), UInt8(c >> 24)].withUnsafeBytes { try writeAll($0) }
-    }
+    mutating func flag(_ v: Bool) { append(v ? 1 : 0) }
 }
 
 /// Reads a staging file through a buffer, checking as it goes that the bytes

@@ -124,4 +124,23 @@ final class StagingFileTests: XCTestCase {
             XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read the staging file \(self.folder!): not a file")
         }
     }
+
+    /// The one writer behind the staging file, the registry, weights and synth:
+    /// a failure inside leaves the old file and no temporary one; large and small
+    /// appends come out in order, past the 1 MB buffer.
+    func testAtomicWriterKeepsTheOldFileOnFailure() throws {
+        let p = path("w.txt")
+        try AtomicFile.write(to: p) { $0.append(utf8: "old\n") }
+        struct Stop: Error {}
+        XCTAssertThrowsError(try AtomicFile.write(to: p) { file in file.append(utf8: "half"); throw Stop() })
+        XCTAssertThrowsError(try AtomicFile.write(to: p, beforeCommit: { throw Stop() }) { $0.append(utf8: "new") })
+        XCTAssertEqual(try String(contentsOfFile: p, encoding: .utf8), "old\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["w.txt"])
+
+        let big = [UInt8](repeating: 7, count: 3 << 20)
+        try AtomicFile.write(to: p) { file in
+            file.append(decimal: -42); file.append(big); file.append(utf8: "end")
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: p), Data(Array("-42".utf8) + big + Array("end".utf8)))
+    }
 }
