@@ -14,16 +14,23 @@ struct IDTable {
         var used: Bool { stored != 0 }
         var value: Int { stored - 1 }
     }
-    private var slots: [Slot]
-    private var mask: Int
+    /// While every key is (a, 0) with a small non-negative a, values are kept at
+    /// index a (value + 1, 0 when absent): native and registry IDs count up from 1,
+    /// so that is 4 to 16 bytes an ID where the hash slots were 48, and no probing.
+    /// Emptied for good at the first key that does not fit (`hash()`).
+    private var direct: [UInt32]
+    private var slots: [Slot] = []
+    private var mask = 0
+    /// The capacity asked for, which bounds how far `direct` may grow.
+    private let expected: Int
     private(set) var count = 0
 
     init(capacity: Int = 16) {
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
-        slots = [Slot](repeating: Slot(), count: size)
-        mask = size - 1
+        expected = max(capacity, 16)
+        direct = [UInt32](repeating: 0, count: 2 * expected)
     }
+
+    private var isDirect: Bool { slots.isEmpty }
 
     @inline(__always)
     private func slot(_ a: Int, _ b: Int) -> Int {
@@ -33,7 +40,12 @@ struct IDTable {
 
     /// The value stored for (a, b), if any.
     func value(_ a: Int, _ b: Int = 0) -> Int? {
-        slots.withUnsafeBufferPointer { s in
+        if isDirect {
+            guard b == 0, a >= 0, a < direct.count else { return nil }
+            let stored = direct.withUnsafeBufferPointer { $0[a] }
+            return stored == 0 ? nil : Int(stored) - 1
+        }
+        return slots.withUnsafeBufferPointer { s in
             var i = slot(a, b)
             while s[i].used {
                 if s[i].a == a && s[i].b == b { return s[i].value }
@@ -47,6 +59,18 @@ struct IDTable {
 
     /// Stores `value` for (a, b) unless a value is there already; returns the earlier value, if any.
     mutating func insertIfAbsent(_ a: Int, _ b: Int = 0, value: Int) -> Int? {
+        if isDirect {
+            if b == 0, a >= 0, value >= 0, value < Int(UInt32.max) - 1, fitsDirect(a) {
+                let earlier: Int? = direct.withUnsafeMutableBufferPointer { d in
+                    if d[a] != 0 { return Int(d[a]) - 1 }
+                    d[a] = UInt32(value + 1)
+                    return nil
+                }
+                if earlier == nil { count += 1 }
+                return earlier
+            }
+            hash()
+        }
         if (count + 1) * 2 > slots.count { grow() }
         let start = slot(a, b), mask = mask
         let earlier: Int? = slots.withUnsafeMutableBufferPointer { s in
@@ -62,10 +86,34 @@ struct IDTable {
         return earlier
     }
 
+    /// Whether `direct` holds index a, after growing it if that keeps it within
+    /// four times the larger of the capacity asked for and the count.
+    private mutating func fitsDirect(_ a: Int) -> Bool {
+        if a < direct.count { return true }
+        let limit = 4 * max(expected, count + 1)
+        guard a < limit else { return false }
+        direct.append(contentsOf: repeatElement(0, count: min(limit, max(a + 1, 2 * direct.count)) - direct.count))
+        return true
+    }
+
+    /// Moves the values into hash slots, for a key `direct` cannot hold.
+    private mutating func hash() {
+        var size = 16
+        while size < max(expected, count + 1) * 2 { size <<= 1 }
+        slots = [Slot](repeating: Slot(), count: size)
+        mask = size - 1
+        let values = direct
+        direct = []
+        count = 0
+        for (a, stored) in values.enumerated() where stored != 0 { _ = insertIfAbsent(a, value: Int(stored) - 1) }
+    }
+
     private mutating func grow() {
-        var bigger = IDTable(capacity: slots.count)
-        for s in slots where s.used { _ = bigger.insertIfAbsent(s.a, s.b, value: s.value) }
-        self = bigger
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        mask = slots.count - 1
+        count = 0
+        for s in old where s.used { _ = insertIfAbsent(s.a, s.b, value: s.value) }
     }
 }
 

@@ -187,9 +187,9 @@ public enum IngestPipeline {
         let operatorIDs = IDAssigner.assign(registered: registeredKeys.operators, merger.operators.map { ($0.keys, $0.fixedID) })
         let lineIDs = IDAssigner.assign(registered: registeredKeys.lines, merger.lines.map { ($0.keys, $0.fixedID) })
         let stationIDs = IDAssigner.assign(registered: registeredKeys.stations, mergedStations.map { ($0.keys, $0.fixedID) })
-        report.newIDs[.operator_] = operatorIDs.filter { !registry._operators.contains($0) }.count
-        report.newIDs[.line] = lineIDs.filter { !registry._lines.contains($0) }.count
-        report.newIDs[.station] = stationIDs.filter { !registry._stations.contains($0) }.count
+        report.newIDs[.operator_] = operatorIDs.count { !registry._operators.contains($0) }
+        report.newIDs[.line] = lineIDs.count { !registry._lines.contains($0) }
+        report.newIDs[.station] = stationIDs.count { !registry._stations.contains($0) }
 
         phase("IDs assigned")
         var network = RailNetwork()

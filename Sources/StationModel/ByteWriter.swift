@@ -12,10 +12,10 @@ public struct ByteWriter: ~Copyable {
 
     public init(capacity: Int = 1 << 16) {
         self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
+        base = allocateTrivial(UInt8.self, capacity: self.capacity)
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     /// Room for `n` more bytes.
     @inlinable @inline(__always)
@@ -26,10 +26,7 @@ public struct ByteWriter: ~Copyable {
     @usableFromInline
     mutating func grow(_ n: Int) {
         let next = max(capacity * 2, written + n)
-        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: next)
-        moved.update(from: base, count: written)
-        base.deallocate()
-        base = moved
+        base = reallocateTrivial(base, capacity: next)
         capacity = next
     }
 
@@ -89,4 +86,20 @@ public struct ByteWriter: ~Copyable {
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: written)) }
 
     public mutating func removeAll() { written = 0 }
+}
+
+// Growing buffers of plain values go through realloc: for large blocks glibc
+// moves the pages (mremap) rather than copying them into fresh ones, and every
+// fresh page costs a fault, which at 100x was a third of ingest's time.
+@usableFromInline
+func allocateTrivial<T>(_ type: T.Type, capacity: Int) -> UnsafeMutablePointer<T> {
+    guard let raw = malloc(max(capacity, 1) * MemoryLayout<T>.stride) else { fatalError("out of memory") }
+    return raw.bindMemory(to: T.self, capacity: capacity)
+}
+
+@usableFromInline
+func reallocateTrivial<T>(_ p: UnsafeMutablePointer<T>, capacity: Int) -> UnsafeMutablePointer<T> {
+    precondition(_isPOD(T.self))
+    guard let raw = realloc(p, max(capacity, 1) * MemoryLayout<T>.stride) else { fatalError("out of memory") }
+    return raw.bindMemory(to: T.self, capacity: capacity)
 }

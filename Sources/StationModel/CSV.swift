@@ -444,11 +444,11 @@ public final class FieldBounds: @unchecked Sendable {
     @usableFromInline let count: Int
 
     init(base: UnsafeMutablePointer<UInt32>? = nil, count: Int = 0) {
-        self.base = base ?? .allocate(capacity: 1)
+        self.base = base ?? allocateTrivial(UInt32.self, capacity: 1)
         self.count = count
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     @inlinable
     subscript(_ i: Int) -> UInt32 {
@@ -464,18 +464,15 @@ struct FieldBoundsWriter: ~Copyable {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = allocateTrivial(UInt32.self, capacity: self.capacity)
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     @inline(__always)
     mutating func append(_ v: UInt32) {
         if count == capacity {
-            let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity * 2)
-            bigger.update(from: base, count: count)
-            base.deallocate()
-            base = bigger
+            base = reallocateTrivial(base, capacity: capacity * 2)
             capacity *= 2
         }
         base[count] = v
@@ -488,8 +485,9 @@ struct FieldBoundsWriter: ~Copyable {
 
     /// Hands the offsets over (shrunk to size), without copying them otherwise.
     consuming func finish() -> FieldBounds {
-        let exact = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
-        exact.update(from: base, count: count)
+        let exact = reallocateTrivial(base, capacity: count)
+        let count = self.count
+        discard self
         return FieldBounds(base: exact, count: count)
     }
 }

@@ -139,11 +139,7 @@ public struct SHA256 {
     public static func hex(fileAt path: String) throws -> String {
         guard let file = ReadOnlyFile(path: path) else { throw EnvironmentError("cannot read \(path)") }
         var hasher = FileHasher()
-        while true {
-            guard let chunk = file.read(upTo: 1 << 20) else { throw EnvironmentError("cannot read \(path)") }
-            if chunk.isEmpty { break }
-            chunk.withUnsafeBytes { hasher.update($0) }
-        }
+        guard file.forEachChunk({ hasher.update($0) }) else { throw EnvironmentError("cannot read \(path)") }
         return hex(digest: hasher.finalize())
     }
 

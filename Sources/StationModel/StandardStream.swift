@@ -44,13 +44,33 @@ public final class ReadOnlyFile {
     /// was), fewer only at the end of the file (empty there); nil when reading
     /// fails (a folder, an I/O error).
     public func read(upTo count: Int, at offset: Int? = nil) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
+        var failed = false
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            guard let got = fill(UnsafeMutableRawBufferPointer(buffer), at: offset) else { failed = true; filled = 0; return }
+            filled = got
+        }
+        return failed ? nil : out
+    }
+
+    /// Passes the rest of the file to `body` in chunks of at most `size` bytes,
+    /// all read into one buffer (a digest of a 100 MB source touches 256 KB, not
+    /// 100 MB of fresh pages); false when reading fails.
+    public func forEachChunk(size: Int = 1 << 18, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows -> Bool {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            guard let got = fill(buffer, at: nil) else { return false }
+            if got == 0 { return true }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
+        }
+    }
+
+    /// Fills `buffer` from the position (or from `offset`), short only at the end; nil on a read error.
+    private func fill(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int?) -> Int? {
         var filled = 0
-        while filled < count {
-            let n = out.withUnsafeMutableBytes { buffer in
-                offset.map { pread(fd, buffer.baseAddress! + filled, count - filled, off_t($0 + filled)) }
-                    ?? Glibc.read(fd, buffer.baseAddress! + filled, count - filled)
-            }
+        while filled < buffer.count {
+            let n = offset.map { pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t($0 + filled)) }
+                ?? Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
             if n < 0 {
                 if errno == EINTR { continue }
                 return nil
@@ -58,7 +78,6 @@ public final class ReadOnlyFile {
             if n == 0 { break }
             filled += n
         }
-        out.removeLast(count - filled)
-        return out
+        return filled
     }
 }

@@ -53,7 +53,7 @@ struct IngestCommand: ParsableCommand {
         let outcome = try IngestPipeline.run(options)
         let n = outcome.staging.network
         if report { printReport(outcome) }
-        let live = n.stations.filter(\.enabled).count
+        let live = n.stations.count(where: \.enabled)
         var summary = "ingest: \(n.operators.count) operators, \(n.lines.count) lines, \(n.stations.count) stations (\(live) live), \(n.stationLines.count) station-line rows"
         let newStations = outcome.report.newIDs[.station] ?? 0, gone = outcome.report.vanished[.station] ?? 0
         if newStations > 0 || gone > 0 { summary += "; \(newStations) new station IDs, \(gone) vanished stations kept disabled" }

@@ -73,7 +73,7 @@ func parseTiers(_ text: String) throws -> [MeshTier] {
 
 func describeCounts(_ weights: [Int: Int], network: RailNetwork) -> String {
     let c = PriorityAssigner.counts(weights, liveOnly: network)
-    let live = network.stations.filter(\.enabled).count
+    let live = network.stations.count(where: \.enabled)
     return "\(live) live stations: hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])"
 }
 
@@ -205,7 +205,7 @@ struct PriorityReportCommand: ParsableCommand {
         let random = compareRandom ? WeightedStations.randomMachineWeights(ours, seed: seed.seed) : nil
         var c = [Int](repeating: 0, count: 14)
         for s in ours where s.enabled && (1...13).contains(s.weight) { c[s.weight] += 1 }
-        print("stations: \(ours.filter(\.enabled).count) live; hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])")
+        print("stations: \(ours.count(where: \.enabled)) live; hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])")
         print("viewports: \(viewports) drawn with seed \(seed.seed), latitude spans 0.05..13 degrees, phone-shaped")
         for n in pinCounts {
             let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed)

@@ -109,5 +109,36 @@ final class FieldParsingTests: XCTestCase {
         XCTAssertNil(table.value(99_999))
     }
 
+    /// Small IDs go to the direct array, which grows, then moves into hash slots
+    /// at the first key it cannot hold; every answer must stay the same throughout.
+    func testIDTableDirectThenHashed() {
+        for capacity in [16, 1000] {
+            var table = IDTable(capacity: capacity)
+            var reference: [Pair: Int] = [:]
+            var random = Seeded(state: UInt64(capacity))
+            func insert(_ a: Int, _ b: Int, _ value: Int) {
+                let earlier = table.insertIfAbsent(a, b, value: value)
+                XCTAssertEqual(earlier, reference[Pair(a: a, b: b)], "(\(a), \(b))")
+                if earlier == nil { reference[Pair(a: a, b: b)] = value }
+            }
+            func check() {
+                XCTAssertEqual(table.count, reference.count)
+                for (pair, value) in reference { XCTAssertEqual(table.value(pair.a, pair.b), value) }
+                for a in [-1, 3 * capacity + 7, 1 << 40] where reference[Pair(a: a, b: 0)] == nil { XCTAssertNil(table.value(a)) }
+                XCTAssertNil(table.value(1, 99))
+            }
+            // IDs counting up past twice the capacity (direct, growing), some twice.
+            for k in 0..<(3 * capacity) { insert(Int(random.next() % UInt64(3 * capacity)), 0, k) }
+            check()
+            insert(0, 0, 12345)      // zero is an ID like any other
+            check()
+            insert(1 << 40, 0, 7)    // cannot be held directly: hashed from here on
+            check()
+            for k in 0..<capacity { insert(Int(random.next() % 50), Int(random.next() % 3), k) }
+            insert(-5, 0, 1)
+            check()
+        }
+    }
+
     struct Pair: Hashable { var a: Int; var b: Int }
 }
