@@ -110,23 +110,28 @@ public enum IngestPipeline {
         // sources is still reported before one in the registry. A large registry is
         // read after the merge instead: read beside the sources, both are at their
         // largest at once, which at 100 times national passed 1 GiB.
-        let loadRegistry = { () throws -> (Registry, RegisteredKeysByKind, [String: String]) in
-            let registry = try Registry.load(path: options.registryPath)
-            phase("registry read")
-            let keys = RegisteredKeys.all(registry)
+        // The digests take a buffer of memory, so they are made beside the sources at any size.
+        let digests = Background { () throws -> [String: String] in
             var meta: [String: String] = [:]
             let files = config.files(rawFolder: options.rawFolder) + [options.fixesPath]
             for f in files where FileManager.default.fileExists(atPath: f) {
                 // Keyed relative to raw/, so the same sources give the same bundle wherever raw/ lives.
                 meta["source:" + relativePath(f, in: options.rawFolder)] = try SHA256.hex(fileAt: f)
             }
-            phase("registry keys and source digests made")
-            return (registry, keys, meta)
+            phase("source digests made")
+            return meta
+        }
+        let loadRegistry = { (early: Bool) throws -> (Registry, RegisteredKeysByKind) in
+            let registry = try Registry.load(path: options.registryPath)
+            phase("registry read")
+            let keys = RegisteredKeys.all(registry, now: early)
+            phase("registry keys made")
+            return (registry, keys)
         }
         let registryBytes = AtomicFile.size(of: options.registryPath) ?? 0
-        let early = registryBytes <= options.registryReadBesideSourcesUpTo ? Background(loadRegistry) : nil
+        let early = registryBytes <= options.registryReadBesideSourcesUpTo ? Background { try loadRegistry(true) } : nil
         // Awaited on every way out, so no work of this call outlives it.
-        defer { _ = try? early?.value() }
+        defer { _ = try? early?.value(); _ = try? digests.value() }
         var problems = DiagnosticCollector(limit: options.problemLimit)
         // Each source is merged as soon as it is read and then let go, so a
         // national run never holds every source's rows at once.
@@ -157,7 +162,8 @@ public enum IngestPipeline {
         try problems.check()
         merger.dropLookups()
         phase("fixes read")
-        let (registry, keys, meta) = try early?.value() ?? loadRegistry()
+        let (registry, keys) = try early?.value() ?? loadRegistry(false)
+        let meta = try digests.value()
         phase("registry ready")
         return try assemble(merger: merger, labels: labels, registry: registry, registeredKeys: keys, fixes: fixes, meta: meta,
                             problemLimit: options.problemLimit)
@@ -283,9 +289,8 @@ public enum IngestPipeline {
         precondition(zip(rows, rows.dropFirst()).allSatisfy { $0.registryID < $1.registryID }, "registry rows must be in ID order, each ID once")
         for row in rows {
             let current = entities.keys(of: row.registryID)
-            let previous = old.keys(of: row.registryID) ?? []
             var keys = current
-            if previous != current, !previous.isEmpty {
+            if !old.keys(of: row.registryID, are: current), let previous = old.keys(of: row.registryID), !previous.isEmpty {
                 if owner == nil { owner = entities.owners() }
                 keys = Array(Set(current + previous.filter { owner![$0].map { $0 == row.registryID } ?? true })).sorted()
             }

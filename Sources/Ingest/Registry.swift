@@ -34,6 +34,7 @@ public struct Registry: Sendable, Equatable {
     static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng"]
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator: Character = "|"
+    static let keySeparatorByte = UInt8(ascii: "|")
 
     /// Equal when they would be written as the same file.
     public static func == (a: Registry, b: Registry) -> Bool { a.csvBytes() == b.csvBytes() }
@@ -119,10 +120,12 @@ struct RegistryColumns {
 /// dictionary of the entries themselves was more than twice their size at
 /// national scale (a table kept at most three-quarters full, at a power-of-two size).
 struct RegistryTable<Row: RegistryRow>: Sendable {
-    private var entries: [(id: Int, keys: [String], record: Int)] = []
-    /// A Dictionary rather than an IDTable: half the memory (a million entries at
-    /// 100 times national), and it is read on the other core, off the critical path.
-    private var index: [Int: Int] = [:]
+    /// Keys as the file holds them, joined by `Registry.keySeparator` (most
+    /// entries have one, short enough to live inside the String): an array for
+    /// each of a million entries was a million allocations.
+    private var entries: [(id: Int, keys: String, record: Int)] = []
+    /// Registry IDs count up from 1, so this is IDTable's direct array: 8 bytes an entry.
+    private var index = IDTable()
 
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
@@ -131,63 +134,98 @@ struct RegistryTable<Row: RegistryRow>: Sendable {
 
     mutating func reserveCapacity(_ n: Int) {
         entries.reserveCapacity(n)
-        index.reserveCapacity(n)
+        if index.count == 0 { index = IDTable(capacity: n) }
     }
 
-    /// Adds an entry; false (and nothing added) when the ID is already there.
-    mutating func add(id: Int, keys: [String], record: Int) -> Bool {
-        guard index[id] == nil else { return false }
-        index[id] = entries.count
+    /// Adds an entry (`keys` joined); false (and nothing added) when the ID is already there.
+    mutating func add(id: Int, keys: String, record: Int) -> Bool {
+        guard index.insertIfAbsent(id, value: entries.count) == nil else { return false }
         entries.append((id, keys, record))
         return true
     }
 
-    /// Every entry's ID and keys, in the order they were added.
-    func forEachEntry(_ body: (_ id: Int, _ keys: [String]) -> Void) {
-        for e in entries { body(e.id, e.keys) }
+    /// Every entry's ID and each of its keys, in the order they were added.
+    func forEachKey(_ body: (_ id: Int, _ key: String) -> Void) {
+        for e in entries {
+            if !e.keys.utf8.contains(Registry.keySeparatorByte) { body(e.id, e.keys); continue }
+            for k in RegistryTable.split(e.keys) { body(e.id, k) }
+        }
     }
 
-    func contains(_ id: Int) -> Bool { index[id] != nil }
+    func contains(_ id: Int) -> Bool { index.contains(id) }
 
     /// The keys of `id`.
-    func keys(of id: Int) -> [String]? { index[id].map { entries[$0].keys } }
+    func keys(of id: Int) -> [String]? { index.value(id).map { RegistryTable.split(entries[$0].keys) } }
+
+    /// Whether `id` is registered with exactly `keys`, in this order; compared
+    /// in place, since nearly every entity of a run has the keys it had. Keys
+    /// never hold the separator (see `Registry.keySeparator`).
+    func keys(of id: Int, are keys: [String]) -> Bool {
+        guard let i = index.value(id), !keys.isEmpty else { return false }
+        var joined = entries[i].keys.utf8[...]
+        for (n, k) in keys.enumerated() {
+            if n > 0 {
+                guard joined.first == Registry.keySeparatorByte else { return false }
+                joined = joined.dropFirst()
+            }
+            guard joined.starts(with: k.utf8) else { return false }
+            joined = joined.dropFirst(k.utf8.count)
+        }
+        return joined.isEmpty
+    }
 
     /// The last published row of `id`, made from its record in `file`.
     func row(of id: Int, in file: SourceTable?) -> Row? {
-        guard let i = index[id], let file else { return nil }
+        guard let i = index.value(id), let file else { return nil }
         return Row(registry: file, record: entries[i].record, RegistryColumns(file))
     }
 
     func dictionary(_ file: SourceTable?) -> [Int: (keys: [String], row: Row)] {
         var out: [Int: (keys: [String], row: Row)] = [:]
-        for e in entries { out[e.id] = (e.keys, row(of: e.id, in: file)!) }
+        for e in entries { out[e.id] = (RegistryTable.split(e.keys), row(of: e.id, in: file)!) }
         return out
+    }
+
+    private static func split(_ joined: String) -> [String] {
+        joined.split(separator: Registry.keySeparator).map(String.init)
     }
 }
 
 /// One kind's registered keys: each key's ID (the smallest ID that holds it)
 /// and the highest ID ever registered. Made from the registry alone, so a run
-/// makes it on the other core while it reads its sources.
+/// makes it on the other core while it reads its sources; or, for a registry too
+/// large to read beside them, only if an entity without a fixed ID asks (a native
+/// master gives every entity its ID, and a million keys take a third of a second).
 struct RegisteredKeys: Sendable {
-    var keyToID: [String: Int] = [:]
-    var maxID = 0
+    let maxID: Int
+    private let made: [String: Int]?
+    private let make: @Sendable () -> [String: Int]
 
-    /// Reads the registry's keys in place (no copy of its key lists), in one
-    /// pass and one hash per key: a key two IDs held goes to the smaller.
-    init<Row: RegistryRow>(_ registered: RegistryTable<Row>) {
+    init<Row: RegistryRow>(_ registered: RegistryTable<Row>, now: Bool = true) {
+        var maxID = registered.isEmpty ? 0 : Int.min
+        for id in registered.ids { maxID = max(maxID, id) }
+        self.maxID = maxID
+        make = { RegisteredKeys.keyToID(registered) }
+        made = now ? make() : nil
+    }
+
+    /// Each key's ID.
+    func keyToID() -> [String: Int] { made ?? make() }
+
+    /// Reads the registry's keys in place, in one pass and one hash per key: a
+    /// key two IDs held goes to the smaller.
+    private static func keyToID<Row: RegistryRow>(_ registered: RegistryTable<Row>) -> [String: Int] {
+        var keyToID: [String: Int] = [:]
         keyToID.reserveCapacity(registered.count)
-        maxID = registered.isEmpty ? 0 : Int.min
-        registered.forEachEntry { id, keys in
-            maxID = max(maxID, id)
-            for k in keys {
-                if let earlier = keyToID.updateValue(id, forKey: k), earlier < id { keyToID[k] = earlier }
-            }
+        registered.forEachKey { id, k in
+            if let earlier = keyToID.updateValue(id, forKey: k), earlier < id { keyToID[k] = earlier }
         }
+        return keyToID
     }
 
     /// All three kinds of `registry`.
-    static func all(_ registry: Registry) -> (operators: RegisteredKeys, lines: RegisteredKeys, stations: RegisteredKeys) {
-        (RegisteredKeys(registry._operators), RegisteredKeys(registry._lines), RegisteredKeys(registry._stations))
+    static func all(_ registry: Registry, now: Bool = true) -> (operators: RegisteredKeys, lines: RegisteredKeys, stations: RegisteredKeys) {
+        (RegisteredKeys(registry._operators, now: now), RegisteredKeys(registry._lines, now: now), RegisteredKeys(registry._stations, now: now))
     }
 }
 
@@ -195,11 +233,11 @@ struct RegisteredKeys: Sendable {
 /// else the smallest registered ID among its keys not taken by another
 /// entity this run, else a new ID above everything ever registered.
 struct IDAssigner {
-    var keyToID: [String: Int]
+    let registered: RegisteredKeys
     var maxID: Int
 
     init(registered: RegisteredKeys, fixedIDs: [Int]) {
-        keyToID = registered.keyToID
+        self.registered = registered
         maxID = max(registered.maxID, fixedIDs.max() ?? 0)
     }
 
@@ -218,6 +256,8 @@ struct IDAssigner {
         }
         // The rest in key order, so file order never decides who keeps an ID.
         let order = entities.indices.filter { result[$0] == 0 }.sorted { (entities[$0].keys.min() ?? "") < (entities[$1].keys.min() ?? "") }
+        guard !order.isEmpty else { return result }
+        let keyToID = registered.keyToID()
         for i in order {
             let candidates = entities[i].keys.compactMap { keyToID[$0] }.filter { !taken.contains($0) }
             if let id = candidates.min() {
@@ -278,15 +318,15 @@ extension Registry.Kind {
 
 private extension SourceTable {
     /// The keys of a registry row: the field split at `|`, empty pieces dropped.
-    func registryKeys(_ record: Int, _ column: SourceColumn) -> [String] {
+    /// The keys field with no empty key in it, as `RegistryTable` keeps it:
+    /// nearly always the field as it is.
+    func registryKeys(_ record: Int, _ column: SourceColumn) -> String {
         withTrimmed(record, column) { b in
-            var keys: [String] = []
-            var start = 0
-            for j in 0...b.count where j == b.count || b[j] == 0x7C {
-                if j > start { keys.append(String(decoding: UnsafeBufferPointer(rebasing: b[start..<j]), as: UTF8.self)) }
-                start = j + 1
-            }
-            return keys
+            let bar = Registry.keySeparatorByte
+            var hasEmptyKey = b.first == bar || b.last == bar
+            for j in b.indices.dropFirst() where b[j] == bar && b[j - 1] == bar { hasEmptyKey = true; break }
+            guard hasEmptyKey else { return String(decoding: b, as: UTF8.self) }
+            return b.split(separator: bar).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "|")
         }
     }
 

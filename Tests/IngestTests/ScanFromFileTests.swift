@@ -58,9 +58,29 @@ final class ScanFromFileTests: XCTestCase {
         XCTAssertTrue(written.hasPrefix(CSVWriter.line(Registry.columns)))
 
         var table = RegistryTable<Operator>()
-        XCTAssertTrue(table.add(id: 4, keys: ["o:4"], record: 0))
-        XCTAssertFalse(table.add(id: 4, keys: ["o:44"], record: 1), "an ID is added once")
+        XCTAssertTrue(table.add(id: 4, keys: "o:4", record: 0))
+        XCTAssertFalse(table.add(id: 4, keys: "o:44", record: 1), "an ID is added once")
         XCTAssertEqual(table.keys(of: 4), ["o:4"])
         XCTAssertEqual(table.count, 1)
+        // Keys are kept joined and compared in place.
+        XCTAssertTrue(table.add(id: 5, keys: "o:5|x:1", record: 2))
+        XCTAssertEqual(table.keys(of: 5), ["o:5", "x:1"])
+        XCTAssertTrue(table.keys(of: 5, are: ["o:5", "x:1"]))
+        for other in [["o:5"], ["x:1", "o:5"], ["o:5", "x:1", "y"], ["o:5", "x:"], []] {
+            XCTAssertFalse(table.keys(of: 5, are: other), "\(other)")
+        }
+        XCTAssertFalse(table.keys(of: 99, are: ["o:5"]))
+        var seen: [String] = []
+        table.forEachKey { id, key in seen.append("\(id) \(key)") }
+        XCTAssertEqual(seen, ["4 o:4", "5 o:5", "5 x:1"])
+    }
+
+    /// Empty keys in a hand-edited keys field are dropped, as they always were.
+    func testRegistryKeysFieldWithEmptyKeys() throws {
+        let text = CSVWriter.line(Registry.columns) + "operator,6,|o:6||x:2|,C,,1,1,,,,,,\noperator,7,o:7,D,,1,1,,,,,,\n"
+        let r = try Registry.parse(Array(text.utf8))
+        XCTAssertEqual(r.operators[6]?.keys, ["o:6", "x:2"])
+        XCTAssertEqual(r.operators[7]?.keys, ["o:7"])
+        XCTAssertTrue(r._operators.keys(of: 6, are: ["o:6", "x:2"]))
     }
 }
