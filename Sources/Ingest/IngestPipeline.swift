@@ -356,12 +356,12 @@ public enum IngestPipeline {
                 problems.add(here, "station \(s.id) \(s.name): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
             }
         }
-        var pairs = IDTable(capacity: network.stationLines.count)
+        var pairs = StationLinePairs(stations: network.stations.count)
         for x in network.stationLines {
             if !lines.contains(x.lineID) || !stations.contains(x.stationID) {
                 problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names a missing line or station")
             }
-            if pairs.insertIfAbsent(x.lineID, x.stationID, value: 0) != nil {
+            if pairs.insertIfAbsent(line: x.lineID, station: x.stationID, value: 0) != nil {
                 problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) appears twice; expected each station once per line")
             }
         }

@@ -158,7 +158,7 @@ public enum NativeCSVReader {
             let t = stationLinesTable
             let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
             // (l_id, s_id) is unique in the bundle (stations_lines_unique_index).
-            var pairs = IDTable(capacity: t.count)
+            var pairs = StationLinePairs(stations: stationsTable.count)
             stationLineOrder.reserveCapacity(t.count)
             for r in t.records {
                 var lineID = t.int(r, cLine, &problems)
@@ -173,7 +173,7 @@ public enum NativeCSVReader {
                 }
                 let sort = t.int(r, cSort, &problems)
                 guard let lineID, let stationID else { continue }
-                if let earlier = pairs.insertIfAbsent(lineID, stationID, value: t.line(r)) {
+                if let earlier = pairs.insertIfAbsent(line: lineID, station: stationID, value: t.line(r)) {
                     problems.add(t.location(r, field: "l_id, s_id"),
                                  "expected each station once per line, found l_id \(lineID), s_id \(stationID) again (first on line \(earlier))")
                     continue

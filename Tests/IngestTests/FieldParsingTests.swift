@@ -140,5 +140,20 @@ final class FieldParsingTests: XCTestCase {
         }
     }
 
+    /// Each station's first line is kept apart from its further ones; a pair
+    /// given again must be found whichever of the two holds it.
+    func testStationLinePairs() {
+        var pairs = StationLinePairs(stations: 100)
+        var reference: [Pair: Int] = [:]
+        var random = Seeded(state: 11)
+        for k in 0..<3000 {
+            let line = Int(random.next() % 6), station = Int(random.next() % 400) - (k % 7 == 0 ? 1_000_000 : 0)
+            let earlier = pairs.insertIfAbsent(line: line, station: station, value: k)
+            XCTAssertEqual(earlier, reference[Pair(a: line, b: station)], "(\(line), \(station))")
+            if earlier == nil { reference[Pair(a: line, b: station)] = k }
+        }
+        XCTAssertGreaterThan(reference.count, 1000)
+    }
+
     struct Pair: Hashable { var a: Int; var b: Int }
 }
