@@ -39,10 +39,12 @@ extension BundleDifference {
     /// threads cost more in opening, attaching and schema parsing than they saved.
     static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String) throws -> BundleDifference {
         let oldColumns = try columnFacts(db, "old_bundle"), newColumns = try columnFacts(db, "new_bundle")
+        let schema = SchemaFacts(oldColumns: oldColumns, newColumns: newColumns,
+                                 oldUnique: try uniqueIndexes(db, "old_bundle"), newUnique: try uniqueIndexes(db, "new_bundle"),
+                                 counts: try rowCounts(db, oldColumns, newColumns))
         let enabled = try db.tally(named: enabledTallyFunction)
         let tables = try TableShape.all.map { shape in
-            try tableDifference(shape, in: db, oldPath: oldPath, newPath: newPath, oldColumns: oldColumns, newColumns: newColumns,
-                                enabledTally: enabled)
+            try tableDifference(shape, in: db, oldPath: oldPath, newPath: newPath, schema: schema, enabledTally: enabled)
         }
         let oldVersion = try db.scalarInt("PRAGMA old_bundle.user_version") ?? 0
         let newVersion = try db.scalarInt("PRAGMA new_bundle.user_version") ?? 0
@@ -52,6 +54,45 @@ extension BundleDifference {
 
     /// One column of a table as pragma_table_info gives it.
     struct ColumnFact { var name: String; var type: String; var notNull: Bool; var primaryKey: Int; var tableCollates: Bool; var withoutRowid: Bool }
+
+    /// What the comparing needs to know of both files, each found in one statement
+    /// for all tables: a statement prepared is some 40,000 instructions, and a diff
+    /// of national bundles prepared some sixty.
+    struct SchemaFacts {
+        var oldColumns, newColumns: [String: [ColumnFact]]
+        /// Each table's unique indexes, as the set of their columns.
+        var oldUnique, newUnique: [String: [Set<String>]]
+        /// Rows per "schema.table", for the tables of TableShape.all that exist.
+        var counts: [String: Int]
+    }
+
+    /// Every table's unique indexes (the INTEGER PRIMARY KEY is not one).
+    private static func uniqueIndexes(_ db: SQLiteDatabase, _ schema: String) throws -> [String: [Set<String>]] {
+        var columns: [String: [String: Set<String>]] = [:]
+        for row in try db.query("""
+            SELECT m.name, i.name, c.name
+            FROM \(schema).sqlite_master AS m JOIN pragma_index_list(m.name, ?1) AS i JOIN pragma_index_info(i.name, ?1) AS c
+            WHERE m.type = 'table' AND i."unique" = 1
+            """, [.text(schema)]) {
+            guard let table = row[0].textValue, let index = row[1].textValue, let column = row[2].textValue else { continue }
+            columns[table, default: [:]][index, default: []].insert(column)
+        }
+        return columns.mapValues { Array($0.values) }
+    }
+
+    /// The row count of each table of TableShape.all that exists, on both sides.
+    private static func rowCounts(_ db: SQLiteDatabase, _ oldColumns: [String: [ColumnFact]], _ newColumns: [String: [ColumnFact]]) throws -> [String: Int] {
+        let tables = TableShape.all.flatMap { shape in
+            [("old_bundle", oldColumns), ("new_bundle", newColumns)].compactMap { schema, facts in
+                facts[shape.name] == nil ? nil : "\(schema).\(shape.name)"
+            }
+        }
+        guard !tables.isEmpty else { return [:] }
+        let row = try db.query("SELECT " + tables.map { "(SELECT count(*) FROM \($0))" }.joined(separator: ", "))[0]
+        var counts: [String: Int] = [:]
+        for (table, count) in zip(tables, row) { counts[table] = count.intValue ?? 0 }
+        return counts
+    }
 
     /// Every table's columns in one query (instead of a few pragma queries per table).
     private static func columnFacts(_ db: SQLiteDatabase, _ schema: String) throws -> [String: [ColumnFact]] {
@@ -89,13 +130,14 @@ extension BundleDifference {
 
     /// With `enabledTally`, OLD's stations with enabled = 1 are counted on the way
     /// (the summary's disabled share needs them; a scan of its own was ~5 M instructions).
-    private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool,
+    private static func join(_ shape: TableShape, in db: SQLiteDatabase, sameRowidFirst: Bool, counts: [String: Int],
                              enabledTally: RowTally?) throws -> (oldOnly: [[SQLValue]], newOnly: [[SQLValue]], oldCount: Int, newCount: Int) {
         let width = shape.columns.count
         let oldColumns = shape.columns.map { "o.\($0)" }.joined(separator: ", ")
         let newColumns = shape.columns.map { "n.\($0)" }.joined(separator: ", ")
         let matches = shape.key.map { "n.\($0) = o.\($0)" }.joined(separator: " AND ")
-        let differs = shape.columns.map { "o.\($0) IS NOT n.\($0)" }.joined(separator: " OR ")
+        // The key's columns are equal in every joined pair (`=` on them), so only the rest are compared.
+        let differs = shape.columns.filter { !shape.key.contains($0) }.map { "o.\($0) IS NOT n.\($0)" }.joined(separator: " OR ")
         // The OLD rows not equal to NEW's row of the same rowid, as a plain LEFT JOIN
         // on rowid: a correlated NOT EXISTS per row took twice as long.
         let candidates = shape.columns.map { "c.\($0)" }.joined(separator: ", ")
@@ -113,7 +155,7 @@ extension BundleDifference {
             \(withOldSide)
             SELECT \(oldColumns), n.\(shape.key[0]) IS NOT NULL, \(newColumns)
             FROM \(oldSide) AS o LEFT JOIN new_bundle.\(shape.name) AS n ON \(matches)
-            WHERE \(tally)(n.\(shape.key[0]) IS NULL OR \(differs))
+            WHERE \(tally)(n.\(shape.key[0]) IS NULL\(differs.isEmpty ? "" : " OR " + differs))
             """)
         if !tally.isEmpty { enabledTally?.counting = true }
         var oldOnly: [[SQLValue]] = [], newOnly: [[SQLValue]] = []
@@ -127,8 +169,7 @@ extension BundleDifference {
                 removed += 1
             }
         }
-        let oldCount = try db.scalarInt("SELECT count(*) FROM old_bundle.\(shape.name)") ?? 0
-        let newCount = try db.scalarInt("SELECT count(*) FROM new_bundle.\(shape.name)") ?? 0
+        let oldCount = counts["old_bundle.\(shape.name)"] ?? 0, newCount = counts["new_bundle.\(shape.name)"] ?? 0
         if newCount > oldCount - removed {
             let keyMatch = shape.key.map { "o.\($0) = n.\($0)" }.joined(separator: " AND ")
             let added = try db.prepare("""
@@ -183,9 +224,8 @@ extension BundleDifference {
     }
 
     private static func tableDifference(_ shape: TableShape, in db: SQLiteDatabase, oldPath: String, newPath: String,
-                                        oldColumns: [String: [ColumnFact]], newColumns: [String: [ColumnFact]],
-                                        enabledTally: RowTally) throws -> TableDiff {
-        func facts(_ schema: String) -> [ColumnFact]? { (schema == "old_bundle" ? oldColumns : newColumns)[shape.name] }
+                                        schema known: SchemaFacts, enabledTally: RowTally) throws -> TableDiff {
+        func facts(_ schema: String) -> [ColumnFact]? { (schema == "old_bundle" ? known.oldColumns : known.newColumns)[shape.name] }
         func present(_ schema: String, _ shape: TableShape) throws -> Bool {
             guard let columns = facts(schema) else {
                 if shape == TableShape.renumbered { return false }
@@ -216,11 +256,8 @@ extension BundleDifference {
             }
             let notNull = Set(info.filter(\.notNull).map(\.name))
             guard shape.key.allSatisfy(notNull.contains) else { return false }
-            for index in try db.query("SELECT name FROM pragma_index_list(?, ?) WHERE \"unique\" = 1", [.text(shape.name), .text(schema)]) {
-                let columns = try db.query("SELECT name FROM pragma_index_info(?, ?)", [index[0], .text(schema)]).compactMap { $0[0].textValue }
-                if Set(columns) == Set(shape.key) { return true }
-            }
-            return false
+            let unique = (schema == "old_bundle" ? known.oldUnique : known.newUnique)[shape.name] ?? []
+            return unique.contains(Set(shape.key))
         }
         /// SQL's IS between two columns agrees with sameValue when both columns have one
         /// declared type (no affinity conversion between them) and no collation.
@@ -244,7 +281,7 @@ extension BundleDifference {
             let integerKey = shape.key.count == 1 && pk.count == 1 && pk[0].name == shape.key[0] && pk[0].type.uppercased() == "INTEGER"
             return !integerKey
         }
-        func count(_ schema: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM \(schema).\(shape.name)") ?? 0 }
+        func count(_ schema: String) -> Int { known.counts["\(schema).\(shape.name)"] ?? 0 }
         func rows(_ sql: String) throws -> [[SQLValue]] {
             let st = try db.prepare(sql)
             var out: [[SQLValue]] = []
@@ -256,7 +293,8 @@ extension BundleDifference {
         switch (inOld, inNew) {
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle") && comparableInSQL():
             let countsEnabled = shape.name == "stations" && (facts("old_bundle") ?? []).contains { $0.name == "enabled" }
-            let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst(), enabledTally: countsEnabled ? enabledTally : nil)
+            let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst(), counts: known.counts,
+                                  enabledTally: countsEnabled ? enabledTally : nil)
             (oldOnly, newOnly) = (joined.oldOnly, joined.newOnly)
             counted = (joined.oldCount, joined.newCount)
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle"):
@@ -276,8 +314,8 @@ extension BundleDifference {
         // Rows on both sides of the EXCEPTs with one key are changes; the rest were added or removed.
         var diff = diff(shape: shape, old: TableRows(shape: shape, present: inOld, rows: oldOnly),
                         new: TableRows(shape: shape, present: inNew, rows: newOnly))
-        diff.oldCount = try counted?.old ?? (inOld ? count("old_bundle") : 0)
-        diff.newCount = try counted?.new ?? (inNew ? count("new_bundle") : 0)
+        diff.oldCount = counted?.old ?? (inOld ? count("old_bundle") : 0)
+        diff.newCount = counted?.new ?? (inNew ? count("new_bundle") : 0)
         return diff
     }
 }

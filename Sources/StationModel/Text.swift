@@ -7,6 +7,7 @@ extension String {
     /// `value` with `decimals` digits after the point, as printf's "%.Nf" (or
     /// "%+.Nf" when `alwaysSigned`) prints it: C's own rounding, "-0.000" included.
     public init(fixed value: Double, decimals: Int, alwaysSigned: Bool = false) {
+        if let exact = String.exactFixed(value, decimals: decimals, alwaysSigned: alwaysSigned) { self = exact; return }
         let format = alwaysSigned ? "%+.*f" : "%.*f"
         var buffer = [CChar](repeating: 0, count: 64)
         let needed = withVaList([Int32(decimals), value]) { vsnprintf(&buffer, buffer.count, format, $0) }
@@ -15,6 +16,42 @@ extension String {
             _ = withVaList([Int32(decimals), value]) { vsnprintf(&buffer, buffer.count, format, $0) }
         }
         self = String(cString: buffer)
+    }
+
+    /// printf's "%.Nf" worked out in integers, for the values a report prints
+    /// (finite, below 2^53, at most 9 decimals); nil for the rest. printf rounds the
+    /// double's exact binary value half to even, and so does this: `value` is
+    /// m * 2^e exactly, so value * 10^N is m * 10^N / 2^-e, whose quotient and
+    /// remainder say which way to round. Going through vsnprintf cast each argument
+    /// to find how to pass it, ~14,000 instructions a number.
+    static func exactFixed(_ value: Double, decimals: Int, alwaysSigned: Bool) -> String? {
+        guard value.isFinite, abs(value) < 0x1p53, (0...9).contains(decimals) else { return nil }
+        let magnitude = abs(value)
+        var scale: UInt128 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        var units: UInt128
+        if magnitude == 0 {
+            units = 0
+        } else {
+            let e = Int(magnitude.exponent) - 52
+            let m = UInt128(magnitude.significandBitPattern | (magnitude.isNormal ? 1 << 52 : 0))
+            if e >= 0 {
+                units = (m << e) * scale
+            } else if -e >= 120 {
+                units = 0   // below 2^-67 * 10^9: far under half a unit
+            } else {
+                let shift = -e
+                let scaled = m * scale
+                units = scaled >> shift
+                let rest = scaled & ((1 << shift) - 1), half: UInt128 = 1 << (shift - 1)
+                if rest > half || (rest == half && units & 1 == 1) { units += 1 }
+            }
+        }
+        var digits = String(units)
+        if digits.count <= decimals { digits = String(repeating: "0", count: decimals - digits.count + 1) + digits }
+        if decimals > 0 { digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -decimals)) }
+        let sign = value.sign == .minus ? "-" : alwaysSigned ? "+" : ""
+        return sign + digits
     }
 
     /// Every `target` (an ASCII character) replaced by `replacement`, matched as

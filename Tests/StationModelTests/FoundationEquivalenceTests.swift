@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import StationModel
+@testable import StationModel
 
 /// The helpers that replaced Foundation in the pipeline must give what
 /// Foundation gave (paths, numbers, trimming, escaping, reading JSON back):
@@ -35,6 +35,30 @@ final class FoundationEquivalenceTests: XCTestCase {
                 XCTAssertEqual(String(fixed: v, decimals: d, alwaysSigned: true), String(format: "%+.\(d)f", v))
             }
         }
+    }
+
+    /// The integer path must print what printf prints, ties and all: random
+    /// doubles of every size it takes, values a hair either side of a tie, and ties.
+    func testExactFixedMatchesPrintf() {
+        var random = SystemRandomNumberGenerator()
+        var values: [Double] = [0.05, 0.15, 0.25, 0.35, 2.675, 1.005, 0.125, 0.375, 1e-7, 4.5e15, 0x1p53 - 1, 9_007_199_254_740_991, -0.04]
+        for _ in 0..<20_000 {
+            let bits = UInt64.random(in: 0...UInt64.max, using: &random)
+            let v = Double(bitPattern: bits)
+            if v.isFinite, abs(v) < 0x1p53 { values.append(v) }
+            let small = Double(Int.random(in: -2_000_000...2_000_000, using: &random)) / Double([1, 2, 4, 8, 10, 16, 100, 1000, 1024].randomElement(using: &random)!)
+            values.append(small)
+            values.append(small.nextUp)
+            values.append(small.nextDown)
+        }
+        for v in values {
+            for d in [0, 1, 2, 3, 6, 9] {
+                XCTAssertEqual(String.exactFixed(v, decimals: d, alwaysSigned: false), String(format: "%.\(d)f", v), "\(v) \(d)")
+                XCTAssertEqual(String.exactFixed(v, decimals: d, alwaysSigned: true), String(format: "%+.\(d)f", v), "\(v) \(d)")
+            }
+        }
+        XCTAssertNil(String.exactFixed(.nan, decimals: 1, alwaysSigned: false))
+        XCTAssertNil(String.exactFixed(1e300, decimals: 1, alwaysSigned: false))
     }
 
     func testTrimmingAsCharacterSets() {
