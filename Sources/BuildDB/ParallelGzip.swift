@@ -119,15 +119,13 @@ extension ParallelGzip {
                                level: Int32 = Gzip.level) throws -> EarlySegment? {
         guard !range.isEmpty else { return nil }
         let offset = min(range.lowerBound, max(primedAfter, range.lowerBound - window))
-        guard let bytes = ReadOnlyFile(path: path)?.read(upTo: range.upperBound - offset, at: offset),
-              bytes.count == range.upperBound - offset else {
-            throw EnvironmentError("cannot read \(path) (bytes \(offset)..<\(range.upperBound))")
-        }
-        let segment = try bytes.withUnsafeBufferPointer { all in
+        // Mapped, not read: the pages were just written and are in the page cache.
+        let segment = try MappedFile.withBytes(path: path, range: offset..<range.upperBound) { all in
             let split = range.lowerBound - offset
             return try self.segment(UnsafeBufferPointer(rebasing: all[split...]),
                                     dictionary: UnsafeBufferPointer(rebasing: all[..<split]), final: false, level: level)
         }
+        guard let segment else { throw EnvironmentError("cannot read \(path) (bytes \(offset)..<\(range.upperBound))") }
         return (range, segment)
     }
 

@@ -18,13 +18,15 @@ extension SQLiteDatabase {
     }
 
     /// Stations with their weights (the stations table's last column).
-    public func insert(_ stations: [Station], weight: (Station) -> Int) throws {
+    /// `weights[i]` is the weight of `stations[i]`.
+    public func insert(_ stations: [Station], weights: [Int]) throws {
+        precondition(weights.count == stations.count, "one weight per station")
         let columns = ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled", "weight"]
         try insertRows(into: "stations", columns: columns, count: stations.count) { i, row in
             let s = stations[i]
             try row.bind(s.id, at: 1); try row.bind(s.name, at: 2); try row.bind(s.yomi, at: 3); try row.bind(s.wiki, at: 4)
             try row.bind(s.pref, at: 5); try row.bind(s.address, at: 6); try row.bind(s.lat, at: 7); try row.bind(s.lng, at: 8)
-            try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10); try row.bind(weight(s), at: 11)
+            try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10); try row.bind(weights[i], at: 11)
         }
     }
 

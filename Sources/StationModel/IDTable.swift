@@ -5,7 +5,7 @@
 // with open addressing does the same work several times faster. Nothing
 // iterates it, so its order never reaches any output.
 
-struct IDTable {
+public struct IDTable: Sendable {
     /// Key and value side by side: at 100 times national a lookup is a cache
     /// miss, and one slot in one place is one miss where four parallel arrays
     /// were four. `stored` is the value + 1, and 0 in a free slot (24 bytes a slot).
@@ -23,9 +23,9 @@ struct IDTable {
     private var mask = 0
     /// The capacity asked for, which bounds how far `direct` may grow.
     private let expected: Int
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    init(capacity: Int = 16) {
+    public init(capacity: Int = 16) {
         expected = max(capacity, 16)
         direct = [UInt32](repeating: 0, count: 2 * expected)
     }
@@ -39,7 +39,7 @@ struct IDTable {
     }
 
     /// The value stored for (a, b), if any.
-    func value(_ a: Int, _ b: Int = 0) -> Int? {
+    public func value(_ a: Int, _ b: Int = 0) -> Int? {
         if isDirect {
             guard b == 0, a >= 0, a < direct.count else { return nil }
             let stored = direct.withUnsafeBufferPointer { $0[a] }
@@ -55,10 +55,10 @@ struct IDTable {
         }
     }
 
-    func contains(_ a: Int, _ b: Int = 0) -> Bool { value(a, b) != nil }
+    public func contains(_ a: Int, _ b: Int = 0) -> Bool { value(a, b) != nil }
 
     /// Stores `value` for (a, b) unless a value is there already; returns the earlier value, if any.
-    mutating func insertIfAbsent(_ a: Int, _ b: Int = 0, value: Int) -> Int? {
+    public mutating func insertIfAbsent(_ a: Int, _ b: Int = 0, value: Int) -> Int? {
         if isDirect {
             if b == 0, a >= 0, value >= 0, value < Int(UInt32.max) - 1, fitsDirect(a) {
                 let earlier: Int? = direct.withUnsafeMutableBufferPointer { d in
@@ -119,7 +119,7 @@ struct IDTable {
 
 extension IDTable {
     /// The set of `ids` (each mapped to its first position).
-    init(set ids: [Int]) {
+    public init(set ids: [Int]) {
         self.init(capacity: ids.count)
         for (i, id) in ids.enumerated() { _ = insertIfAbsent(id, value: i) }
     }
@@ -129,18 +129,18 @@ extension IDTable {
 /// line, so each station's first pair is kept by station ID (IDTable's direct
 /// array, for IDs that count up) and only its further pairs go to a pair table:
 /// at 100 times national a pair table of every row was 96 MB of fresh pages.
-struct StationLinePairs {
+public struct StationLinePairs: Sendable {
     private var firstOfStation: IDTable
     private var first: [(line: Int, value: Int)] = []
     private var more = IDTable()
 
-    init(stations: Int) {
+    public init(stations: Int) {
         firstOfStation = IDTable(capacity: stations)
         first.reserveCapacity(stations)
     }
 
     /// Records (line, station) with `value` unless the pair is there already; returns the earlier value, if any.
-    mutating func insertIfAbsent(line: Int, station: Int, value: Int) -> Int? {
+    public mutating func insertIfAbsent(line: Int, station: Int, value: Int) -> Int? {
         if let i = firstOfStation.value(station) {
             if first[i].line == line { return first[i].value }
             return more.insertIfAbsent(line, station, value: value)
