@@ -71,8 +71,8 @@ public struct IngestOptions: Sendable {
     public var fixesPath: String
     public var problemLimit: Int
     /// The largest registry read beside the sources (see `IngestPipeline.run`);
-    /// national is about 1 MB. Above this, memory, not time, is the limit: read one
-    /// after the other, the sources and the registry are never at their largest at once.
+    /// national is about 1 MB. Above this, memory, not time, is the limit: read after
+    /// the merge, the sources and the registry are never at their largest at once.
     var registryReadBesideSourcesUpTo = 32 << 20
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
@@ -108,8 +108,9 @@ public enum IngestPipeline {
         // of national size (about 1 MB) is read on the other core while the sources
         // are read and merged, together about a third of the stage; a problem in the
         // sources is still reported before one in the registry. A large registry is
-        // read after the merge instead: read beside the sources, both are at their
-        // largest at once, which at 100 times national passed 1 GiB.
+        // read after the merge instead, on the other core while the IDs and the network
+        // are made: read beside the sources, both are at their largest at once, which
+        // at 100 times national passed 1 GiB.
         // The digests take a buffer of memory, so they are made beside the sources at any size.
         let digests = Background { () throws -> [String: String] in
             var meta: [String: String] = [:]
@@ -162,10 +163,12 @@ public enum IngestPipeline {
         try problems.check()
         merger.dropLookups()
         phase("fixes read")
-        let (registry, keys) = try early?.value() ?? loadRegistry(false)
+        // A large registry is read now, on the other core, while IDs are assigned:
+        // a native master's fixed IDs need no registry, and the merge's memory is freed.
+        let registry = early ?? Background { try loadRegistry(false) }
+        defer { _ = try? registry.value() }
         let meta = try digests.value()
-        phase("registry ready")
-        return try assemble(merger: merger, labels: labels, registry: registry, registeredKeys: keys, fixes: fixes, meta: meta,
+        return try assemble(merger: merger, labels: labels, registry: { try registry.value() }, fixes: fixes, meta: meta,
                             problemLimit: options.problemLimit)
     }
 
@@ -175,12 +178,22 @@ public enum IngestPipeline {
                                 problemLimit: Int = 100) throws -> IngestOutcome {
         let merger = NetworkMerger()
         for (i, var s) in sources.enumerated() { s.sortByKey(); merger.add(s, last: i == sources.count - 1) }
-        return try assemble(merger: merger, labels: sources.map(\.label), registry: registry, registeredKeys: RegisteredKeys.all(registry),
+        return try assemble(merger: merger, labels: sources.map(\.label), registry: { (registry, RegisteredKeys.all(registry)) },
                             fixes: fixes, meta: meta, problemLimit: problemLimit)
     }
 
-    static func assemble(merger: NetworkMerger, labels: [String], registry: Registry, registeredKeys: RegisteredKeysByKind,
+    /// `loadRegistry` is called once, when first needed: after the IDs when every
+    /// entity has a fixed ID (or with the first that has none).
+    static func assemble(merger: NetworkMerger, labels: [String], registry loadRegistry: () throws -> (Registry, RegisteredKeysByKind),
                          fixes: [DataFix], meta: [String: String], problemLimit: Int) throws -> IngestOutcome {
+        var loaded: (registry: Registry, keys: RegisteredKeysByKind)?
+        func registered() throws -> (registry: Registry, keys: RegisteredKeysByKind) {
+            if let loaded { return loaded }
+            let made = try loadRegistry()
+            phase("registry ready")
+            loaded = made
+            return made
+        }
         var problems = DiagnosticCollector(limit: problemLimit)
         var report = IngestReport()
         report.sources = labels
@@ -190,14 +203,11 @@ public enum IngestPipeline {
         var mergedStations = merger.takeStations()
         let stationKeys = mergedStations.map(\.keys)
 
-        let operatorIDs = IDAssigner.assign(registered: registeredKeys.operators, merger.operators.map { ($0.keys, $0.fixedID) })
-        let lineIDs = IDAssigner.assign(registered: registeredKeys.lines, merger.lines.map { ($0.keys, $0.fixedID) })
-        let stationIDs = IDAssigner.assign(registered: registeredKeys.stations, mergedStations.map { ($0.keys, $0.fixedID) })
-        report.newIDs[.operator_] = operatorIDs.count { !registry._operators.contains($0) }
-        report.newIDs[.line] = lineIDs.count { !registry._lines.contains($0) }
-        report.newIDs[.station] = stationIDs.count { !registry._stations.contains($0) }
-
+        let operatorIDs = try IDAssigner.assign(registered: { try registered().keys.operators }, merger.operators.map { ($0.keys, $0.fixedID) })
+        let lineIDs = try IDAssigner.assign(registered: { try registered().keys.lines }, merger.lines.map { ($0.keys, $0.fixedID) })
+        let stationIDs = try IDAssigner.assign(registered: { try registered().keys.stations }, mergedStations.map { ($0.keys, $0.fixedID) })
         phase("IDs assigned")
+
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {
             network.operators.append(Operator(id: operatorIDs[i], name: o.name, type: o.type ?? OperatorType.thirdSectorOrOther.rawValue, enabled: o.enabled ?? true))
@@ -206,7 +216,7 @@ public enum IngestPipeline {
             network.lines.append(Line(id: lineIDs[i], name: l.name, operatorID: operatorIDs[l.operatorIndex], enabled: l.enabled ?? true, type: l.type))
         }
         let prefs = fillPrefectures(mergedStations)
-        network.stations.reserveCapacity(mergedStations.count + max(0, registry._stations.count - stationIDs.count))
+        network.stations.reserveCapacity(mergedStations.count)
         for (i, s) in mergedStations.enumerated() {
             guard let pref = prefs[i] else {
                 problems.add(s.origin, "no prefecture: the source has none and no other source has a station within reach; add one with a fix (set,stations,...,pref,N)")
@@ -223,6 +233,11 @@ public enum IngestPipeline {
         }
 
         phase("network built")
+        // The registry is first needed here (unless an entity had no fixed ID).
+        let registry = try registered().registry
+        report.newIDs[.operator_] = operatorIDs.count { !registry._operators.contains($0) }
+        report.newIDs[.line] = lineIDs.count { !registry._lines.contains($0) }
+        report.newIDs[.station] = stationIDs.count { !registry._stations.contains($0) }
         let liveOperators = IDTable(set: operatorIDs), liveLines = IDTable(set: lineIDs), liveStations = IDTable(set: stationIDs)
         func vanished<Row: RegistryRow>(_ table: RegistryTable<Row>, live: IDTable) -> [Row] {
             table.ids.filter { !live.contains($0) }.sorted().map { table.row(of: $0, in: registry.file)! }
@@ -231,6 +246,7 @@ public enum IngestPipeline {
         let goneStations = vanished(registry._stations, live: liveStations)
         for var o in goneOperators { o.enabled = false; network.operators.append(o) }
         for var l in goneLines { l.enabled = false; network.lines.append(l) }
+        network.stations.reserveCapacity(network.stations.count + goneStations.count)
         for var s in goneStations { s.enabled = false; network.stations.append(s) }
         report.vanished[.operator_] = goneOperators.count
         report.vanished[.line] = goneLines.count

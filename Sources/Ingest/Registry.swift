@@ -232,32 +232,24 @@ struct RegisteredKeys: Sendable {
 /// Gives each merged entity its ID: a fixed ID from the native master first,
 /// else the smallest registered ID among its keys not taken by another
 /// entity this run, else a new ID above everything ever registered.
-struct IDAssigner {
-    let registered: RegisteredKeys
-    var maxID: Int
-
-    init(registered: RegisteredKeys, fixedIDs: [Int]) {
-        self.registered = registered
-        maxID = max(registered.maxID, fixedIDs.max() ?? 0)
-    }
-
-    /// Lets the key map go as soon as the IDs are out.
-    static func assign(registered: RegisteredKeys, _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
-        var assigner = IDAssigner(registered: registered, fixedIDs: entities.compactMap(\.fixedID))
-        return assigner.assign(entities)
-    }
-
-    /// `entities` are (keys, fixedID); returns IDs in the same order.
-    mutating func assign(_ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
+enum IDAssigner {
+    /// `entities` are (keys, fixedID); returns IDs in the same order. `registered`
+    /// is asked for only when some entity has no fixed ID, or one already taken.
+    static func assign(registered: () throws -> RegisteredKeys, _ entities: [(keys: [String], fixedID: Int?)]) rethrows -> [Int] {
         var result = [Int](repeating: 0, count: entities.count)
         var taken = IDTable(capacity: entities.count)
+        var maxFixed: Int?
         for (i, e) in entities.enumerated() {
-            if let f = e.fixedID, taken.insertIfAbsent(f, value: i) == nil { result[i] = f }
+            guard let f = e.fixedID else { continue }
+            maxFixed = max(maxFixed ?? f, f)
+            if taken.insertIfAbsent(f, value: i) == nil { result[i] = f }
         }
         // The rest in key order, so file order never decides who keeps an ID.
         let order = entities.indices.filter { result[$0] == 0 }.sorted { (entities[$0].keys.min() ?? "") < (entities[$1].keys.min() ?? "") }
         guard !order.isEmpty else { return result }
-        let keyToID = registered.keyToID()
+        let keys = try registered()
+        var maxID = max(keys.maxID, maxFixed ?? 0)
+        let keyToID = keys.keyToID()
         for i in order {
             let candidates = entities[i].keys.compactMap { keyToID[$0] }.filter { !taken.contains($0) }
             if let id = candidates.min() {

@@ -48,6 +48,17 @@ final class OnlySourceTests: XCTestCase {
         XCTAssertEqual(fast.report.vanished, general.report.vanished, file: file, line: line)
         XCTAssertEqual(fast.report.disagreements, general.report.disagreements, file: file, line: line)
         XCTAssertEqual(fast.report.sources, general.report.sources, file: file, line: line)
+
+        // A registry too large to read beside the sources is read while the IDs and the
+        // network are made (a native master's IDs need none): the same outcome again.
+        var late = options
+        late.registryReadBesideSourcesUpTo = 0
+        let afterwards = try IngestPipeline.run(late)
+        XCTAssertEqual(afterwards.staging.network, fast.staging.network, file: file, line: line)
+        XCTAssertEqual(afterwards.nextRegistry.text(), fast.nextRegistry.text(), file: file, line: line)
+        XCTAssertEqual(afterwards.registryUnchanged, fast.registryUnchanged, file: file, line: line)
+        XCTAssertEqual(afterwards.report.newIDs, fast.report.newIDs, file: file, line: line)
+        XCTAssertEqual(afterwards.report.vanished, fast.report.vanished, file: file, line: line)
     }
 
     func testSameOutcomeAsTheMerge() throws {
