@@ -216,6 +216,16 @@ final class N02Parser {
             throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
+        // Sized from the file so the tables do not grow (and rehash) step by step:
+        // the national file is 12 MB for 20,522 curves, 10,555 stations and 9,967
+        // sections, about 580 bytes a curve.
+        var fileInfo = stat()
+        if fstat(fileno(file), &fileInfo) == 0 {
+            let bytes = Int(fileInfo.st_size)
+            curves.reserveCapacity(bytes / 600)
+            stations.reserveCapacity(bytes / 1200)
+            sections.reserveCapacity(bytes / 1200)
+        }
 
         xmlInitParser()
         var sax = xmlSAXHandler()
