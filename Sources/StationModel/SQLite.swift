@@ -349,9 +349,15 @@ public struct SQLiteRowSlot {
 
 /// Rows counted by an SQL function as a query passes them (`SQLiteDatabase.tally`).
 public final class RowTally {
-    public fileprivate(set) var count = 0
+    /// Counted through a pointer of its own: a class property costs an
+    /// exclusivity check on every row SQLite calls the function for.
+    fileprivate let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    public var count: Int { counter.pointee }
     /// Set by whoever puts the function in a query whose rows it should count.
     public var counting = false
+
+    init() { counter.initialize(to: 0) }
+    deinit { counter.deallocate() }
 }
 
 extension SQLiteDatabase {
@@ -362,8 +368,9 @@ extension SQLiteDatabase {
     public func tally(named name: String) throws -> RowTally {
         let tally = RowTally()
         let rc = sqlite3_create_function_v2(handle, name, 1, SQLITE_UTF8, Unmanaged.passRetained(tally).toOpaque(), { context, count, values in
-            let tally = Unmanaged<RowTally>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
-            if count == 1, let value = values?[0], sqlite3_value_int64(value) != 0 { tally.count += 1 }
+            if count == 1, let value = values?[0], sqlite3_value_int64(value) != 0 {
+                Unmanaged<RowTally>.fromOpaque(sqlite3_user_data(context)!)._withUnsafeGuaranteedRef { $0.counter.pointee += 1 }
+            }
             sqlite3_result_int(context, 1)
         }, nil, nil, { Unmanaged<RowTally>.fromOpaque($0!).release() })
         guard rc == SQLITE_OK else { throw SQLiteError(path: path, code: rc, message: "cannot register \(name): \(String(cString: sqlite3_errmsg(handle)))") }
