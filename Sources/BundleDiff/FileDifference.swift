@@ -97,11 +97,13 @@ extension BundleDifference {
     /// Every table's columns in one query (instead of a few pragma queries per table).
     private static func columnFacts(_ db: SQLiteDatabase, _ schema: String) throws -> [String: [ColumnFact]] {
         var facts: [String: [ColumnFact]] = [:]
+        // The statement's text is searched once a table, not once a column.
         let rows = try db.query("""
-            SELECT m.name, p.name, p.type, p."notnull", p.pk, instr(upper(m.sql), 'COLLATE') > 0,
-                   instr(upper(m.sql), 'WITHOUT ROWID') > 0
-            FROM \(schema).sqlite_master AS m JOIN pragma_table_info(m.name, ?) AS p
-            WHERE m.type = 'table' ORDER BY m.name, p.cid
+            WITH m AS MATERIALIZED (SELECT name, instr(upper(sql), 'COLLATE') > 0 AS collates,
+                                           instr(upper(sql), 'WITHOUT ROWID') > 0 AS withoutRowid
+                                    FROM \(schema).sqlite_master WHERE type = 'table')
+            SELECT m.name, p.name, p.type, p."notnull", p.pk, m.collates, m.withoutRowid
+            FROM m JOIN pragma_table_info(m.name, ?) AS p ORDER BY m.name, p.cid
             """, [.text(schema)])
         for row in rows {
             guard let table = row[0].textValue else { continue }
