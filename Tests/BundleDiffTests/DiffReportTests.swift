@@ -73,6 +73,46 @@ final class DiffReportTests: XCTestCase {
         }
     }
 
+    /// An older database whose stations compare names under a collation and whose
+    /// stations_lines is a WITHOUT ROWID table cannot be compared in SQL as ours are
+    /// (IS would follow the collation; there is no rowid to try first): the diff
+    /// must notice from the schema and still agree with comparing the rows in memory.
+    func testCollatedAndWithoutRowidTablesAgreeWithTheRows() throws {
+        let dir = try DiffFixtures.folder()
+        let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
+        let odd = dir + "/odd.sqlite"
+        let db = try SQLiteDatabase(path: odd, mode: .create)
+        try db.execute("""
+            CREATE TABLE operators (o_id INTEGER PRIMARY KEY NOT NULL, operator TEXT NOT NULL, type INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1);
+            CREATE TABLE lines (l_id INTEGER PRIMARY KEY NOT NULL, line TEXT NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, l_type INTEGER);
+            CREATE TABLE stations (s_id INTEGER PRIMARY KEY NOT NULL, station TEXT NOT NULL COLLATE NOCASE, yomi TEXT NOT NULL, wiki TEXT NOT NULL,
+                                   pref INTEGER NOT NULL, address TEXT NOT NULL, lat INTEGER NOT NULL, lng INTEGER NOT NULL,
+                                   o_id INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, weight INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE stations_lines (l_id INTEGER NOT NULL, s_id INTEGER NOT NULL, s_sort INTEGER NOT NULL, PRIMARY KEY (l_id, s_id)) WITHOUT ROWID;
+            ATTACH DATABASE \(SQLValue.text(old).sqlLiteral) AS source;
+            INSERT INTO operators SELECT * FROM source.operators;
+            INSERT INTO lines SELECT * FROM source.lines;
+            INSERT INTO stations SELECT * FROM source.stations;
+            INSERT INTO stations_lines SELECT l_id, s_id, s_sort FROM source.stations_lines;
+            DETACH DATABASE source;
+            PRAGMA user_version = 3;
+            """)
+        // A name that differs only in case: equal under NOCASE, a change all the same.
+        try db.execute("UPDATE stations SET station = lower(station) || 'X' WHERE s_id = (SELECT min(s_id) FROM stations)")
+        db.close()
+        for (a, b) in [(odd, new), (new, odd), (odd, old)] {
+            let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
+            let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
+            for (x, y) in zip(viaSQL.tables, inMemory.tables) {
+                XCTAssertEqual(x.added, y.added, x.shape.name)
+                XCTAssertEqual(x.removed, y.removed, x.shape.name)
+                XCTAssertEqual(x.changed, y.changed, x.shape.name)
+                XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name)
+            }
+        }
+        XCTAssertEqual(try BundleDifference.between(oldPath: odd, newPath: old)["stations"]?.changed.count, 1)
+    }
+
     /// The SQL way first passes over rows equal to the other side's row of the same
     /// rowid; rows stored in another order (other rowids, and rowids that now hold
     /// other keys) must still be matched by key.
