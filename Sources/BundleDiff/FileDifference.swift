@@ -41,7 +41,8 @@ extension BundleDifference {
         let oldColumns = try columnFacts(db, "old_bundle"), newColumns = try columnFacts(db, "new_bundle")
         let schema = SchemaFacts(oldColumns: oldColumns, newColumns: newColumns,
                                  oldUnique: try uniqueIndexes(db, "old_bundle"), newUnique: try uniqueIndexes(db, "new_bundle"),
-                                 counts: try rowCounts(db, oldColumns, newColumns))
+                                 counts: try rowCounts(db, oldColumns, newColumns),
+                                 oldFile: StoredTables(path: oldPath), newFile: StoredTables(path: newPath))
         let enabled = try db.tally(named: enabledTallyFunction)
         let tables = try TableShape.all.map { shape in
             try tableDifference(shape, in: db, oldPath: oldPath, newPath: newPath, schema: schema, enabledTally: enabled)
@@ -53,7 +54,11 @@ extension BundleDifference {
     }
 
     /// One column of a table as pragma_table_info gives it.
-    struct ColumnFact { var name: String; var type: String; var notNull: Bool; var primaryKey: Int; var tableCollates: Bool; var withoutRowid: Bool }
+    struct ColumnFact {
+        var name: String; var type: String; var notNull: Bool; var primaryKey: Int; var tableCollates: Bool; var withoutRowid: Bool
+        /// The table's: where its b-tree starts, and the statement that made it.
+        var rootPage: Int; var createSQL: String
+    }
 
     /// What the comparing needs to know of both files, each found in one statement
     /// for all tables: a statement prepared is some 40,000 instructions, and a diff
@@ -64,6 +69,8 @@ extension BundleDifference {
         var oldUnique, newUnique: [String: [Set<String>]]
         /// Rows per "schema.table", for the tables of TableShape.all that exist.
         var counts: [String: Int]
+        /// The files' pages, where they can be read as SQLite reads them.
+        var oldFile, newFile: StoredTables?
     }
 
     /// Every table's unique indexes (the INTEGER PRIMARY KEY is not one).
@@ -100,16 +107,17 @@ extension BundleDifference {
         // The statement's text is searched once a table, not once a column.
         let rows = try db.query("""
             WITH m AS MATERIALIZED (SELECT name, instr(upper(sql), 'COLLATE') > 0 AS collates,
-                                           instr(upper(sql), 'WITHOUT ROWID') > 0 AS withoutRowid
+                                           instr(upper(sql), 'WITHOUT ROWID') > 0 AS withoutRowid, rootpage, sql
                                     FROM \(schema).sqlite_master WHERE type = 'table')
-            SELECT m.name, p.name, p.type, p."notnull", p.pk, m.collates, m.withoutRowid
+            SELECT m.name, p.name, p.type, p."notnull", p.pk, m.collates, m.withoutRowid, m.rootpage, m.sql
             FROM m JOIN pragma_table_info(m.name, ?) AS p ORDER BY m.name, p.cid
             """, [.text(schema)])
         for row in rows {
             guard let table = row[0].textValue else { continue }
             facts[table, default: []].append(ColumnFact(name: row[1].textValue ?? "", type: row[2].textValue ?? "",
                                                         notNull: row[3].intValue == 1, primaryKey: row[4].intValue ?? 0,
-                                                        tableCollates: row[5].intValue == 1, withoutRowid: row[6].intValue == 1))
+                                                        tableCollates: row[5].intValue == 1, withoutRowid: row[6].intValue == 1,
+                                                        rootPage: row[7].intValue ?? 0, createSQL: row[8].textValue ?? ""))
         }
         return facts
     }
@@ -283,6 +291,13 @@ extension BundleDifference {
             let integerKey = shape.key.count == 1 && pk.count == 1 && pk[0].name == shape.key[0] && pk[0].type.uppercased() == "INTEGER"
             return !integerKey
         }
+        /// Both tables made by the same statement and stored in the same leaf pages.
+        func storedAlike() -> Bool {
+            guard let oldFile = known.oldFile, let newFile = known.newFile,
+                  let o = facts("old_bundle")?.first, let n = facts("new_bundle")?.first,
+                  !o.withoutRowid, !n.withoutRowid, o.createSQL == n.createSQL else { return false }
+            return oldFile.sameRows(root: o.rootPage, as: newFile, root: n.rootPage)
+        }
         func count(_ schema: String) -> Int { known.counts["\(schema).\(shape.name)"] ?? 0 }
         func rows(_ sql: String) throws -> [[SQLValue]] {
             let st = try db.prepare(sql)
@@ -293,6 +308,13 @@ extension BundleDifference {
         let oldOnly: [[SQLValue]], newOnly: [[SQLValue]]
         var counted: (old: Int, new: Int)?
         switch (inOld, inNew) {
+        case (true, true) where storedAlike():
+            // Same rows, same rowids (see StoredTables): nothing to compare row by row.
+            (oldOnly, newOnly) = ([], [])
+            if shape.name == "stations", (facts("old_bundle") ?? []).contains(where: { $0.name == "enabled" }) {
+                enabledTally.add(try db.scalarInt("SELECT count(*) FROM old_bundle.stations WHERE enabled = 1") ?? 0)
+                enabledTally.counting = true
+            }
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle") && comparableInSQL():
             let countsEnabled = shape.name == "stations" && (facts("old_bundle") ?? []).contains { $0.name == "enabled" }
             let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst(), counts: known.counts,
