@@ -17,14 +17,17 @@ struct StoredTables {
     private let pageSize: Int
     private let usable: Int
     private let pageCount: Int
+    /// The text encoding (1 UTF-8, 2 and 3 UTF-16): the same bytes are the same text only in the same one.
+    private let encoding: UInt32
 
     /// Nil when the file cannot be mapped or is not a database in rollback-journal
     /// mode with no journal beside it (its bytes might not be what SQLite reads).
     init?(path: String) {
         guard !FileManager.default.fileExists(atPath: path + "-journal"), !FileManager.default.fileExists(atPath: path + "-wal"),
               let bytes = MappedFile.data(path: path), bytes.count >= 100 else { return nil }
-        let header: (magic: Bool, pageSize: Int, read: UInt8, write: UInt8, reserved: Int) = bytes.withUnsafeBytes { b in
-            (b.starts(with: Array("SQLite format 3\0".utf8)), Int(b[16]) << 8 | Int(b[17]), b[18], b[19], Int(b[20]))
+        let header: (magic: Bool, pageSize: Int, read: UInt8, write: UInt8, reserved: Int, encoding: UInt32) = bytes.withUnsafeBytes { b in
+            (b.starts(with: Array("SQLite format 3\0".utf8)), Int(b[16]) << 8 | Int(b[17]), b[18], b[19], Int(b[20]),
+             UInt32(b[56]) << 24 | UInt32(b[57]) << 16 | UInt32(b[58]) << 8 | UInt32(b[59]))
         }
         let pageSize = header.pageSize == 1 ? 65_536 : header.pageSize
         guard header.magic, header.read == 1, header.write == 1, pageSize >= 512, pageSize <= 65_536,
@@ -33,12 +36,13 @@ struct StoredTables {
         self.pageSize = pageSize
         usable = pageSize - header.reserved
         pageCount = bytes.count / pageSize
+        encoding = header.encoding
     }
 
     /// True when the rowid tables rooted at `root` here and at `otherRoot` in
     /// `other` have leaf pages with the same bytes, none with a spilled row.
     func sameRows(root: Int, as other: StoredTables, root otherRoot: Int) -> Bool {
-        guard pageSize == other.pageSize, usable == other.usable,
+        guard pageSize == other.pageSize, usable == other.usable, encoding == other.encoding,
               let mine = leaves(root: root), let theirs = other.leaves(root: otherRoot), mine.count == theirs.count else { return false }
         return bytes.withUnsafeBytes { a in
             other.bytes.withUnsafeBytes { b in

@@ -94,6 +94,26 @@ final class StoredTablesTests: XCTestCase {
         XCTAssertEqual(try BundleDifference.between(oldPath: a, newPath: b)["stations"]?.changed.count, 1)
     }
 
+    /// The same bytes are other text in another encoding: files in two encodings
+    /// are never taken as the same from their bytes (here the rows are numbers, so
+    /// the bytes do match).
+    func testOtherTextEncodingIsNotTheSame() throws {
+        let dir = try DiffFixtures.folder()
+        var files: [StoredTables] = [], roots: [Int] = []
+        for (name, encoding) in [("a", "UTF-8"), ("b", "UTF-8"), ("u", "UTF-16le")] {
+            let path = dir + "/\(name).sqlite"
+            let db = try SQLiteDatabase(path: path, mode: .create)
+            try db.execute("PRAGMA encoding = '\(encoding)'")
+            try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER)")
+            try db.execute("INSERT INTO t VALUES (1, 10), (2, 20)")
+            db.close()
+            files.append(try XCTUnwrap(StoredTables(path: path)))
+            roots.append(try root(path, "t"))
+        }
+        XCTAssertTrue(files[0].sameRows(root: roots[0], as: files[1], root: roots[1]))
+        XCTAssertFalse(files[0].sameRows(root: roots[0], as: files[2], root: roots[2]))
+    }
+
     /// Bytes that SQLite might not read as they are: no answer from them.
     func testWALAndJournalFilesAreNotRead() throws {
         let dir = try DiffFixtures.folder()
