@@ -6,7 +6,8 @@ extension BundleDifference {
     /// The same difference as `between(load(old), load(new))`, found inside SQLite:
     /// both files are attached to a connection and only the rows that differ
     /// (`EXCEPT` both ways) come back into Swift. On a national bundle this is a few
-    /// milliseconds instead of loading some 40,000 rows.
+    /// milliseconds instead of loading some 40,000 rows. A table stored in the same
+    /// leaf pages in both files is not compared row by row at all (StoredTables).
     ///
     /// One nuance of SQL equality: a value whose storage class changes between
     /// INTEGER and REAL while keeping its number (5 -> 5.0) compares equal here.
