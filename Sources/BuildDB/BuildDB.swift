@@ -152,6 +152,7 @@ public struct BundleBuilder {
         // libcrypto's set-up, which the digests after the write would otherwise wait for, is done there too.
         let validation = Background {
             try Self.validate(request, version: version)
+            phase("checked")
             SHA256.prepare()
         }
         let distExisted = fm.fileExists(atPath: dist)
@@ -348,7 +349,7 @@ public struct BundleBuilder {
         }
     }
 
-    private func step(_ s: PublishStep) throws { try beforeStep?(s) }
+    private func step(_ s: PublishStep) throws { phase("step \(s)"); try beforeStep?(s) }
 
 
     /// Writes `data` and returns its sha256.

@@ -79,6 +79,7 @@ public enum BundleWriter {
                 counts = ["operators": operators.count, "lines": lines.count, "stations": stations.count,
                           "stations_lines": stationLines.count, "renumbered_stations": renumbered.count]
             }
+            phase("rows written")
             pagesFinal()
             var committedPages = try db.scalarInt("PRAGMA page_count") ?? 0
             try db.transaction {
@@ -94,6 +95,7 @@ public enum BundleWriter {
                 }
                 try db.execute("PRAGMA user_version = \(version)")
             }
+            phase("indexes made")
         } catch let e as SQLiteError {
             unlink(path)
             throw EnvironmentError("cannot write the bundle \(path): \(e)")
