@@ -339,7 +339,7 @@ def stage_ogr2ogr(runs):
                          " application schema or a .gfs, which are not at hand) and wrote an empty database.")
             log("bench: ogr2ogr skipped: it reads no features from the N02 file")
             return
-        t, b = measure(reader, lambda: (rm(out), cmd)[1], runs=min(runs, 3))
+        t, b = measure(reader, lambda: (rm(out), cmd)[1], runs=runs)
     except (RuntimeError, sqlite3.Error) as e:
         NOTES.append(f"ogr2ogr: skipped: it failed on the N02 file: {str(e).splitlines()[0]}")
         return
