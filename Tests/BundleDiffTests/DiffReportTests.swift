@@ -61,15 +61,18 @@ final class DiffReportTests: XCTestCase {
         let db = try SQLiteDatabase(path: indexed, mode: .readWrite)
         for i in BundleSchema.indexes { try db.execute(i.createSQL) }
         db.close()
-        for (a, b) in [(old, new), (indexed, new), (new, old), (new, indexed)] {
-            let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
-            let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
-            for (x, y) in zip(viaSQL.tables, inMemory.tables) {
-                XCTAssertEqual(x.added, y.added, x.shape.name)
-                XCTAssertEqual(x.removed, y.removed, x.shape.name)
-                XCTAssertEqual(x.changed, y.changed, x.shape.name)
-                XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name)
-            }
+        for (a, b) in [(old, new), (indexed, new), (new, old), (new, indexed)] { try assertSQLAgreesWithRows(a, b) }
+    }
+
+    /// The difference found in SQL (and from the files' pages) is the one the rows in memory give.
+    func assertSQLAgreesWithRows(_ a: String, _ b: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
+        let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
+        for (x, y) in zip(viaSQL.tables, inMemory.tables) {
+            XCTAssertEqual(x.added, y.added, x.shape.name, file: file, line: line)
+            XCTAssertEqual(x.removed, y.removed, x.shape.name, file: file, line: line)
+            XCTAssertEqual(x.changed, y.changed, x.shape.name, file: file, line: line)
+            XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name, file: file, line: line)
         }
     }
 
@@ -100,16 +103,7 @@ final class DiffReportTests: XCTestCase {
         // A name that differs only in case: equal under NOCASE, a change all the same.
         try db.execute("UPDATE stations SET station = lower(station) || 'X' WHERE s_id = (SELECT min(s_id) FROM stations)")
         db.close()
-        for (a, b) in [(odd, new), (new, odd), (odd, old)] {
-            let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
-            let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
-            for (x, y) in zip(viaSQL.tables, inMemory.tables) {
-                XCTAssertEqual(x.added, y.added, x.shape.name)
-                XCTAssertEqual(x.removed, y.removed, x.shape.name)
-                XCTAssertEqual(x.changed, y.changed, x.shape.name)
-                XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name)
-            }
-        }
+        for (a, b) in [(odd, new), (new, odd), (odd, old)] { try assertSQLAgreesWithRows(a, b) }
         XCTAssertEqual(try BundleDifference.between(oldPath: odd, newPath: old)["stations"]?.changed.count, 1)
     }
 
