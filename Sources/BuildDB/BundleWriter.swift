@@ -55,7 +55,8 @@ public enum BundleWriter {
                 try db.execute(BundleSchema.renumberedCreateSQL)
                 // Many rows per step (SQLite+Network), in key order. A staging file's network
                 // is in that order already: a sorted copy of a million stations was 100 MB.
-                let network = network.isSortedByKey ? network : { var n = network; n.sortByKey(); return n }()
+                var network = network
+                if !network.isSortedByKey { network.sortByKey() }
                 let operators = network.operators, lines = network.lines
                 try db.insert(operators)
                 try db.insert(lines)

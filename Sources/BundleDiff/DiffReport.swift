@@ -25,18 +25,20 @@ public struct DiffReport: Sendable {
     public static func make(oldPath: String, newPath: String, oldLabel: String? = nil, newLabel: String? = nil) throws -> DiffReport {
         // One connection for the diff, the summary's count and the names: each open
         // or attach parses a schema again.
-        let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
-        defer { db.close() }
-        phase("attached")
-        let difference = try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
-        phase("compared")
-        let wanted = NameBook.Wanted(difference)
-        return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
-                          summary: DiffSummary(difference: difference,
-                                               oldEnabledStations: try difference.oldEnabledStations
-                                                   ?? DiffSummary.enabledStations(in: db, schema: "old_bundle")),
-                          oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
-                          newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
+        try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
+            let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
+            defer { db.close() }
+            phase("attached")
+            let difference = try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
+            phase("compared")
+            let wanted = NameBook.Wanted(difference)
+            return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
+                              summary: DiffSummary(difference: difference,
+                                                   oldEnabledStations: try difference.oldEnabledStations
+                                                       ?? DiffSummary.enabledStations(in: db, schema: "old_bundle")),
+                              oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
+                              newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
+        }
     }
 
     public enum Side: Sendable { case old, new }
@@ -183,8 +185,13 @@ public struct DiffSummary: Sendable, Equatable {
         try db.scalarInt("SELECT count(*) FROM \(schema).stations WHERE enabled = 1") ?? 0
     }
 
-    /// For a caller that has only the old bundle's path (BuildDB).
+    /// For a caller that has only the old bundle's path (BuildDB): the count the
+    /// comparing made, else one of OLD's own.
     public init(difference: BundleDifference, oldPath: String) throws {
+        if let counted = difference.oldEnabledStations {
+            self.init(difference: difference, oldEnabledStations: counted)
+            return
+        }
         let db = try SQLiteDatabase(path: oldPath, mode: .readOnly)
         defer { db.close() }
         self.init(difference: difference, oldEnabledStations: try Self.enabledStations(in: db))

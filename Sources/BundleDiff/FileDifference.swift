@@ -12,9 +12,35 @@ extension BundleDifference {
     /// One nuance of SQL equality: a value whose storage class changes between
     /// INTEGER and REAL while keeping its number (5 -> 5.0) compares equal here.
     public static func between(oldPath: String, newPath: String) throws -> BundleDifference {
-        let db = try attach(oldPath: oldPath, newPath: newPath)
-        defer { db.close() }
-        return try between(attached: db, oldPath: oldPath, newPath: newPath)
+        try namingDamage(oldPath: oldPath, newPath: newPath) {
+            let db = try attach(oldPath: oldPath, newPath: newPath)
+            defer { db.close() }
+            return try between(attached: db, oldPath: oldPath, newPath: newPath)
+        }
+    }
+
+    /// Runs `body` (attaching the files and reading them); when SQLite finds a file
+    /// damaged (cut short, overwritten), the error names that file as bad input
+    /// instead of the in-memory connection both are attached to. Each file is
+    /// checked on a connection of its own: a damaged schema fails every statement
+    /// of a connection it is attached to.
+    static func namingDamage<T>(oldPath: String, newPath: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let e as SQLiteError where e.code == 11 || e.code == 26 {   // SQLITE_CORRUPT, SQLITE_NOTADB
+            for path in [oldPath, newPath] {
+                let check = try? { () throws -> String? in
+                    let db = try SQLiteDatabase(path: path, mode: .readOnly)
+                    defer { db.close() }
+                    return try db.query("PRAGMA quick_check(1)").first?.first?.textValue
+                }()
+                if check != "ok" {
+                    throw InputError(SourceLocation(file: path),
+                                     "the database is damaged (\(check ?? e.message)); expected a whole bundle, as published")
+                }
+            }
+            throw e
+        }
     }
 
     /// One connection with OLD attached as old_bundle and NEW as new_bundle, for the
@@ -311,11 +337,8 @@ extension BundleDifference {
         switch (inOld, inNew) {
         case (true, true) where storedAlike():
             // Same rows, same rowids (see StoredTables): nothing to compare row by row.
+            // (Nor are OLD's enabled stations tallied: DiffSummary counts them itself then.)
             (oldOnly, newOnly) = ([], [])
-            if shape.name == "stations", (facts("old_bundle") ?? []).contains(where: { $0.name == "enabled" }) {
-                enabledTally.add(try db.scalarInt("SELECT count(*) FROM old_bundle.stations WHERE enabled = 1") ?? 0)
-                enabledTally.counting = true
-            }
         case (true, true) where try uniqueKey("old_bundle") && uniqueKey("new_bundle") && comparableInSQL():
             let countsEnabled = shape.name == "stations" && (facts("old_bundle") ?? []).contains { $0.name == "enabled" }
             let joined = try join(shape, in: db, sameRowidFirst: sameRowidFirst(), counts: known.counts,

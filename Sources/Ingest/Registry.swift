@@ -388,29 +388,24 @@ struct RegistryText: ~Copyable {
     }
 }
 
-/// Each ID's keys in the current sources: (ID, entity) pairs in ID order, so a
-/// key list is found by binary search (a dictionary of every ID's key list was
-/// the largest thing held here at 100 times national).
+/// Each ID's keys in the current sources.
 struct EntityKeys: Sendable {
-    private let byID: [(id: Int, entity: Int)]
+    /// Each ID's entity: IDs count up from 1, so this is IDTable's direct array.
+    private let entityOf: IDTable
     private let currentKeys: [[String]]
     private let ids: [Int]
 
     init(ids: [Int], currentKeys: [[String]]) {
-        var byID = ids.indices.map { (id: ids[$0], entity: $0) }
-        if !zip(byID, byID.dropFirst()).allSatisfy({ $0.id <= $1.id }) { byID.sort { $0.id < $1.id } }
-        self.byID = byID
+        entityOf = IDTable(set: ids)
         self.currentKeys = currentKeys
         self.ids = ids
     }
 
     /// The keys of `id` now, sorted; empty for an ID no entity holds.
     func keys(of id: Int) -> [String] {
-        var lo = 0, hi = byID.count
-        while lo < hi { let mid = (lo + hi) / 2; if byID[mid].id < id { lo = mid + 1 } else { hi = mid } }
-        guard lo < byID.count, byID[lo].id == id else { return [] }
+        guard let entity = entityOf.value(id) else { return [] }
         // Most entities have one key: sorting those would only copy a million small arrays.
-        let keys = currentKeys[byID[lo].entity]
+        let keys = currentKeys[entity]
         return zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 } ? keys : keys.sorted()
     }
 

@@ -87,15 +87,15 @@ extension AtomicFile {
         var file = FileWriter(fd: fd, checksummed: checksummed)
         var bodyError: Error?
         do { try body(&file) } catch { bodyError = error }
-        let failure = file.finish()
+        var failure = file.finish()
+        // Flushed to disk before `beforeCommit`, which may wait for other work.
+        if bodyError == nil, failure == nil, Glibc.fsync(fd) != 0, errno != EINVAL { failure = errno }
         let closeFailure = close(fd) == 0 ? nil : errno
         do {
             if let bodyError { throw bodyError }
             if let failure = failure ?? closeFailure {
                 throw EnvironmentError("cannot write \(tmp): \(String(cString: strerror(failure)))")
             }
-            // Flushed to disk before `beforeCommit`, which may wait for other work.
-            try fsync(path: tmp)
             try beforeCommit()
             try commit(temporary: tmp, to: path, alreadySynced: true)
         } catch {

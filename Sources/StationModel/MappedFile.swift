@@ -8,12 +8,8 @@ import Glibc
 public enum MappedFile {
     /// The whole file as Data that unmaps when let go; nil when it cannot be opened or mapped.
     public static func data(path: String) -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let (fd, size) = openRegular(path) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let size = Int(info.st_size)
         if size == 0 { return Data() }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
         return Data(bytesNoCopy: base, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
@@ -22,11 +18,9 @@ public enum MappedFile {
     /// Calls `body` with bytes `range` of the file, mapped for the call; nil when
     /// the file is shorter than the range or cannot be mapped.
     public static func withBytes<R>(path: String, range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let (fd, size) = openRegular(path) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, range.lowerBound >= 0, Int(info.st_size) >= range.upperBound else { return nil }
+        guard range.lowerBound >= 0, size >= range.upperBound else { return nil }
         if range.isEmpty { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         // Mappings start on a page boundary.
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -35,5 +29,14 @@ public enum MappedFile {
         defer { munmap(base, length) }
         let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + (range.lowerBound - start), count: range.count)
         return try body(bytes)
+    }
+
+    /// The descriptor and size of a regular file opened for reading.
+    private static func openRegular(_ path: String) -> (fd: Int32, size: Int)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
+        return (fd, Int(info.st_size))
     }
 }

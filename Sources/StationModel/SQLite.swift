@@ -358,9 +358,6 @@ public final class RowTally {
 
     init() { counter.initialize(to: 0) }
     deinit { counter.deallocate() }
-
-    /// Rows counted some other way (a query of their own).
-    public func add(_ rows: Int) { counter.pointee += rows }
 }
 
 extension SQLiteDatabase {

@@ -78,6 +78,46 @@ final class StoredTablesTests: XCTestCase {
         XCTAssertEqual(d.oldEnabledStations, 3000)
     }
 
+    /// OLD's enabled stations are tallied while the stations are compared; when
+    /// the stations are the same pages and not compared, the summary counts them.
+    func testEnabledStationsCountedEitherWay() throws {
+        let dir = try DiffFixtures.folder()
+        let a = dir + "/a.sqlite", b = dir + "/b.sqlite", c = dir + "/c.sqlite"
+        try makeBundle(a)
+        try makeBundle(b, version: 2)
+        try makeBundle(c, version: 2, change: { $0 == 7 ? "!" : "" })
+        let same = try BundleDifference.between(oldPath: a, newPath: b)
+        XCTAssertNil(same.oldEnabledStations, "stations stored alike: not compared, not tallied")
+        let changed = try BundleDifference.between(oldPath: a, newPath: c)
+        XCTAssertEqual(changed.oldEnabledStations, 3000)
+        for d in [same, changed] {
+            XCTAssertEqual(try DiffSummary(difference: d, oldPath: a).oldEnabledStations, 3000)
+        }
+        XCTAssertEqual(try DiffReport.make(oldPath: a, newPath: b).summary.oldEnabledStations, 3000)
+        XCTAssertEqual(try DiffReport.make(oldPath: a, newPath: c).summary.oldEnabledStations, 3000)
+    }
+
+    /// A bundle cut short is bad input named by its path (exit 2), on either side,
+    /// not an error of the in-memory connection both files are attached to.
+    func testDamagedFileIsNamed() throws {
+        let dir = try DiffFixtures.folder()
+        let a = dir + "/a.sqlite", cut = dir + "/cut.sqlite"
+        try makeBundle(a)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: a))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        for (old, new) in [(a, cut), (cut, a)] {
+            XCTAssertThrowsError(try BundleDifference.between(oldPath: old, newPath: new)) { error in
+                XCTAssertEqual((error as? InputError)?.diagnostics.first?.location.file, cut, "\(error)")
+            }
+            XCTAssertThrowsError(try DiffReport.make(oldPath: old, newPath: new)) { error in
+                XCTAssertEqual((error as? InputError)?.diagnostics.first?.location.file, cut, "\(error)")
+            }
+        }
+        let run = try DiffFixtures.run(try DiffFixtures.stationdb(), ["diff", a, cut])
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.hasPrefix("error: \(cut): the database is damaged"), run.err)
+    }
+
     /// A row too long for its page continues on overflow pages the leaf does not
     /// cover: such a table is never taken as the same from its leaves.
     func testSpilledRowsAreLeftToSQL() throws {
