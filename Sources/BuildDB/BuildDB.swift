@@ -149,11 +149,9 @@ public struct BundleBuilder {
         // failed check removes before anything is published, and a failed check
         // is what is reported, even when writing failed too. A dist/ made for a
         // build whose inputs fail the checks is removed again (when still empty).
-        // libcrypto's set-up, which the digests after the write would otherwise wait for, is done there too.
         let validation = Background {
             try Self.validate(request, version: version)
             phase("checked")
-            SHA256.prepare()
         }
         let distExisted = fm.fileExists(atPath: dist)
         var checksFailed = false
@@ -172,8 +170,8 @@ public struct BundleBuilder {
         let latestPath = Path.appending(dist, DistLayout.latest)
         var movedIn = false
         // Work started on other threads is waited for on every way out (unchanged,
-        // refused, failed): a thread still hashing inside libcrypto when the process
-        // exits would meet libcrypto's exit-time cleanup.
+        // refused, failed): no thread may still be reading a file of the temporary
+        // folder when it is removed, or outlive the call in a library's caller.
         var started: [() -> Void] = []
         defer { for wait in started { wait() } }
         do {

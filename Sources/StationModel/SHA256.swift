@@ -1,8 +1,10 @@
+import CSHA256
 import FoundationEssentials
 import Glibc
 
 // SHA-256 (FIPS 180-4) for manifests and download checks: small enough to own,
-// and it spares every clean CI build a crypto package.
+// and it spares every clean CI build a crypto package. Blocks go through the
+// CPU's SHA instructions where it has them (CSHA256), else through the rounds below.
 
 public struct SHA256 {
     // The state words are stored properties, not an array: an array costs a
@@ -22,8 +24,6 @@ public struct SHA256 {
         0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
-
-    public init() {}
 
     public mutating func update<D: DataProtocol>(_ data: D) {
         for region in data.regions {
@@ -52,8 +52,25 @@ public struct SHA256 {
         if offset < bytes.count { buffer.append(contentsOf: bytes[offset...]) }
     }
 
-    /// Hashes `blocks` consecutive 64-byte blocks with the state in locals.
+    static let cpuHasSHA = csha256_cpu_has_sha() == 1
+    private let usesCPUInstructions: Bool
+
+    public init() { usesCPUInstructions = SHA256.cpuHasSHA }
+
+    /// `portable`: the rounds below even where the CPU has SHA instructions (for tests).
+    init(portable: Bool) { usesCPUInstructions = !portable && SHA256.cpuHasSHA }
+
     private mutating func compress(_ start: UnsafeRawPointer, blocks: Int) {
+        guard usesCPUInstructions else { compressPortably(start, blocks: blocks); return }
+        var state = (h0, h1, h2, h3, h4, h5, h6, h7)
+        withUnsafeMutableBytes(of: &state) {
+            csha256_compress_sha($0.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks)
+        }
+        (h0, h1, h2, h3, h4, h5, h6, h7) = state
+    }
+
+    /// Hashes `blocks` consecutive 64-byte blocks with the state in locals.
+    private mutating func compressPortably(_ start: UnsafeRawPointer, blocks: Int) {
         var s0v = h0, s1v = h1, s2v = h2, s3v = h3, s4v = h4, s5v = h5, s6v = h6, s7v = h7
         // The message schedule lives on the stack: a heap array per 64-byte
         // block made hashing a bundle cost more than building it.
@@ -117,28 +134,16 @@ public struct SHA256 {
         return [h0, h1, h2, h3, h4, h5, h6, h7].flatMap { v in (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (UInt32($0) * 8)) } }
     }
 
-    /// Loads and initialises libcrypto (when present) now: its first use reads
-    /// the OpenSSL configuration, which a caller can keep off its critical path
-    /// by calling this on an idle thread.
-    public static func prepare() { _ = systemSHA256 }
-
     public static func hex<D: DataProtocol>(_ data: D) -> String {
-        if let system = systemSHA256, let digest = data.withContiguousStorageIfAvailable({ bytes -> [UInt8] in
-            var md = [UInt8](repeating: 0, count: 32)
-            md.withUnsafeMutableBufferPointer { _ = system(bytes.baseAddress, bytes.count, $0.baseAddress) }
-            return md
-        }) {
-            return hex(digest: digest)
-        }
         var s = SHA256()
         s.update(data)
         return hex(digest: s.finalize())
     }
 
-    /// The digest of a file, read in chunks (through libcrypto when present).
+    /// The digest of a file, read in chunks.
     public static func hex(fileAt path: String) throws -> String {
         guard let file = ReadOnlyFile(path: path) else { throw EnvironmentError("cannot read \(path)") }
-        var hasher = FileHasher()
+        var hasher = SHA256()
         guard file.forEachChunk({ hasher.update($0) }) else { throw EnvironmentError("cannot read \(path)") }
         return hex(digest: hasher.finalize())
     }
@@ -148,69 +153,6 @@ public struct SHA256 {
         digest.map { String(format2hex: $0) }.joined()
     }
 }
-
-/// Streaming SHA-256: libcrypto's SHA256_Init/Update/Final when present (the
-/// sources' digests are part of every ingest), else the code above.
-private struct FileHasher {
-    private var own = SHA256()
-    private let system = systemStreamingSHA256
-    /// SHA256_CTX is 112 bytes; twice that leaves room.
-    private var context = [UInt64](repeating: 0, count: 28)
-
-    init() {
-        if let system { context.withUnsafeMutableBytes { _ = system.initialize($0.baseAddress!) } }
-    }
-
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let system else { own.update(bytes); return }
-        context.withUnsafeMutableBytes { _ = system.update($0.baseAddress!, bytes.baseAddress, bytes.count) }
-    }
-
-    mutating func finalize() -> [UInt8] {
-        guard let system else { return own.finalize() }
-        var md = [UInt8](repeating: 0, count: 32)
-        context.withUnsafeMutableBytes { c in md.withUnsafeMutableBufferPointer { _ = system.finish($0.baseAddress!, c.baseAddress!) } }
-        return md
-    }
-}
-
-private struct StreamingSHA256 {
-    typealias Initialize = @convention(c) (UnsafeMutableRawPointer) -> Int32
-    typealias Update = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer?, Int) -> Int32
-    typealias Finish = @convention(c) (UnsafeMutablePointer<UInt8>, UnsafeMutableRawPointer) -> Int32
-    let initialize: Initialize
-    let update: Update
-    let finish: Finish
-}
-
-/// Only used when the one-shot function passed its check (same library).
-private let systemStreamingSHA256: StreamingSHA256? = {
-    guard systemSHA256 != nil, let library = dlopen("libcrypto.so.3", RTLD_LAZY) ?? dlopen("libcrypto.so", RTLD_LAZY),
-          let i = dlsym(library, "SHA256_Init"), let u = dlsym(library, "SHA256_Update"), let f = dlsym(library, "SHA256_Final")
-    else { return nil }
-    return StreamingSHA256(initialize: unsafeBitCast(i, to: StreamingSHA256.Initialize.self),
-                           update: unsafeBitCast(u, to: StreamingSHA256.Update.self),
-                           finish: unsafeBitCast(f, to: StreamingSHA256.Finish.self))
-}()
-
-private typealias OneShotSHA256 = @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
-
-/// libcrypto's one-shot SHA256(), when the system has it: it uses the CPU's SHA
-/// instructions (about 30 times this file's speed, which made hashing the
-/// bundle and its gzip a fifth of a build). stationdb links libcurl, which
-/// loads libcrypto anyway, so this adds no dependency, and nothing is needed to
-/// build: without libcrypto, or if it fails the "abc" check, the code above is used.
-private let systemSHA256: OneShotSHA256? = {
-    guard let library = dlopen("libcrypto.so.3", RTLD_LAZY) ?? dlopen("libcrypto.so", RTLD_LAZY),
-          let symbol = dlsym(library, "SHA256") else { return nil }
-    let function = unsafeBitCast(symbol, to: OneShotSHA256.self)
-    let abc: [UInt8] = [0x61, 0x62, 0x63]
-    var md = [UInt8](repeating: 0, count: 32)
-    abc.withUnsafeBufferPointer { a in md.withUnsafeMutableBufferPointer { _ = function(a.baseAddress, a.count, $0.baseAddress) } }
-    let expected: [UInt8] = [0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
-                             0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad]
-    return md == expected ? function : nil
-}()
 
 private extension UInt32 {
     @inline(__always) func rotr(_ n: UInt32) -> UInt32 { (self &>> n) | (self &<< (32 &- n)) }

@@ -46,3 +46,24 @@ final class SHA256Tests: XCTestCase {
         XCTAssertThrowsError(try SHA256.hex(fileAt: path + ".missing"))
     }
 }
+
+/// The CPU's SHA instructions and the portable rounds give the same digests.
+final class SHA256PathsTests: XCTestCase {
+    func testCPUInstructionsAgreeWithPortableRounds() throws {
+        try XCTSkipUnless(SHA256.cpuHasSHA, "this CPU has no SHA instructions: only the portable rounds run here")
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var bytes = [UInt8]()
+        for _ in 0..<70_000 { x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; bytes.append(UInt8(truncatingIfNeeded: x >> 33)) }
+        // Lengths around the block and padding edges, and many blocks at once.
+        for length in [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 1000, 4096 + 17, 70_000] {
+            let slice = Array(bytes[0..<length])
+            var cpu = SHA256(), portable = SHA256(portable: true)
+            cpu.update(Data(slice))
+            portable.update(Data(slice))
+            XCTAssertEqual(cpu.finalize(), portable.finalize(), "\(length) bytes")
+        }
+        var portable = SHA256(portable: true)
+        portable.update(Data("abc".utf8))
+        XCTAssertEqual(SHA256.hex(digest: portable.finalize()), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+}
