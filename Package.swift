@@ -24,6 +24,8 @@ let package = Package(
         // libcurl: headers only; the library is opened on first use (see its shim.h).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's mallopt, for the command's allocator settings (main.swift).
+        .systemLibrary(name: "CMalloc"),
         // NFKC for station names, from the ICU libxml2 links anyway.
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
 
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "BuildDB", dependencies: ["StationModel", "BundleDiff", "CZlib"]),
         .target(name: "Transfer", dependencies: ["StationModel", "BundleDiff", "CCurl", "CZlib"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer",
+            "CMalloc", "StationModel", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
