@@ -29,9 +29,9 @@ let package = Package(
         // NFKC for station names, from the ICU libxml2 links anyway.
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
 
-        // SHA-256 rounds through the CPU's SHA instructions, which Swift cannot name.
-        .target(name: "CSHA256"),
-        .target(name: "StationModel", dependencies: ["CSQLite", "CZlib", "CSHA256"],
+        // SHA-256 rounds and UTF-8 validation through vector instructions Swift cannot name.
+        .target(name: "CSIMD"),
+        .target(name: "StationModel", dependencies: ["CSQLite", "CZlib", "CSIMD"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libz.a"])]),
         .target(name: "Ingest", dependencies: ["StationModel", "CLibXML2", "CICU"],
                 // libxml2's headers live in their own folder (pkg-config would also link the shared library).

@@ -1,10 +1,10 @@
-import CSHA256
+import CSIMD
 import FoundationEssentials
 import Glibc
 
 // SHA-256 (FIPS 180-4) for manifests and download checks: small enough to own,
 // and it spares every clean CI build a crypto package. Blocks go through the
-// CPU's SHA instructions where it has them (CSHA256), else through the rounds below.
+// CPU's SHA instructions where it has them (CSIMD), else through the rounds below.
 
 public struct SHA256 {
     // The state words are stored properties, not an array: an array costs a
@@ -52,7 +52,7 @@ public struct SHA256 {
         if offset < bytes.count { buffer.append(contentsOf: bytes[offset...]) }
     }
 
-    static let cpuHasSHA = csha256_cpu_has_sha() == 1
+    static let cpuHasSHA = csimd_cpu_has_sha() == 1
     private let usesCPUInstructions: Bool
 
     public init() { usesCPUInstructions = SHA256.cpuHasSHA }
@@ -64,7 +64,7 @@ public struct SHA256 {
         guard usesCPUInstructions else { compressPortably(start, blocks: blocks); return }
         var state = (h0, h1, h2, h3, h4, h5, h6, h7)
         withUnsafeMutableBytes(of: &state) {
-            csha256_compress_sha($0.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks)
+            csimd_sha256_compress($0.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks)
         }
         (h0, h1, h2, h3, h4, h5, h6, h7) = state
     }

@@ -174,6 +174,56 @@ final class CSVFieldsTests: XCTestCase {
         }
     }
 
+    /// The vector check takes sixteen bytes at a time and looks back three bytes
+    /// into the block before: every kind of bad or cut sequence at every offset
+    /// of a block and across blocks, in text long enough to span several, against
+    /// the standard library and the byte-by-byte check.
+    func testVectorUTF8CheckAgreesAcrossBlocks() throws {
+        try XCTSkipUnless(cpuValidatesUTF8, "this CPU has no SSSE3: only the byte-by-byte check runs here")
+        let pieces: [[UInt8]] = [
+            Array("駅".utf8), Array("é".utf8), Array("😀".utf8), [0x41], [0x00], [0x7F],
+            [0x80], [0xBF], [0xC0, 0xAF], [0xC1, 0xBF], [0xC2], [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0x9F, 0xBF], [0xE0, 0xA0, 0x80],
+            [0xE3, 0x81], [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x8F, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80],
+            [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xF8], [0xFF], [0xE3, 0x81, 0x82, 0x82],
+        ]
+        func check(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            bytes.withUnsafeBufferPointer { b in
+                XCTAssertEqual(isValidUTF8(b), expected, "\(bytes)", file: file, line: line)
+                XCTAssertEqual(isValidUTF8Portably(b), expected, "\(bytes)", file: file, line: line)
+            }
+        }
+        // One piece after 0...40 bytes of valid text (ASCII or three-byte), then more valid text.
+        for piece in pieces {
+            for lead in 0...40 {
+                for filler in [Array("a".utf8), Array("駅".utf8)] {
+                    var bytes: [UInt8] = []
+                    while bytes.count < lead { bytes += filler }
+                    bytes = Array(bytes.prefix(lead))
+                    if filler.count == 3 { bytes = Array(repeating: 0x61, count: lead % 3) + Array(bytes.prefix(lead - lead % 3)) }
+                    check(bytes + piece)
+                    check(bytes + piece + Array("東京駅 and more text past the block".utf8))
+                }
+            }
+        }
+        // Seeded random mixes of the pieces, up to ~100 bytes.
+        var state: UInt64 = 7
+        func next() -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) }
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(next() % 30) { bytes += pieces[next() % pieces.count] }
+            check(bytes)
+        }
+        // A long valid file, then each of its bytes damaged in turn.
+        let text = Array(String(repeating: "1,東京,とうきょう,35.681236,139.767125,é😀\n", count: 8).utf8)
+        check(text)
+        for k in stride(from: 0, to: text.count, by: 1) {
+            var damaged = text
+            damaged[k] = damaged[k] < 0x80 ? 0x80 : 0x41
+            check(damaged)
+        }
+    }
+
     /// Unquoted fields are scanned eight bytes at a time: a separator at every
     /// offset within and across those words, and at the very end of the file.
     func testFieldEndsAtEveryOffset() throws {
