@@ -174,6 +174,31 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertEqual(try Gzip.decompress(exact), payload.prefix(900_000))
     }
 
+    /// BundleWriter's promise to the early gzip pieces: whenever it calls
+    /// `pagesFinal`, every byte of the file past page 1 is already what the
+    /// finished file holds. Broken, the pieces would be thrown away (their CRC
+    /// no longer matches) and the whole bundle compressed after the indexes.
+    func testPagesPastPageOneAreFinalAtEveryCommit() throws {
+        let network = try Fixtures.ekidataNetwork()
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder + "/stations.sqlite"
+        var snapshots: [Data] = []
+        try BundleWriter.write(network: network, weights: Fixtures.weights(for: network), renumberings: [], version: 1, to: path) {
+            snapshots.append((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
+        }
+        let final = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Once the rows are in, and at least once among the indexes.
+        XCTAssertGreaterThanOrEqual(snapshots.count, 2)
+        var previousEnd = BundleWriter.pageSize
+        for (k, snapshot) in snapshots.enumerated() {
+            XCTAssertGreaterThan(snapshot.count, previousEnd, "commit \(k) added pages")
+            XCTAssertLessThanOrEqual(snapshot.count, final.count, "commit \(k) is within the file")
+            XCTAssertTrue(snapshot.dropFirst(BundleWriter.pageSize) == final[BundleWriter.pageSize..<snapshot.count],
+                          "commit \(k): a page past page 1 changed afterwards")
+            previousEnd = snapshot.count
+        }
+    }
+
     /// The bundle's gzip is made in two parts on two threads once the bundle is large:
     /// one valid gzip stream, the same bytes on every run, about as small as one part.
     func testParallelGzipIsReproducibleAndStandard() throws {
