@@ -31,7 +31,12 @@ def log(msg):
 
 
 def run_once(cmd, cwd=None, ok=(0,)):
-    """One run: (wall seconds, peak RSS in MB, CPU seconds user + system)."""
+    """One run: (wall seconds, peak RSS in MB, CPU seconds user + system).
+    The disk is synced first, untimed: what earlier runs wrote or deleted (a 100x
+    build writes 320 MB, and each fresh dist deletes the last; the root file system
+    is mounted with `discard`) is otherwise flushed during the next run, whose
+    fsyncs then wait for it."""
+    os.sync()
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     # wait4 gives this child's own rusage; read stderr first so a chatty child cannot block.
