@@ -12,6 +12,7 @@ machine hits both alike.
 """
 import argparse
 import os
+import re
 import shutil
 import sqlite3
 import statistics
@@ -241,6 +242,11 @@ def stage_n02(scale, xml, runs, stations):
     xmllint = ["xmllint", "--stream", "--noout", xml]
     have_xmllint = shutil.which("xmllint") is not None
     reader = [A.bin, "synth", "read", "--kind", "n02", xml]
+    if stations is None:
+        # The reader says what it read: "n02: ... operators, ... lines, N stations, ..."
+        said = subprocess.run(reader, capture_output=True, text=True, check=True).stdout
+        found = re.search(r"(\d+) stations", said)
+        stations = int(found.group(1)) if found else None
     t, b = measure(reader, xmllint if have_xmllint else None, runs=runs)
     met = t.median <= 1.5 * b.median if b else None
     row("N02 XML reader alone", f"{scale}x", t, b, stations=stations, size_mb=mb(xml),
