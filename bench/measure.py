@@ -84,12 +84,17 @@ def measure(ours, theirs=None, runs=5, prep=None, ok=(0,), theirs_ok=(0,), cwd=N
     return a, b
 
 
-def measure_beside_national(cmd, national, runs, prep=None, national_prep=None, cwd=None):
-    """Runs a scaled command `runs` times with A.beside national runs of the same
-    stage around each (half before, half after). The growth ratio compares these
-    two, made under the same host conditions: the host's speed swings by a third
-    within minutes, and national runs made minutes earlier would carry that swing
-    into the ratio. Returns (scaled, national) timings."""
+def measure_stage(scale, command, runs, cwd=None):
+    """Runs `command(scale)` (a command and what to do before each run, or None)
+    `runs` times. At a scale above 1, A.beside national runs of the same stage are
+    made around each (half before, half after): the growth ratio compares these
+    two, made under the same host conditions, since the host's speed swings by a
+    third within minutes and national runs made minutes earlier would carry that
+    swing into the ratio. Returns (runs at the scale, national runs beside or None)."""
+    cmd, prep = command(scale)
+    if scale == 1:
+        return measure(cmd, runs=runs, prep=prep, cwd=cwd)[0], None
+    national, national_prep = command(1)
     t, n = Timing(), Timing()
     before = A.beside // 2
 
@@ -207,21 +212,17 @@ def sqlite_import_cmd(native, db):
     return cmd
 
 
+# Each stage command at a scale, with what to do before each run (None: nothing).
 def ingest_cmd(scale):
     return [A.bin, "ingest", "--raw", W(f"x{scale}"), "--registry", W("out", f"x{scale}.registry.csv"),
-            "--out", W("out", f"x{scale}.staging.bin")]
+            "--out", W("out", f"x{scale}.staging.bin")], None
 
 
 def stage_ingest_native(scale, runs):
     """Returns (timing, stations, national runs made beside the scaled ones or None)."""
     native = W(f"x{scale}")
-    cmd = ingest_cmd(scale)
-    run_once(cmd)  # warm-up; also writes the registry the timed runs read, as a nightly run would
-    beside = None
-    if scale == 1:
-        t, _ = measure(cmd, runs=runs)
-    else:
-        t, beside = measure_beside_national(cmd, ingest_cmd(1), runs)
+    run_once(ingest_cmd(scale)[0])  # warm-up; also writes the registry the timed runs read, as a nightly run would
+    t, beside = measure_stage(scale, ingest_cmd, runs)
     n = count_stations(W("out", f"x{scale}.staging.bin"))
     row("ingest native CSV", f"{scale}x", t, stations=n, size_mb=mb(native),
         target="<= 50 ms (all national runs, below)" if scale == 1 else "")
@@ -274,16 +275,11 @@ def stage_n02_ingest(runs):
 
 
 def priority_cmd(scale):
-    return [A.bin, "priority", "--staging", W("out", f"x{scale}.staging.bin"), "--no-hand", "--out", W("out", f"x{scale}.weights.csv")]
+    return [A.bin, "priority", "--staging", W("out", f"x{scale}.staging.bin"), "--no-hand", "--out", W("out", f"x{scale}.weights.csv")], None
 
 
 def stage_priority(scale, runs, stations):
-    # cwd without raw/weights.csv: no hand weights
-    beside = None
-    if scale == 1:
-        t, _ = measure(priority_cmd(1), runs=runs, cwd=W())
-    else:
-        t, beside = measure_beside_national(priority_cmd(scale), priority_cmd(1), runs, cwd=W())
+    t, beside = measure_stage(scale, priority_cmd, runs, cwd=W())  # cwd without raw/weights.csv: no hand weights
     row("priority", f"{scale}x", t, stations=stations, target="<= 20 ms (all national runs, below)" if scale == 1 else "")
     return t, beside
 
@@ -296,13 +292,7 @@ def build_cmd(scale):
 
 
 def stage_build(scale, runs, stations):
-    cmd, prep = build_cmd(scale)
-    beside = None
-    if scale == 1:
-        t, _ = measure(cmd, runs=runs, prep=prep, cwd=W())
-    else:
-        national, national_prep = build_cmd(1)
-        t, beside = measure_beside_national(cmd, national, runs, prep=prep, national_prep=national_prep, cwd=W())
+    t, beside = measure_stage(scale, build_cmd, runs, cwd=W())
     row("build (fresh dist)", f"{scale}x", t, stations=stations, target="<= 100 ms (all national runs, below)" if scale == 1 else "")
     return t, beside
 
@@ -429,6 +419,8 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--note", action="append", default=[])
     A = p.parse_args()
+    if A.beside < 1:
+        p.error("--beside must be at least 1: the growth ratios are taken against those national runs")
     scales = [int(s) for s in A.scales.split(",")]
     runs = dict(zip([1, 10, 100], [int(r) for r in A.runs.split(",")]))
     os.makedirs(W("out"), exist_ok=True)

@@ -63,8 +63,11 @@ public struct SHA256 {
     private mutating func compress(_ start: UnsafeRawPointer, blocks: Int) {
         guard usesCPUInstructions else { compressPortably(start, blocks: blocks); return }
         var state = (h0, h1, h2, h3, h4, h5, h6, h7)
-        withUnsafeMutableBytes(of: &state) {
-            csimd_sha256_compress($0.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks)
+        withUnsafeMutableBytes(of: &state) { words in
+            SHA256.k.withUnsafeBufferPointer { k in
+                csimd_sha256_compress(words.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self),
+                                      blocks, k.baseAddress!)
+            }
         }
         (h0, h1, h2, h3, h4, h5, h6, h7) = state
     }
