@@ -5,56 +5,48 @@ let package = Package(
     name: "stationdb",
     products: [
         .executable(name: "stationdb", targets: ["stationdb"]),
+        .library(name: "StationModel", targets: ["StationModel"]),
         .library(name: "Ingest", targets: ["Ingest"]),
         .library(name: "Priority", targets: ["Priority"]),
         .library(name: "BuildDB", targets: ["BuildDB"]),
+        .library(name: "BundleDiff", targets: ["BundleDiff"]),
+        .library(name: "Transfer", targets: ["Transfer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // Thin module maps over the Debian -dev packages; scripts/setup installs them.
-        // SQLite, libxml2 (with the ICU and liblzma it needs) and zlib are linked from
-        // the packages' static archives, so no process loads or binds them at start:
-        // loading libxml2 and ICU alone took over a millisecond of every command
-        // (a national diff is about 20 ms), and SQLite called within itself through
-        // its shared object's PLT. Hence no `link` in the module maps and no pkg-config.
+        // Thin module maps over Debian's -dev packages (scripts/setup installs them).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CLibXML2", providers: [.apt(["libxml2-dev", "liblzma-dev"])]),
-        // libcurl: headers only; the library is opened on first use (see its shim.h).
-        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // glibc's mallopt, for the command's allocator settings (main.swift).
-        .systemLibrary(name: "CMalloc"),
-        // NFKC for station names, from the ICU libxml2 links anyway.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // SHA-256 rounds and UTF-8 validation through vector instructions Swift cannot name.
-        .target(name: "CSIMD"),
-        .target(name: "StationModel", dependencies: ["CSQLite", "CZlib", "CSIMD"],
-                linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libz.a"])]),
-        .target(name: "Ingest", dependencies: ["StationModel", "CLibXML2", "CICU"],
-                // libxml2's headers live in their own folder (pkg-config would also link the shared library).
-                swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])],
-                linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libxml2.a", "-Xlinker", "-l:liblzma.a", "-Xlinker", "-l:libicui18n.a",
-                                               "-Xlinker", "-l:libicuuc.a", "-Xlinker", "-l:libicudata.a", "-Xlinker", "-l:libz.a"]),
-                                 // ICU is C++; a test build does not link the Swift runtime's libstdc++ otherwise.
-                                 .linkedLibrary("stdc++")]),
-        .target(name: "Priority", dependencies: ["StationModel"]),
-        .target(name: "BundleDiff", dependencies: ["StationModel"]),
-        .target(name: "BuildDB", dependencies: ["StationModel", "BundleDiff", "CZlib"]),
-        .target(name: "Transfer", dependencies: ["StationModel", "BundleDiff", "CCurl", "CZlib"]),
+        // Files, CSV, SQLite, gzip and digests, and the errors that name file, line and field.
+        .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CCrypto"]),
+        // Operators, lines, stations: the values the stages hand over, the staging
+        // file, the bundle's schema, the weights file and what a publish says of itself.
+        .target(name: "StationModel", dependencies: ["StationIO", "CZlib"]),
+        .target(name: "Ingest", dependencies: ["StationModel", "StationIO", "CLibXML2", "CICU"]),
+        .target(name: "Priority", dependencies: ["StationModel", "StationIO"]),
+        .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO", "CSQLite"]),
+        .target(name: "BuildDB", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
+        .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "BundleDiff", "CCurl"]),
+        // The bench's inputs and helpers: scaled copies of the national network.
+        .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "CMalloc", "StationModel", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "StationModelTests", dependencies: ["StationModel"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel"]),
-        .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel"]),
-        .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel"]),
-        .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel"]),
-        .testTarget(name: "TransferTests", dependencies: ["Transfer", "BuildDB", "StationModel"]),
+        .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth"]),
+        .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
+        .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
+        .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "BuildDB", "StationModel", "StationIO"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,4 @@
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 /// What `stationdb verify` found in a good bundle.
@@ -22,17 +21,14 @@ public enum BundleVerifier {
 
     public static func verify(path: String) throws -> VerifyReport {
         var problems = DiagnosticCollector(limit: 500)
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw EnvironmentError("\(path) does not exist")
-        }
+        guard Files.exists(path) else { throw EnvironmentError("\(path) does not exist") }
         let report: VerifyReport
-        if isDirectory {
-            let latest = Path.appending(path, DistLayout.latest)
-            let manifest = Path.appending(path, DistLayout.manifest)
-            if FileManager.default.fileExists(atPath: latest) {
+        if Files.isFolder(path) {
+            let latest = joinPath(path, DistLayout.latest)
+            let manifest = joinPath(path, DistLayout.manifest)
+            if Files.exists(latest) {
                 report = try verifyDist(path, latest: latest, &problems)
-            } else if FileManager.default.fileExists(atPath: manifest) {
+            } else if Files.exists(manifest) {
                 report = try verifyVersionFolder(path, manifest: manifest, &problems)
             } else {
                 throw InputError(SourceLocation(file: path),
@@ -49,84 +45,70 @@ public enum BundleVerifier {
     // MARK: - dist and version folders
 
     static func verifyDist(_ dist: String, latest: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
-        let json = try JSONObject(path: latest)
-        let version = try json.requireInt("version")
-        let database = try json.requireString("database")
-        let databasePath = Path.appending(dist, database)
-        checkFacts(json, base: dist, databasePath: databasePath, &problems)
-        let (_, counts) = checkDatabase(databasePath, expectedVersion: version, &problems)
-        checkRowCounts(json, counts, &problems)
+        let bundle = try PublishedBundle.read(path: latest)
+        let databasePath = joinPath(dist, bundle.database)
+        checkFacts(bundle, file: latest, base: dist, databasePath: databasePath, &problems)
+        let (_, counts) = checkDatabase(databasePath, expectedVersion: bundle.version, &problems)
+        checkRowCounts(bundle, file: latest, counts, &problems)
         // The version folder must agree with itself too.
-        let folder = Path.deletingLastComponent(databasePath)
-        let manifest = Path.appending(folder, DistLayout.manifest)
-        if FileManager.default.fileExists(atPath: manifest) {
-            let m = try JSONObject(path: manifest)
-            checkFiles(m, folder: folder, &problems)
-            if m.int("version") != version {
-                problems.add(SourceLocation(file: manifest, field: "version"),
-                             "says version \(m.int("version").map(String.init) ?? "none"), latest.json says \(version)")
+        let folder = parentFolder(of: databasePath)
+        let manifestPath = joinPath(folder, DistLayout.manifest)
+        if Files.exists(manifestPath) {
+            let manifest = try PublishedBundle.read(path: manifestPath)
+            checkFiles(manifest, file: manifestPath, folder: folder, &problems)
+            if manifest.version != bundle.version {
+                problems.add(SourceLocation(file: manifestPath, field: "version"), "says version \(manifest.version), latest.json says \(bundle.version)")
             }
-            if m.string("sha256") != json.string("sha256") {
-                problems.add(SourceLocation(file: manifest, field: "sha256"), "differs from latest.json's")
+            if manifest.sha256 != bundle.sha256 {
+                problems.add(SourceLocation(file: manifestPath, field: "sha256"), "differs from latest.json's")
             }
         } else {
-            problems.add(SourceLocation(file: manifest), "missing")
+            problems.add(SourceLocation(file: manifestPath), "missing")
         }
-        return VerifyReport(path: dist, version: version, rowCounts: counts)
+        return VerifyReport(path: dist, version: bundle.version, rowCounts: counts)
     }
 
-    static func verifyVersionFolder(_ folder: String, manifest: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
-        let json = try JSONObject(path: manifest)
-        let version = try json.requireInt("version")
-        let databasePath = Path.appending(folder, DistLayout.database)
+    static func verifyVersionFolder(_ folder: String, manifest path: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
+        let manifest = try PublishedBundle.read(path: path)
+        let databasePath = joinPath(folder, DistLayout.database)
         // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
-        checkFacts(json, base: Path.deletingLastComponent(folder), databasePath: databasePath, &problems)
-        checkFiles(json, folder: folder, &problems)
-        let (_, counts) = checkDatabase(databasePath, expectedVersion: version, &problems)
-        checkRowCounts(json, counts, &problems)
-        return VerifyReport(path: folder, version: version, rowCounts: counts)
+        checkFacts(manifest, file: path, base: parentFolder(of: folder), databasePath: databasePath, &problems)
+        checkFiles(manifest, file: path, folder: folder, &problems)
+        let (_, counts) = checkDatabase(databasePath, expectedVersion: manifest.version, &problems)
+        checkRowCounts(manifest, file: path, counts, &problems)
+        return VerifyReport(path: folder, version: manifest.version, rowCounts: counts)
     }
 
     /// sha256/bytes of the database, the gzip (which must also inflate to the database) and the patch.
-    static func checkFacts(_ json: JSONObject, base: String, databasePath: String, _ problems: inout DiagnosticCollector) {
-        let file = json.file
-        guard let data = FileManager.default.contents(atPath: databasePath) else {
+    static func checkFacts(_ bundle: PublishedBundle, file: String, base: String, databasePath: String, _ problems: inout DiagnosticCollector) {
+        guard Files.exists(databasePath), let sha = try? SHA256.hex(fileAt: databasePath), let bytes = Files.size(of: databasePath) else {
             problems.add(SourceLocation(file: file, field: "database"), "\(databasePath) is missing")
             return
         }
-        let sha = SHA256.hex(data)
-        if json.string("sha256") != sha {
-            problems.add(SourceLocation(file: file, field: "sha256"),
-                         "\(databasePath) has sha256 \(sha), the manifest says \(json.string("sha256") ?? "nothing")")
+        if bundle.sha256 != sha {
+            problems.add(SourceLocation(file: file, field: "sha256"), "\(databasePath) has sha256 \(sha), the manifest says \(bundle.sha256)")
         }
-        if json.int("bytes") != data.count {
-            problems.add(SourceLocation(file: file, field: "bytes"),
-                         "\(databasePath) has \(data.count) bytes, the manifest says \(json.int("bytes").map(String.init) ?? "nothing")")
+        if bundle.bytes != bytes {
+            problems.add(SourceLocation(file: file, field: "bytes"), "\(databasePath) has \(bytes) bytes, the manifest says \(bundle.bytes)")
         }
-        if let gzip = json.string("gzip") {
-            let gzipPath = Path.appending(base, gzip)
-            if let gz = FileManager.default.contents(atPath: gzipPath) {
-                let gzSHA = SHA256.hex(gz)
-                if json.string("gzip_sha256") != gzSHA {
-                    problems.add(SourceLocation(file: file, field: "gzip_sha256"),
-                                 "\(gzipPath) has sha256 \(gzSHA), the manifest says \(json.string("gzip_sha256") ?? "nothing")")
-                }
-                if let n = json.int("gzip_bytes"), n != gz.count {
-                    problems.add(SourceLocation(file: file, field: "gzip_bytes"), "\(gzipPath) has \(gz.count) bytes, the manifest says \(n)")
-                }
-                if let inflated = try? Gzip.decompress(gz) {
-                    if inflated != data { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
-                } else {
-                    problems.add(SourceLocation(file: gzipPath), "is not a valid gzip file")
-                }
+        let gzipPath = joinPath(base, bundle.gzip)
+        if let gzSHA = try? SHA256.hex(fileAt: gzipPath), let gzBytes = Files.size(of: gzipPath) {
+            if bundle.gzipSHA256 != gzSHA {
+                problems.add(SourceLocation(file: file, field: "gzip_sha256"), "\(gzipPath) has sha256 \(gzSHA), the manifest says \(bundle.gzipSHA256)")
+            }
+            if bundle.gzipBytes != gzBytes {
+                problems.add(SourceLocation(file: file, field: "gzip_bytes"), "\(gzipPath) has \(gzBytes) bytes, the manifest says \(bundle.gzipBytes)")
+            }
+            if let inflated = try? Gzip.decompress(fileAt: gzipPath, to: nil, maxBytes: bytes + 1) {
+                if inflated.sha256 != sha || inflated.bytes != bytes { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
             } else {
-                problems.add(SourceLocation(file: file, field: "gzip"), "\(gzipPath) is missing")
+                problems.add(SourceLocation(file: gzipPath), "is not a valid gzip file, or does not inflate to \(databasePath)")
             }
         } else {
-            problems.add(SourceLocation(file: file, field: "gzip"), "missing")
+            problems.add(SourceLocation(file: file, field: "gzip"), "\(gzipPath) is missing")
         }
-        if let patch = json.string("patch"), let expected = json.string("patch_sha256") {
-            let patchPath = Path.appending(base, patch)
+        if let patch = bundle.patch, let expected = bundle.patchSHA256 {
+            let patchPath = joinPath(base, patch)
             if let actual = try? SHA256.hex(fileAt: patchPath) {
                 if actual != expected { problems.add(SourceLocation(file: file, field: "patch_sha256"), "\(patchPath) has sha256 \(actual), the manifest says \(expected)") }
             } else {
@@ -136,38 +118,30 @@ public enum BundleVerifier {
     }
 
     /// The manifest's "files": every file of the folder but the manifest, with its sha256.
-    static func checkFiles(_ manifest: JSONObject, folder: String, _ problems: inout DiagnosticCollector) {
-        guard let files = manifest.object("files") else {
-            problems.add(SourceLocation(file: manifest.file, field: "files"), "missing")
+    static func checkFiles(_ manifest: PublishedBundle, file: String, folder: String, _ problems: inout DiagnosticCollector) {
+        guard let files = manifest.files else {
+            problems.add(SourceLocation(file: file, field: "files"), "missing")
             return
         }
         for name in files.keys.sorted() {
-            let path = Path.appending(folder, name)
+            let path = joinPath(folder, name)
             guard let actual = try? SHA256.hex(fileAt: path) else {
-                problems.add(SourceLocation(file: manifest.file, field: "files"), "\(path) is missing")
+                problems.add(SourceLocation(file: file, field: "files"), "\(path) is missing")
                 continue
             }
-            if actual != files[name]?.string {
-                problems.add(SourceLocation(file: manifest.file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name]?.string ?? "nothing")")
+            if actual != files[name] {
+                problems.add(SourceLocation(file: file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name] ?? "nothing")")
             }
         }
-        let present = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        for name in present where name != DistLayout.manifest && files[name] == nil {
-            problems.add(SourceLocation(file: manifest.file, field: "files"), "\(name) is in the folder but not in the manifest")
+        for name in Files.names(in: folder) where name != DistLayout.manifest && files[name] == nil {
+            problems.add(SourceLocation(file: file, field: "files"), "\(name) is in the folder but not in the manifest")
         }
     }
 
-    static func checkRowCounts(_ json: JSONObject, _ counts: [String: Int], _ problems: inout DiagnosticCollector) {
-        guard let rows = json.object("rows") else {
-            problems.add(SourceLocation(file: json.file, field: "rows"), "missing")
-            return
-        }
-        for name in BundleBuilder.tableOrder {
-            let said = rows[name]?.truncatedInt
-            if said != counts[name] {
-                problems.add(SourceLocation(file: json.file, field: "rows.\(name)"),
-                             "says \(said.map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
-            }
+    static func checkRowCounts(_ bundle: PublishedBundle, file: String, _ counts: [String: Int], _ problems: inout DiagnosticCollector) {
+        for name in BundleBuilder.tableOrder where bundle.rows[name] != counts[name] {
+            problems.add(SourceLocation(file: file, field: "rows.\(name)"),
+                         "says \(bundle.rows[name].map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
         }
     }
 
@@ -176,7 +150,7 @@ public enum BundleVerifier {
     /// Returns the user_version and row counts found, adding every problem.
     static func checkDatabase(_ path: String, expectedVersion: Int?, _ problems: inout DiagnosticCollector) -> (Int, [String: Int]) {
         func add(_ field: String?, _ message: String) { problems.add(SourceLocation(file: path, field: field), message) }
-        guard FileManager.default.fileExists(atPath: path) else { add(nil, "missing"); return (0, [:]) }
+        guard Files.exists(path) else { add(nil, "missing"); return (0, [:]) }
         let db: SQLiteDatabase
         do { db = try SQLiteDatabase(path: path, mode: .readOnly) } catch { add(nil, "cannot open: \(error)"); return (0, [:]) }
         defer { db.close() }
@@ -265,7 +239,7 @@ public enum BundleVerifier {
         let reference: SQLiteDatabase
         do {
             reference = try SQLiteDatabase(path: ":memory:", mode: .create)
-            for sql in BundleSchema.createStatements + [BundleSchema.renumberedCreateSQL] { try reference.execute(sql) }
+            for sql in BundleSchema.createStatements + [BundleSchema.renumberedStations.createSQL] { try reference.execute(sql) }
         } catch {
             add("schema", "cannot build the reference schema: \(error)")
             return broken

@@ -1,5 +1,4 @@
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 /// raw/renumbered.csv: `new_s_id,old_s_id,version`, one row per (new, old) pair,
@@ -17,23 +16,23 @@ public enum RenumberingFile {
     public static func parse(_ table: CSVTable) throws -> [Renumbering: SourceLocation] {
         if table.header.isEmpty { return [:] }
         try table.require(columns)
+        let cNew = table.column("new_s_id"), cOld = table.column("old_s_id"), cVersion = table.column("version")
         var problems = DiagnosticCollector()
         var result: [Renumbering: SourceLocation] = [:]
         var firstLine: [[Int]: Int] = [:]
-        for row in table.rows() {
-            guard let newID = row.int("new_s_id", &problems),
-                  let oldID = row.int("old_s_id", &problems),
-                  let version = row.int("version", &problems, range: 1...Int(Int32.max)) else { continue }
+        for r in table.records {
+            guard let newID = table.int(r, cNew, &problems), let oldID = table.int(r, cOld, &problems),
+                  let version = table.int(r, cVersion, range: 1...Int(Int32.max), &problems) else { continue }
             if newID == oldID {
-                problems.add(row.location("old_s_id"), "a station cannot replace itself (new_s_id = old_s_id = \(newID))")
+                problems.add(table.location(r, cOld), "a station cannot replace itself (new_s_id = old_s_id = \(newID))")
                 continue
             }
             if let earlier = firstLine[[newID, oldID]] {
-                problems.add(row.location("new_s_id"), "the pair \(newID) <- \(oldID) is already listed on line \(earlier)")
+                problems.add(table.location(r, cNew), "the pair \(newID) <- \(oldID) is already listed on line \(earlier)")
                 continue
             }
-            firstLine[[newID, oldID]] = row.line
-            result[Renumbering(newID: newID, oldID: oldID, version: version)] = SourceLocation(file: table.file, line: row.line)
+            firstLine[[newID, oldID]] = table.line(r)
+            result[Renumbering(newID: newID, oldID: oldID, version: version)] = table.location(r)
         }
         try problems.check()
         return result

@@ -1,6 +1,5 @@
 import CSQLite
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 /// Runs a patch exactly as the Android client does, so tests see what users' phones see:

@@ -1,5 +1,4 @@
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 /// The output formats of `stationdb diff`.
@@ -43,7 +42,7 @@ extension DiffReport {
         return value.description
     }
 
-    static func quoted(_ s: String) -> String { JSONText.quote(s) }
+    static func quoted(_ s: String) -> String { DiffJSON.quoted(s) }
 
     /// "weight 1 -> 2, lat 35.745000 -> 35.745001 (moved 0.1 m)": the move follows the
     /// last of lat/lng that changed.
@@ -128,10 +127,9 @@ extension DiffReport {
     public func markdown(limit: Int) -> String {
         let d = difference
         func cell(_ s: String) -> String {
-            s.replacingEvery("\\", with: "\\\\").replacingEvery("|", with: "\\|")
-                .replacingEvery("\r", with: " ").replacingEvery("\n", with: " ")
+            replacing(s, ["\\": "\\\\", "|": "\\|", "\r": " ", "\n": " "])
         }
-        func code(_ s: String) -> String { "`" + s.replacingEvery("`", with: "'") + "`" }
+        func code(_ s: String) -> String { "`" + replacing(s, ["`": "'"]) + "`" }
         var out = "### Station bundle: version \(d.oldVersion) → \(d.newVersion)\n\n"
         out += "old \(code(oldLabel)) · new \(code(newLabel))\n\n"
         out += "| table | old rows | new rows | added | removed | changed |\n|---|---:|---:|---:|---:|---:|\n"
@@ -204,7 +202,7 @@ extension DiffReport {
     /// lat/lng stay integer micro-degrees); percentages have 4 decimals, metres 1.
     public func json(guardViolations: [String] = []) -> String {
         let d = difference
-        func value(_ v: SQLValue) -> JSON {
+        func value(_ v: SQLValue) -> DiffJSON {
             switch v {
             case .null: return .null
             case .integer(let i): return .number(String(i))
@@ -213,22 +211,22 @@ extension DiffReport {
             case .blob(let b): return .string(SQLValue.blob(b).sqlLiteral)
             }
         }
-        func object(_ columns: [String], _ values: [SQLValue]) -> JSON { .object(zip(columns, values).map { ($0, value($1)) }) }
-        var tables: [JSON] = []
+        func object(_ columns: [String], _ values: [SQLValue]) -> DiffJSON { .object(zip(columns, values).map { ($0, value($1)) }) }
+        var tables: [DiffJSON] = []
         for t in d.tables {
             let shape = t.shape
-            func rowEntry(_ row: [SQLValue], side: Side) -> JSON {
+            func rowEntry(_ row: [SQLValue], side: Side) -> DiffJSON {
                 .object([("key", object(shape.key, shape.key(of: row))), ("name", .string(name(of: row, in: shape, side: side))),
                          ("row", object(shape.columns, row))])
             }
-            let changed: [JSON] = t.changed.map { change in
-                var members: [(String, JSON)] = [
+            let changed: [DiffJSON] = t.changed.map { change in
+                var members: [(String, DiffJSON)] = [
                     ("key", object(shape.key, change.key)),
                     ("name", .string(name(of: change.new, in: shape, side: .new))),
                     ("columns", .object(change.changes.map { ($0.column, .object([("old", value($0.old)), ("new", value($0.new))])) })),
                 ]
                 if shape.name == "stations", let metres = summary.move(of: change.key.first?.intValue ?? 0) {
-                    members.append(("moved_m", .fixed(metres, 1)))
+                    members.append(("moved_m", .fixed(metres, decimals: 1)))
                 }
                 return .object(members)
             }
@@ -243,19 +241,19 @@ extension DiffReport {
             ]))
         }
         let s = summary
-        let summaryJSON = JSON.object([
+        let summaryJSON = DiffJSON.object([
             ("stations_old", .int(s.oldStations)), ("stations_removed", .int(s.stationsRemoved)),
-            ("removed_percent", .fixed(s.removedPercent, 4)),
+            ("removed_percent", .fixed(s.removedPercent, decimals: 4)),
             ("stations_enabled_old", .int(s.oldEnabledStations)), ("stations_disabled", .int(s.stationsDisabled)),
-            ("stations_reenabled", .int(s.stationsReenabled)), ("disabled_percent", .fixed(s.disabledPercent, 4)),
-            ("stations_moved", .int(s.moves.count)), ("max_moved_m", .fixed(s.furthestMove?.metres ?? 0, 1)),
+            ("stations_reenabled", .int(s.stationsReenabled)), ("disabled_percent", .fixed(s.disabledPercent, decimals: 4)),
+            ("stations_moved", .int(s.moves.count)), ("max_moved_m", .fixed(s.furthestMove?.metres ?? 0, decimals: 1)),
             ("stations_live_in_both", .int(s.liveInBoth)), ("weight_churn", .int(s.weightChurn)),
-            ("weight_churn_percent", .fixed(s.weightChurnPercent, 4)),
+            ("weight_churn_percent", .fixed(s.weightChurnPercent, decimals: 4)),
             ("weight_changes", .array(s.weightTransitions.map {
                 .object([("old", .int($0.old)), ("new", .int($0.new)), ("stations", .int($0.stations))])
             })),
         ])
-        let root = JSON.object([
+        let root = DiffJSON.object([
             ("format", .string("stationdb-diff")), ("format_version", .int(1)),
             ("old", .object([("label", .string(oldLabel)), ("version", .int(d.oldVersion))])),
             ("new", .object([("label", .string(newLabel)), ("version", .int(d.newVersion))])),
@@ -265,5 +263,83 @@ extension DiffReport {
             ("guard_violations", .array(guardViolations.map { .string($0) })),
         ])
         return root.text
+    }
+}
+
+/// Every occurrence of each key (one scalar) replaced by its value.
+func replacing(_ s: String, _ replacements: [Unicode.Scalar: String]) -> String {
+    var out = ""
+    for c in s.unicodeScalars {
+        if let r = replacements[c] { out += r } else { out.unicodeScalars.append(c) }
+    }
+    return out
+}
+
+/// The diff's JSON document, written here rather than through JSONEncoder so its
+/// members keep the documented order and percentages their fixed decimals.
+indirect enum DiffJSON {
+    case null
+    case bool(Bool)
+    /// Already spelled as a JSON number.
+    case number(String)
+    case string(String)
+    case array([DiffJSON])
+    case object([(String, DiffJSON)])
+
+    static func int(_ v: Int) -> DiffJSON { .number(String(v)) }
+    static func fixed(_ v: Double, decimals: Int) -> DiffJSON { .number(StationIO.fixed(v, decimals: decimals)) }
+
+    /// A JSON string literal.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// The document: two-space indent and a trailing newline.
+    var text: String {
+        var out = ""
+        write(to: &out, indent: "")
+        return out + "\n"
+    }
+
+    func write(to out: inout String, indent: String) {
+        let inner = indent + "  "
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): out += Self.quoted(s)
+        case .array(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "[\n"
+            for (i, item) in items.enumerated() {
+                out += inner
+                item.write(to: &out, indent: inner)
+                out += i + 1 < items.count ? ",\n" : "\n"
+            }
+            out += indent + "]"
+        case .object(let members):
+            if members.isEmpty { out += "{}"; return }
+            out += "{\n"
+            for (i, (key, value)) in members.enumerated() {
+                out += inner + Self.quoted(key) + ": "
+                value.write(to: &out, indent: inner)
+                out += i + 1 < members.count ? ",\n" : "\n"
+            }
+            out += indent + "}"
+        }
     }
 }

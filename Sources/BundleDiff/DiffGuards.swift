@@ -1,5 +1,4 @@
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 /// Limits on how much one version may change before a human has to look.
@@ -65,10 +64,10 @@ public struct DiffGuards: Sendable, Equatable {
         return reasons
     }
 
-    public func violations(of difference: BundleDifference, oldEnabledStations: Int) -> [String] {
-        violations(of: DiffSummary(difference: difference, oldEnabledStations: oldEnabledStations))
+    public func violations(of difference: BundleDifference) -> [String] {
+        violations(of: DiffSummary(difference: difference))
     }
 
-    static func percent(_ value: Double) -> String { String(fixed: value, decimals: 2) + "%" }
-    static func metres(_ value: Double) -> String { String(fixed: value, decimals: 1) + " m" }
+    static func percent(_ value: Double) -> String { fixed(value, decimals: 2) + "%" }
+    static func metres(_ value: Double) -> String { fixed(value, decimals: 1) + " m" }
 }

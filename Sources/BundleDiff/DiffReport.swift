@@ -1,5 +1,4 @@
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 /// A difference ready for a human: the core's BundleDifference, the names that make
@@ -28,14 +27,10 @@ public struct DiffReport: Sendable {
         try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            phase("attached")
             let difference = try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
-            phase("compared")
             let wanted = NameBook.Wanted(difference)
             return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
-                              summary: DiffSummary(difference: difference,
-                                                   oldEnabledStations: try difference.oldEnabledStations
-                                                       ?? DiffSummary.enabledStations(in: db, schema: "old_bundle")),
+                              summary: DiffSummary(difference: difference),
                               oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
                               newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
         }
@@ -181,24 +176,8 @@ public struct DiffSummary: Sendable, Equatable {
 
     static func percent(_ part: Int, of whole: Int) -> Double { whole == 0 ? 0 : Double(part) * 100 / Double(whole) }
 
-    public static func enabledStations(in db: SQLiteDatabase, schema: String = "main") throws -> Int {
-        try db.scalarInt("SELECT count(*) FROM \(schema).stations WHERE enabled = 1") ?? 0
-    }
-
-    /// For a caller that has only the old bundle's path (BuildDB): the count the
-    /// comparing made, else one of OLD's own.
-    public init(difference: BundleDifference, oldPath: String) throws {
-        if let counted = difference.oldEnabledStations {
-            self.init(difference: difference, oldEnabledStations: counted)
-            return
-        }
-        let db = try SQLiteDatabase(path: oldPath, mode: .readOnly)
-        defer { db.close() }
-        self.init(difference: difference, oldEnabledStations: try Self.enabledStations(in: db))
-    }
-
-    public init(difference: BundleDifference, oldEnabledStations: Int) {
-        self.oldEnabledStations = oldEnabledStations
+    public init(difference: BundleDifference) {
+        oldEnabledStations = difference.oldEnabledStations
         guard let stations = difference["stations"] else { return }
         let columns = stations.shape.columns
         guard let enabled = columns.firstIndex(of: "enabled"), let weight = columns.firstIndex(of: "weight"),

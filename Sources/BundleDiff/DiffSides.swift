@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 /// One side of `stationdb diff`: what the user named and the bundle file it stands for.
@@ -43,7 +44,7 @@ public struct DiffSide: Sendable, Equatable {
             try checkSQLite(argument)
             return DiffSide(argument: argument, databasePath: argument, kind: .file)
         }
-        func inside(_ name: String) -> String { Path.appending(argument, name) }
+        func inside(_ name: String) -> String { joinPath(argument, name) }
 
         let latest = inside(latestName)
         if fm.fileExists(atPath: latest) {
@@ -68,25 +69,21 @@ public struct DiffSide: Sendable, Equatable {
     }
 
     static func databaseNamed(byLatest path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(SourceLocation(file: path), "cannot read it")
+        struct Latest: Decodable { var database: String }
+        guard let latest = try? JSONDecoder().decode(Latest.self, from: Data(Files.read(path))), !latest.database.isEmpty else {
+            throw InputError(SourceLocation(file: path, field: "database"), "missing or unreadable: latest.json must name the published database")
         }
-        guard let object = JSONDocument.parse([UInt8](data))?.object else {
-            throw InputError(SourceLocation(file: path), "not a JSON object")
-        }
-        guard let database = object["database"]?.string, !database.isEmpty else {
-            throw InputError(SourceLocation(file: path, field: "database"), "missing: latest.json must name the published database")
-        }
-        return database
+        return latest.database
     }
 
     /// SQLite would report "file is not a database" only at the first query, as an
     /// I/O-style error; a file that is not SQLite at all is bad input instead.
     static func checkSQLite(_ path: String) throws {
-        guard let file = ReadOnlyFile(path: path) else {
-            throw InputError(SourceLocation(file: path), "cannot read it")
-        }
-        guard file.read(upTo: 16) == Array("SQLite format 3\0".utf8) else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(SourceLocation(file: path), "cannot read it") }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 16)
+        guard read(fd, &head, 16) == 16, head == Array("SQLite format 3\0".utf8) else {
             throw InputError(SourceLocation(file: path), "not an SQLite database")
         }
     }

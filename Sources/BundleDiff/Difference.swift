@@ -1,3 +1,4 @@
+import StationIO
 import StationModel
 
 public struct ColumnChange: Hashable, Sendable {
@@ -24,15 +25,17 @@ public struct RowChange: Hashable, Sendable {
 public struct TableDiff: Sendable {
     public var shape: TableShape
     /// Whole rows (all columns, schema order), sorted by key.
-    public var added: [[SQLValue]]
-    public var removed: [[SQLValue]]
-    public var changed: [RowChange]
-    public var oldCount: Int
-    public var newCount: Int
+    public var added: [[SQLValue]] = []
+    public var removed: [[SQLValue]] = []
+    public var changed: [RowChange] = []
+    public var oldCount = 0
+    public var newCount = 0
     /// The table exists only in the new bundle (or only in the old one); only
     /// renumbered_stations can be absent.
-    public var tableAdded: Bool
-    public var tableRemoved: Bool
+    public var tableAdded = false
+    public var tableRemoved = false
+
+    public init(shape: TableShape) { self.shape = shape }
 
     public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && !tableAdded && !tableRemoved }
     public var rowChangeCount: Int { added.count + removed.count + changed.count }
@@ -43,52 +46,134 @@ public struct BundleDifference: Sendable {
     public var newVersion: Int
     /// One entry per TableShape.all, in that order.
     public var tables: [TableDiff]
-    /// OLD's stations with enabled = 1, when counted while comparing the stations.
-    public var oldEnabledStations: Int?
+    /// OLD's stations with enabled = 1 (the summary's share of disabled stations).
+    public var oldEnabledStations: Int
 
+    /// True when the tables' contents are equal: user_version is not content, so
+    /// two versions with equal rows are "unchanged".
     public var isEmpty: Bool { tables.allSatisfy(\.isEmpty) }
 
     public subscript(name: String) -> TableDiff? { tables.first { $0.shape.name == name } }
 
-    public static func between(_ old: BundleContents, _ new: BundleContents) -> BundleDifference {
-        var diffs: [TableDiff] = []
-        for shape in TableShape.all {
-            let o = old[shape.name] ?? TableRows(shape: shape, present: false, rows: [])
-            let n = new[shape.name] ?? TableRows(shape: shape, present: false, rows: [])
-            diffs.append(diff(shape: shape, old: o, new: n))
+    /// The difference between two bundle files. Rows are matched by key; a value
+    /// that changes storage class but keeps its number (5 -> 5.0) is no change,
+    /// as SQL's IS sees it; text is compared byte for byte.
+    public static func between(oldPath: String, newPath: String) throws -> BundleDifference {
+        try namingDamage(oldPath: oldPath, newPath: newPath) {
+            let db = try attach(oldPath: oldPath, newPath: newPath)
+            defer { db.close() }
+            return try between(attached: db, oldPath: oldPath, newPath: newPath)
         }
-        return BundleDifference(oldVersion: old.userVersion, newVersion: new.userVersion, tables: diffs)
     }
 
-    static func diff(shape: TableShape, old: TableRows, new: TableRows) -> TableDiff {
-        var oldByKey: [[SQLValue]: [SQLValue]] = [:]
-        oldByKey.reserveCapacity(old.rows.count)
-        for row in old.rows { oldByKey[shape.key(of: row)] = row }
-
-        var added: [[SQLValue]] = []
-        var changed: [RowChange] = []
-        var seen = Set<[SQLValue]>()
-        seen.reserveCapacity(new.rows.count)
-        for row in new.rows {
-            let key = shape.key(of: row)
-            seen.insert(key)
-            guard let before = oldByKey[key] else { added.append(row); continue }
-            if before == row { continue }
-            var changes: [ColumnChange] = []
-            for (i, column) in shape.columns.enumerated() where before[i] != row[i] {
-                changes.append(ColumnChange(column: column, old: before[i], new: row[i]))
-            }
-            changed.append(RowChange(key: key, old: before, new: row, changes: changes))
+    /// On a connection with OLD attached as old_bundle and NEW as new_bundle.
+    static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String) throws -> BundleDifference {
+        var tables: [TableDiff] = []
+        for shape in TableShape.all {
+            tables.append(try difference(shape, in: db, oldPath: oldPath, newPath: newPath))
         }
-        var removed = old.rows.filter { !seen.contains(shape.key(of: $0)) }
+        let enabled = try db.scalarInt("SELECT count(*) FROM old_bundle.stations WHERE enabled = 1") ?? 0
+        return BundleDifference(oldVersion: try db.scalarInt("PRAGMA old_bundle.user_version") ?? 0,
+                                newVersion: try db.scalarInt("PRAGMA new_bundle.user_version") ?? 0,
+                                tables: tables, oldEnabledStations: enabled)
+    }
 
-        // Rows arrive in SQLite's key order already; sort anyway so the result
-        // does not depend on how the caller built its TableRows.
-        added.sort { compareKeys(shape.key(of: $0), shape.key(of: $1)) < 0 }
-        removed.sort { compareKeys(shape.key(of: $0), shape.key(of: $1)) < 0 }
-        changed.sort { compareKeys($0.key, $1.key) < 0 }
-        return TableDiff(shape: shape, added: added, removed: removed, changed: changed,
-                         oldCount: old.rows.count, newCount: new.rows.count,
-                         tableAdded: new.present && !old.present, tableRemoved: old.present && !new.present)
+    /// One connection with OLD attached as old_bundle and NEW as new_bundle, for
+    /// the diff and for the report's name lookups after it.
+    static func attach(oldPath: String, newPath: String) throws -> SQLiteDatabase {
+        // ATTACH would create a missing file; a missing bundle is an error instead.
+        for path in [oldPath, newPath] where !Files.exists(path) {
+            throw EnvironmentError("cannot read \(path): no such file")
+        }
+        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+        try db.execute("ATTACH DATABASE \(SQLValue.text(oldPath).sqlLiteral) AS old_bundle")
+        try db.execute("ATTACH DATABASE \(SQLValue.text(newPath).sqlLiteral) AS new_bundle")
+        return db
+    }
+
+    /// Runs `body`; when SQLite finds a file damaged (cut short, overwritten), the
+    /// error names that file as bad input instead of the in-memory connection both
+    /// are attached to. Each file is checked on a connection of its own.
+    static func namingDamage<T>(oldPath: String, newPath: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let e as SQLiteError where e.isDamage {
+            for path in [oldPath, newPath] {
+                let check = try? { () throws -> String? in
+                    let db = try SQLiteDatabase(path: path, mode: .readOnly)
+                    return try db.query("PRAGMA quick_check(1)").first?.first?.textValue
+                }()
+                if check != "ok" {
+                    throw InputError(SourceLocation(file: path),
+                                     "the database is damaged (\(check ?? e.message)); expected a whole bundle, as published")
+                }
+            }
+            throw e
+        }
+    }
+
+    /// One table: rows only in OLD, rows only in NEW and rows whose values
+    /// differ, one statement each, in key order.
+    static func difference(_ shape: TableShape, in db: SQLiteDatabase, oldPath: String, newPath: String) throws -> TableDiff {
+        let inOld = try present(shape, "old_bundle", db, oldPath), inNew = try present(shape, "new_bundle", db, newPath)
+        var diff = TableDiff(shape: shape)
+        diff.tableAdded = inNew && !inOld
+        diff.tableRemoved = inOld && !inNew
+        func columns(_ alias: String) -> String { shape.columns.map { "\(alias).\($0)" }.joined(separator: ", ") }
+        let sameKey = shape.key.map { "u.\($0) = t.\($0)" }.joined(separator: " AND ")
+        /// The rows of `schema`'s table whose key the other side lacks (all of them when it has no such table).
+        func rowsOnlyIn(_ schema: String, notIn other: String?) throws -> [[SQLValue]] {
+            let absent = other.map { "WHERE NOT EXISTS (SELECT 1 FROM \($0).\(shape.name) AS u WHERE \(sameKey))" } ?? ""
+            return try db.query("SELECT \(columns("t")) FROM \(schema).\(shape.name) AS t \(absent) ORDER BY \(shape.key.map { "t.\($0)" }.joined(separator: ", "))")
+        }
+        if inOld {
+            diff.oldCount = try db.scalarInt("SELECT count(*) FROM old_bundle.\(shape.name)") ?? 0
+            diff.removed = try rowsOnlyIn("old_bundle", notIn: inNew ? "new_bundle" : nil)
+        }
+        if inNew {
+            diff.newCount = try db.scalarInt("SELECT count(*) FROM new_bundle.\(shape.name)") ?? 0
+            diff.added = try rowsOnlyIn("new_bundle", notIn: inOld ? "old_bundle" : nil)
+        }
+        if inOld && inNew {
+            let values = shape.columns.filter { !shape.key.contains($0) }
+            if !values.isEmpty {
+                let differs = values.map { "t.\($0) IS NOT u.\($0) COLLATE BINARY" }.joined(separator: " OR ")
+                let width = shape.columns.count
+                for row in try db.query("""
+                    SELECT \(columns("t")), \(columns("u")) FROM old_bundle.\(shape.name) AS t
+                    JOIN new_bundle.\(shape.name) AS u ON \(sameKey) WHERE \(differs) ORDER BY \(shape.key.map { "t.\($0)" }.joined(separator: ", "))
+                    """) {
+                    let old = Array(row[..<width]), new = Array(row[width...])
+                    let changes = shape.columns.indices.filter { !old[$0].isSame(as: new[$0]) }
+                        .map { ColumnChange(column: shape.columns[$0], old: old[$0], new: new[$0]) }
+                    diff.changed.append(RowChange(key: shape.key(of: new), old: old, new: new, changes: changes))
+                }
+            }
+        }
+        return diff
+    }
+
+    /// Whether the table is in the bundle with every column the diff reads, and
+    /// its key unique; only renumbered_stations may be missing.
+    static func present(_ shape: TableShape, _ schema: String, _ db: SQLiteDatabase, _ path: String) throws -> Bool {
+        guard try db.tableExists(shape.name, schema: schema) else {
+            if shape == TableShape.renumbered { return false }
+            throw InputError(SourceLocation(file: path), "not a station bundle: it has no table \(shape.name)")
+        }
+        let existing = Set(try db.query("SELECT name FROM pragma_table_info(?, ?)", [.text(shape.name), .text(schema)]).compactMap { $0.first?.textValue })
+        let missing = shape.columns.filter { !existing.contains($0) }
+        if !missing.isEmpty {
+            throw InputError(SourceLocation(file: path, field: shape.name),
+                             "not a station bundle: table \(shape.name) has no column \(missing.joined(separator: ", "))")
+        }
+        // A key of several columns is unique only by an index an old bundle may lack; rows match by key.
+        if shape.key.count > 1 {
+            let key = shape.key.joined(separator: ", ")
+            if let row = try db.query("SELECT \(key) FROM \(schema).\(shape.name) GROUP BY \(key) HAVING count(*) > 1 LIMIT 1").first {
+                throw InputError(SourceLocation(file: path, field: shape.name),
+                                 "not a station bundle: (\(key)) = (\(row.map(\.description).joined(separator: ", "))) appears twice in \(shape.name)")
+            }
+        }
+        return true
     }
 }

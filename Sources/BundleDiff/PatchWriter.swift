@@ -1,3 +1,4 @@
+import StationIO
 import StationModel
 
 /// Writes the SQL patch that turns the old bundle of a difference into the new one,

@@ -1,3 +1,4 @@
+import StationIO
 import StationModel
 
 /// Reads an ekidata.jp CSV folder (sources.md §2): company.csv, line.csv,
@@ -25,16 +26,14 @@ public enum EkidataReader {
     public static let stationFile = "station.csv"
     public static let joinFile = "join.csv"
 
-    // Keys are built from bytes: string interpolation costs several times more.
-    static func operatorKey(_ companyCD: Int) -> String { buildKey { $0.text("ekidata:company:"); $0.number(companyCD) } }
-    static func lineKey(_ lineCD: Int) -> String { buildKey { $0.text("ekidata:line:"); $0.number(lineCD) } }
+    public static let files = [companyFile, lineFile, stationFile, joinFile]
+
+    static func operatorKey(_ companyCD: Int) -> String { "ekidata:company:\(companyCD)" }
+    static func lineKey(_ lineCD: Int) -> String { "ekidata:line:\(lineCD)" }
     static func stationKey(companyCD: Int, groupCD: Int, shinkansen: Bool) -> String {
-        buildKey {
-            $0.text("ekidata:station:"); $0.number(companyCD); $0.text(":"); $0.number(groupCD)
-            if shinkansen { $0.text(":shinkansen") }
-        }
+        "ekidata:station:\(companyCD):\(groupCD)" + (shinkansen ? ":shinkansen" : "")
     }
-    static func matchKey(_ stationCD: Int) -> String { buildKey { $0.text("code:"); $0.number(stationCD) } }
+    static func matchKey(_ stationCD: Int) -> String { "code:\(stationCD)" }
 
     /// The bundle's operator type (bundle.md) for an ekidata company.
     ///
@@ -53,22 +52,22 @@ public enum EkidataReader {
     /// - anything else -> 5 third sector and other private
     public static func operatorType(companyType: Int, name: String) -> Int {
         switch companyType {
-        case 1: return OperatorType.jr.rawValue
-        case 2: return OperatorType.majorPrivate.rawValue
-        case 3: return OperatorType.semiMajorPrivate.rawValue
+        case 1: return OperatorType.jr
+        case 2: return OperatorType.majorPrivate
+        case 3: return OperatorType.semiMajorPrivate
         default: break
         }
-        func any(_ words: [String]) -> Bool { words.contains { FieldBytes.containsText(name, $0) } }
-        if any(["モノレール", "スカイレール", "大阪高速鉄道", "北九州高速鉄道"]) { return OperatorType.monorail.rawValue }
-        if any(["ケーブル", "鋼索"]) { return OperatorType.cable.rawValue }
-        if any(["リニモ", "愛知高速交通"]) { return OperatorType.other.rawValue }
+        func any(_ words: [String]) -> Bool { words.contains { containsText(name, $0) } }
+        if any(["モノレール", "スカイレール", "大阪高速鉄道", "北九州高速鉄道"]) { return OperatorType.monorail }
+        if any(["ケーブル", "鋼索"]) { return OperatorType.cable }
+        if any(["リニモ", "愛知高速交通"]) { return OperatorType.other }
         if any(["新交通", "新都市交通", "ゆりかもめ", "ニューシャトル", "ポートライナー", "六甲ライナー", "シーサイドライン",
                 "日暮里・舎人ライナー", "ニュートラム", "ピーチライナー", "山万", "レオライナー", "アストラムライン",
                 "広島高速交通", "ガイドウェイ"]) {
-            return OperatorType.guideway.rawValue
+            return OperatorType.guideway
         }
-        if any(["交通局", "市営", "都営", "市交通"]) { return OperatorType.publicMunicipal.rawValue }
-        return OperatorType.thirdSectorOrOther.rawValue
+        if any(["交通局", "市営", "都営", "市交通"]) { return OperatorType.publicMunicipal }
+        return OperatorType.thirdSectorOrOther
     }
 
     /// One valid row of station.csv.
@@ -94,15 +93,11 @@ public enum EkidataReader {
 
     public static func read(folder: String, label: String) throws -> SourceNetwork {
         var problems = DiagnosticCollector(limit: 100)
-        let companyTable = try SourceTable.load(folder: folder, label: label, name: companyFile,
-                                                required: ["company_cd", "company_name", "company_type", "e_status"], &problems)
-        let lineTable = try SourceTable.load(folder: folder, label: label, name: lineFile,
-                                             required: ["line_cd", "company_cd", "line_name", "e_status"], &problems)
-        let stationTable = try SourceTable.load(folder: folder, label: label, name: stationFile,
-                                                required: ["station_cd", "station_g_cd", "station_name", "line_cd", "pref_cd",
-                                                           "lon", "lat", "e_status"], &problems)
-        let joinTable = try SourceTable.load(folder: folder, label: label, name: joinFile,
-                                             required: ["line_cd", "station_cd1", "station_cd2"], &problems)
+        let companyTable = loadTable(folder, label, companyFile, required: ["company_cd", "company_name", "company_type", "e_status"], &problems)
+        let lineTable = loadTable(folder, label, lineFile, required: ["line_cd", "company_cd", "line_name", "e_status"], &problems)
+        let stationTable = loadTable(folder, label, stationFile, required: ["station_cd", "station_g_cd", "station_name", "line_cd", "pref_cd",
+                                                                           "lon", "lat", "e_status"], &problems)
+        let joinTable = loadTable(folder, label, joinFile, required: ["line_cd", "station_cd1", "station_cd2"], &problems)
         try problems.check()
         guard let companyTable, let lineTable, let stationTable, let joinTable else {
             preconditionFailure("a table that fails to load always leaves a problem")
@@ -121,15 +116,16 @@ public enum EkidataReader {
                 var unique = true
                 if let id { unique = companyIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "company_cd", &problems) }
                 let name = t.name(r, cName, &problems)
-                var companyType = t.optionalInt(r, cType, &problems)
-                if let v = companyType.value, !(0...3).contains(v) {
-                    problems.add(t.location(r, cType), "expected 0..3, found \(v)")
-                    companyType.ok = false
+                // company_type: 1 JR, 2 major private, 3 semi-major, 0 other; another code is read as other.
+                let companyType = t.optionalInt(r, cType, &problems)
+                if let v = companyType ?? nil, !(0...3).contains(v) {
+                    network.warnings.append(Diagnostic(t.location(r, cType), "unknown company_type \(v) (known: 0, 1, 2, 3); read as 0, other"))
                 }
                 let status = t.int(r, cStatus, range: 0...2, &problems)
-                if let id, unique, let name, companyType.ok, let status {
+                if let id, unique, let name, let companyType, let status {
+                    let known = companyType.flatMap { (0...3).contains($0) ? $0 : nil } ?? 0
                     network.operators.append(SourceOperator(
-                        key: operatorKey(id), name: name, type: operatorType(companyType: companyType.value ?? 0, name: name),
+                        key: operatorKey(id), name: name, type: operatorType(companyType: known, name: name),
                         enabled: status == 0, origin: t.location(r)))
                 }
             }
@@ -146,17 +142,13 @@ public enum EkidataReader {
                 let id = t.int(r, cID, &problems)
                 var unique = true
                 if let id { unique = lineIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "line_cd", &problems) }
-                var companyCD = t.int(r, cCompany, &problems)
-                if let c = companyCD, !companyIDs.contains(c) {
-                    problems.add(t.location(r, cCompany), "expected a company_cd listed in \(companyTable.file), found \(c)")
-                    companyCD = nil
-                }
+                let companyCD = reference(t, r, cCompany, in: companyIDs, listedIn: companyTable.file, &problems)
                 let name = t.name(r, cName, &problems)
                 let status = t.int(r, cStatus, range: 0...2, &problems)
                 if let id, unique, let companyCD, let name, let status {
                     // ekidata's own line_type uses 1 for Shinkansen too, as the bundle does.
-                    let type = FieldBytes.containsText(name, "新幹線") ? Line.shinkansenType : t.lenientInt(r, cType)
-                    lines[id] = LineInfo(companyCD: companyCD, shinkansen: type == Line.shinkansenType)
+                    let type = containsText(name, "新幹線") ? LineType.shinkansen : t.lenientInt(r, cType)
+                    lines[id] = LineInfo(companyCD: companyCD, shinkansen: type == LineType.shinkansen)
                     network.lines.append(SourceLine(key: lineKey(id), name: name, operatorKey: operatorKey(companyCD),
                                                     enabled: status == 0, type: type, origin: t.location(r)))
                 }
@@ -164,7 +156,7 @@ public enum EkidataReader {
         }
 
         // station.csv
-        var stationIDs = FirstSeen(capacity: stationTable.count)
+        var stationIDs = FirstSeen()
         var rows: [StationRow] = []
         do {
             let t = stationTable
@@ -179,24 +171,20 @@ public enum EkidataReader {
                 if let id { unique = stationIDs.insert(id, line: t.line(r), at: t.location(r, cID), what: "station_cd", &problems) }
                 let groupCD = t.int(r, cGroup, &problems)
                 let name = t.name(r, cName, &problems)
-                var lineCD = t.int(r, cLine, &problems)
-                if let l = lineCD, !lineIDs.contains(l) {
-                    problems.add(t.location(r, cLine), "expected a line_cd listed in \(lineTable.file), found \(l)")
-                    lineCD = nil
-                }
+                let lineCD = reference(t, r, cLine, in: lineIDs, listedIn: lineTable.file, &problems)
                 let pref = t.int(r, cPref, range: 1...47, &problems)
                 // ekidata puts longitude (lon) before latitude (lat).
                 let lng = t.microDegrees(r, cLng, &problems)
                 let lat = t.microDegrees(r, cLat, &problems)
                 var inJapan = false
-                if let lat, let lng { inJapan = t.checkInJapan(r, lat: lat, lng: lng, field: "lat, lon", &problems) }
+                if let lat, let lng { inJapan = checkInJapan(t, r, lat: lat, lng: lng, field: "lat, lon", &problems) }
                 let status = t.int(r, cStatus, range: 0...2, &problems)
                 let sort = t.optionalInt(r, cSort, &problems)
-                if let id, unique, let groupCD, let name, let lineCD, let pref, let lat, let lng, inJapan, let status, sort.ok {
+                if let id, unique, let groupCD, let name, let lineCD, let pref, let lat, let lng, inJapan, let status, let sort {
                     let kana = t.optionalText(r, cKana)
                     rows.append(StationRow(stationCD: id, groupCD: groupCD, lineCD: lineCD, name: name,
                                            kana: kana.map(Kana.hiragana), pref: pref, address: t.optionalText(r, cAddress),
-                                           lat: lat, lng: lng, inService: status == 0, sortKey: sort.value ?? id,
+                                           lat: lat, lng: lng, inService: status == 0, sortKey: sort ?? id,
                                            origin: t.location(r)))
                 }
             }
@@ -208,11 +196,7 @@ public enum EkidataReader {
             let t = joinTable
             let cLine = t.column("line_cd"), cFrom = t.column("station_cd1"), cTo = t.column("station_cd2")
             for r in t.records {
-                var lineCD = t.int(r, cLine, &problems)
-                if let l = lineCD, !lineIDs.contains(l) {
-                    problems.add(t.location(r, cLine), "expected a line_cd listed in \(lineTable.file), found \(l)")
-                    lineCD = nil
-                }
+                let lineCD = reference(t, r, cLine, in: lineIDs, listedIn: lineTable.file, &problems)
                 var ends: [Int] = []
                 for c in [cFrom, cTo] {
                     guard let s = t.int(r, c, &problems) else { continue }
@@ -342,4 +326,12 @@ public enum EkidataReader {
         guard order.count == n else { return nil }   // not connected
         return order.map { stations[$0] }
     }
+}
+
+/// Whether `text` holds `part`, compared as UTF-8 bytes.
+func containsText(_ text: String, _ part: String) -> Bool {
+    let t = Array(text.utf8), p = Array(part.utf8)
+    guard !p.isEmpty else { return true }
+    guard t.count >= p.count else { return false }
+    return (0...(t.count - p.count)).contains { i in t[i] == p[0] && t[i..<(i + p.count)].elementsEqual(p) }
 }

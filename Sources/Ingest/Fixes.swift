@@ -1,5 +1,4 @@
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 // raw/fixes.csv: the maintainers' corrections, applied after the sources and
@@ -19,13 +18,19 @@ public struct DataFix: Sendable, Hashable {
 
     public var action: Action
     public var table: Table
-    public var match: [(column: String, value: String)]
+    /// column = value pairs, all of which the row must hold (keys compared without outer blanks).
+    public var match: [Match]
     public var field: String
+    /// The new value, exactly as the file holds it.
     public var value: String
     public var location: SourceLocation
 
-    public static func == (a: DataFix, b: DataFix) -> Bool { a.location == b.location }
-    public func hash(into h: inout Hasher) { h.combine(location) }
+    public struct Match: Sendable, Hashable {
+        public var column: String
+        public var value: String
+    }
+
+    var matchText: String { match.map { "\($0.column)=\($0.value)" }.joined(separator: ";") }
 }
 
 public enum DataFixes {
@@ -38,62 +43,67 @@ public enum DataFixes {
     ]
 
     public static func read(path: String, label: String) throws -> [DataFix] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        guard Files.exists(path) else { return [] }
         let table = try CSVReader.read(path: path, displayName: label)
+        if table.header.isEmpty { return [] }
         try table.require(["action", "table", "match", "field", "value"])
+        let cAction = table.column("action"), cTable = table.column("table"), cMatch = table.column("match")
+        let cField = table.column("field"), cValue = table.column("value")
         var problems = DiagnosticCollector()
         var fixes: [DataFix] = []
-        for row in table.rows() {
-            guard let action = DataFix.Action(rawValue: row.string("action")) else {
-                problems.add(row.location("action"), "expected one of set, move, disable, enable, found '\(row.string("action"))'")
+        for r in table.records {
+            let actionText = table.string(r, cAction), tableText = table.string(r, cTable)
+            guard let action = DataFix.Action(rawValue: trimmed(actionText)) else {
+                problems.add(table.location(r, cAction), "expected one of set, move, disable, enable, found '\(shown(actionText))'")
                 continue
             }
-            guard let t = DataFix.Table(rawValue: row.string("table")) else {
-                problems.add(row.location("table"), "expected one of operators, lines, stations, found '\(row.string("table"))'")
+            guard let t = DataFix.Table(rawValue: trimmed(tableText)) else {
+                problems.add(table.location(r, cTable), "expected one of operators, lines, stations, found '\(shown(tableText))'")
                 continue
             }
             let columns = columnsOf[t]!
-            var match: [(String, String)] = []
-            for part in row.string("match").split(separator: ";") {
-                let kv = part.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
+            var match: [DataFix.Match] = []
+            for part in table.string(r, cMatch).split(separator: ";") {
+                let kv = part.split(separator: "=", maxSplits: 1).map { trimmed(String($0)) }
                 if kv.count != 2 || !columns.contains(kv[0]) {
-                    problems.add(row.location("match"), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(part)'")
+                    problems.add(table.location(r, cMatch), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(shown(String(part)))'")
                     continue
                 }
-                match.append((kv[0], kv[1]))
+                match.append(DataFix.Match(column: kv[0], value: kv[1]))
             }
-            if match.isEmpty { problems.add(row.location("match"), "expected column=value, found nothing"); continue }
-            let field = row.string("field").trimmingWhitespace()
+            if match.isEmpty { problems.add(table.location(r, cMatch), "expected column=value, found nothing"); continue }
+            let field = trimmed(table.string(r, cField))
             if action == .set, !columns.dropFirst().contains(field) {
-                problems.add(row.location("field"), "expected a column of \(t.rawValue) other than its id (\(columns.dropFirst().joined(separator: ", "))), found '\(field)'")
+                problems.add(table.location(r, cField), "expected a column of \(t.rawValue) other than its id (\(columns.dropFirst().joined(separator: ", "))), found '\(shown(field))'")
                 continue
             }
             if action == .move, t != .stations {
-                problems.add(row.location("table"), "move applies to stations only")
+                problems.add(table.location(r, cTable), "move applies to stations only")
                 continue
             }
-            fixes.append(DataFix(action: action, table: t, match: match, field: field, value: row.string("value"),
-                                 location: SourceLocation(file: label, line: row.line)))
+            fixes.append(DataFix(action: action, table: t, match: match, field: field, value: table.string(r, cValue),
+                                 location: table.location(r)))
         }
         try problems.check()
         return fixes
     }
 
-    /// Applies every fix in file order; collects every problem.
+    /// Without outer blanks: keys and names of columns are compared this way, values are kept as written.
+    static func trimmed(_ s: String) -> String {
+        String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+
+    /// Applies every fix in file order; collects every problem. Rows are found
+    /// through an index by the first matched column, so many fixes cost little more than a few.
     public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws {
         var problems = DiagnosticCollector()
+        var index = FixIndex()
         for fix in fixes {
-            let rows: [Int]
-            switch fix.table {
-            case .operators: rows = network.operators.indices.filter { i in fix.match.allSatisfy { operatorValue(network.operators[i], $0.column) == $0.value } }
-            case .lines: rows = network.lines.indices.filter { i in fix.match.allSatisfy { lineValue(network.lines[i], $0.column) == $0.value } }
-            case .stations: rows = network.stations.indices.filter { i in fix.match.allSatisfy { stationValue(network.stations[i], $0.column) == $0.value } }
-            }
-            let matchText = fix.match.map { "\($0.column)=\($0.value)" }.joined(separator: ";")
+            let rows = index.rows(matching: fix, in: network)
             guard rows.count == 1, let i = rows.first else {
                 problems.add(SourceLocation(file: fix.location.file, line: fix.location.line, field: "match"),
-                             rows.isEmpty ? "stale fix: \(matchText) matches no row of \(fix.table.rawValue); update or remove it"
-                                          : "ambiguous fix: \(matchText) matches \(rows.count) rows of \(fix.table.rawValue); add a column to the match")
+                             rows.isEmpty ? "stale fix: \(fix.matchText) matches no row of \(fix.table.rawValue); update or remove it"
+                                          : "ambiguous fix: \(fix.matchText) matches \(rows.count) rows of \(fix.table.rawValue); add a column to the match")
                 continue
             }
             do {
@@ -107,18 +117,19 @@ public enum DataFixes {
                 case (.move, .stations):
                     let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
                     guard parts.count == 2, let lat = MicroDegrees.parse(parts[0]), let lng = MicroDegrees.parse(parts[1]) else {
-                        throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(fix.value)'")
+                        throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
                     }
                     network.stations[i].lat = lat
                     network.stations[i].lng = lng
                 case (.set, .operators): try set(&network.operators[i], fix)
                 case (.set, .lines): try set(&network.lines[i], fix)
                 case (.set, .stations): try set(&network.stations[i], fix)
-                case (.move, _): break // rejected when read
+                case (.move, _): break // refused when read
                 }
             } catch let e as InputError {
                 problems.add(e)
             }
+            index.changed(fix)
         }
         try problems.check()
     }
@@ -128,8 +139,8 @@ public enum DataFixes {
     }
 
     private static func int(_ fix: DataFix, range: ClosedRange<Int>? = nil) throws -> Int {
-        guard let v = Int(fix.value.trimmingWhitespace()) else {
-            throw InputError(fieldLocation(fix, "value"), "expected an integer for \(fix.field), found '\(fix.value)'")
+        guard let v = Int(trimmed(fix.value)) else {
+            throw InputError(fieldLocation(fix, "value"), "expected an integer for \(fix.field), found '\(shown(fix.value))'")
         }
         if let range, !range.contains(v) {
             throw InputError(fieldLocation(fix, "value"), "expected \(range.lowerBound)..\(range.upperBound) for \(fix.field), found \(v)")
@@ -142,7 +153,7 @@ public enum DataFixes {
     private static func set(_ o: inout Operator, _ fix: DataFix) throws {
         switch fix.field {
         case "operator": o.name = fix.value
-        case "type": o.type = try int(fix, range: 1...10)
+        case "type": o.type = try int(fix, range: OperatorType.valid)
         case "enabled": o.enabled = try bool(fix)
         default: break
         }
@@ -153,7 +164,7 @@ public enum DataFixes {
         case "line": l.name = fix.value
         case "o_id": l.operatorID = try int(fix)
         case "enabled": l.enabled = try bool(fix)
-        case "l_type": l.type = fix.value.isEmpty ? nil : try int(fix)
+        case "l_type": l.type = fix.value.isEmpty ? nil : try int(fix, range: LineType.valid)
         default: break
         }
     }
@@ -166,8 +177,8 @@ public enum DataFixes {
         case "pref": s.pref = try int(fix, range: 1...47)
         case "address": s.address = fix.value
         case "lat", "lng":
-            guard let v = MicroDegrees.parse(fix.value.trimmingWhitespace()) else {
-                throw InputError(fieldLocation(fix, "value"), "expected decimal degrees for \(fix.field), found '\(fix.value)'")
+            guard let v = MicroDegrees.parse(trimmed(fix.value)) else {
+                throw InputError(fieldLocation(fix, "value"), "expected decimal degrees for \(fix.field), found '\(shown(fix.value))'")
             }
             if fix.field == "lat" { s.lat = v } else { s.lng = v }
         case "o_id": s.operatorID = try int(fix)
@@ -176,23 +187,66 @@ public enum DataFixes {
         }
     }
 
-    static func operatorValue(_ o: Operator, _ c: String) -> String {
-        switch c { case "o_id": return String(o.id); case "operator": return o.name; case "type": return String(o.type); default: return o.enabled ? "1" : "0" }
-    }
-
-    static func lineValue(_ l: Line, _ c: String) -> String {
-        switch c {
-        case "l_id": return String(l.id); case "line": return l.name; case "o_id": return String(l.operatorID)
-        case "l_type": return l.type.map(String.init) ?? ""; default: return l.enabled ? "1" : "0"
+    /// A column's value as a fix matches it (coordinates in decimal degrees).
+    static func value(_ table: DataFix.Table, _ network: RailNetwork, _ i: Int, _ column: String) -> String {
+        switch table {
+        case .operators:
+            let o = network.operators[i]
+            switch column { case "o_id": return String(o.id); case "operator": return o.name; case "type": return String(o.type); default: return o.enabled ? "1" : "0" }
+        case .lines:
+            let l = network.lines[i]
+            switch column {
+            case "l_id": return String(l.id); case "line": return l.name; case "o_id": return String(l.operatorID)
+            case "l_type": return l.type.map(String.init) ?? ""; default: return l.enabled ? "1" : "0"
+            }
+        case .stations:
+            let s = network.stations[i]
+            switch column {
+            case "s_id": return String(s.id); case "station": return s.name; case "yomi": return s.yomi; case "wiki": return s.wiki
+            case "pref": return String(s.pref); case "address": return s.address
+            case "lat": return MicroDegrees.format(s.lat); case "lng": return MicroDegrees.format(s.lng)
+            case "o_id": return String(s.operatorID); default: return s.enabled ? "1" : "0"
+            }
         }
     }
 
-    static func stationValue(_ s: Station, _ c: String) -> String {
-        switch c {
-        case "s_id": return String(s.id); case "station": return s.name; case "yomi": return s.yomi; case "wiki": return s.wiki
-        case "pref": return String(s.pref); case "address": return s.address
-        case "lat": return MicroDegrees.format(s.lat); case "lng": return MicroDegrees.format(s.lng)
-        case "o_id": return String(s.operatorID); default: return s.enabled ? "1" : "0"
+    static func rowCount(_ table: DataFix.Table, _ network: RailNetwork) -> Int {
+        switch table {
+        case .operators: return network.operators.count
+        case .lines: return network.lines.count
+        case .stations: return network.stations.count
         }
+    }
+}
+
+/// Each table's rows by the value of a column, made when a fix first matches
+/// on that column and dropped when a fix changes it.
+struct FixIndex {
+    private var rowsByValue: [String: [String: [Int]]] = [:]
+
+    mutating func rows(matching fix: DataFix, in network: RailNetwork) -> [Int] {
+        let first = fix.match[0]
+        let name = fix.table.rawValue + "." + first.column
+        if rowsByValue[name] == nil {
+            var byValue: [String: [Int]] = [:]
+            for i in 0..<DataFixes.rowCount(fix.table, network) {
+                byValue[DataFixes.value(fix.table, network, i, first.column), default: []].append(i)
+            }
+            rowsByValue[name] = byValue
+        }
+        return (rowsByValue[name]![first.value] ?? []).filter { i in
+            fix.match.dropFirst().allSatisfy { DataFixes.value(fix.table, network, i, $0.column) == $0.value }
+        }
+    }
+
+    /// Forgets the index of every column the fix may have changed.
+    mutating func changed(_ fix: DataFix) {
+        let columns: [String]
+        switch fix.action {
+        case .set: columns = [fix.field]
+        case .move: columns = ["lat", "lng"]
+        case .enable, .disable: columns = ["enabled"]
+        }
+        for c in columns { rowsByValue[fix.table.rawValue + "." + c] = nil }
     }
 }

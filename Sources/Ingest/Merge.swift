@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 // Sources are merged in precedence order. A later source's station joins an
@@ -65,6 +66,8 @@ struct MergedStationLine: Hashable {
     var lineIndex: Int
     var stationIndex: Int
     var sort: Int
+
+    struct Pair: Hashable { var line: Int, station: Int }
 }
 
 /// Coordinates more than this far apart count as a disagreement (the 300 m).
@@ -81,29 +84,17 @@ final class NetworkMerger {
 
     init() {}
 
-    /// The merge of a single source, made by its reader with references as
-    /// indices (NativeCSVReader.readAsOnlySource): no source came before it to
-    /// match, and none comes after that would need the lookups.
-    init(onlySource: (operators: [MergedOperator], lines: [MergedLine], stations: [MergedStation], stationLines: [MergedStationLine])) {
-        (operators, lines, stations, stationLines) = onlySource
-    }
-
     private var operatorByKey: [String: Int] = [:]
     private var lineByKey: [String: Int] = [:]
     private var stationByKey: [String: Int] = [:]
     private var linesOfStation: [Int: [Int]] = [:]
-    private var pairs: Set<Int> = []   // lineIndex << 32 | stationIndex
+    private var pairs: Set<MergedStationLine.Pair> = []
     private var maxSortOfLine: [Int: Int] = [:]
 
-    /// `last`: no source comes after this one, so the lookups that only later
-    /// sources' matching reads are not kept up (most of a one-source run's merge).
-    func add(_ source: SourceNetwork, last: Bool = false) {
+    func add(_ source: SourceNetwork) {
         // Name matching only ever looks at what earlier sources brought: within
         // one source, two entities are two entities.
         let operatorsBefore = operators.count, linesBefore = lines.count, stationsBefore = stations.count
-        // Room for every station of the source at once: growing by doubling
-        // left up to half the array unused at national scale.
-        stations.reserveCapacity(stationsBefore + source.stations.count)
 
         // 1. Stations that earlier sources already know by a shared key.
         var stationMatch = stationsBefore == 0 ? [Int?](repeating: nil, count: source.stations.count) : source.stations.map(matchByKey)
@@ -134,7 +125,7 @@ final class NetworkMerger {
                 operators.append(MergedOperator(keys: [o.key], fixedID: o.fixedID, name: o.name, type: o.type, enabled: o.enabled, origin: o.origin))
                 operatorIndex[o.key] = operators.count - 1
             }
-            if !last { operatorByKey[o.key] = operatorIndex[o.key] }
+            operatorByKey[o.key] = operatorIndex[o.key]
         }
 
         // 3. Stations with no shared key: the same normalised name, the same
@@ -185,7 +176,7 @@ final class NetworkMerger {
                 lines.append(MergedLine(keys: [l.key], fixedID: l.fixedID, name: l.name, operatorIndex: op, type: l.type, enabled: l.enabled, origin: l.origin))
                 lineIndex[l.key] = lines.count - 1
             }
-            if !last { lineByKey[l.key] = lineIndex[l.key] }
+            lineByKey[l.key] = lineIndex[l.key]
         }
 
         // 5. Stations: fill matched ones field by field, add the rest.
@@ -205,11 +196,11 @@ final class NetworkMerger {
             }
             let m = stationIndex[i]
             if stationByKey[s.key] == nil, i == 0 || source.stations[i - 1].key != s.key {
-                if !last { stationByKey[s.key] = m }
+                stationByKey[s.key] = m
                 stations[m].keys.append(s.key)
             }
             for k in s.matchKeys where stationByKey[k] == nil && matchKeysHere.insert(k).inserted {
-                if !last { stationByKey[k] = m }
+                stationByKey[k] = m
                 stations[m].keys.append(k)
             }
         }
@@ -217,41 +208,19 @@ final class NetworkMerger {
         // 6. Station-line rows not yet known; a later source's additions to a
         // known line go after the stations it already has.
         var offsetOfLine: [Int: Int] = [:]
-        stationLines.reserveCapacity(stationLines.count + source.stationLines.count)
-        pairs.reserveCapacity(pairs.count + source.stationLines.count)
-        // Rows come line by line (sortByKey): the line's index is looked up once per line.
-        var lastLine: (key: String, index: Int?)?
         for x in source.stationLines {
-            if lastLine?.key != x.lineKey { lastLine = (x.lineKey, lineIndex[x.lineKey]) }
-            guard let l = lastLine!.index, let si = sourceStationIndex[x.stationKey] else { continue }
+            guard let l = lineIndex[x.lineKey], let si = sourceStationIndex[x.stationKey] else { continue }
             let s = stationIndex[si]
-            let pair = l << 32 | s
+            let pair = MergedStationLine.Pair(line: l, station: s)
             if pairs.contains(pair) { continue }
             let offset: Int
             if let o = offsetOfLine[l] { offset = o } else { offset = maxSortOfLine[l] ?? 0; offsetOfLine[l] = offset }
             let sort = offset + x.sort
             pairs.insert(pair)
             stationLines.append(MergedStationLine(lineIndex: l, stationIndex: s, sort: sort))
-            if !last {
-                linesOfStation[s, default: []].append(l)
-                maxSortOfLine[l] = max(maxSortOfLine[l] ?? 0, sort)
-            }
+            linesOfStation[s, default: []].append(l)
+            maxSortOfLine[l] = max(maxSortOfLine[l] ?? 0, sort)
         }
-    }
-
-    /// Lets go of the lookups that only `add` needs; the merged rows stay.
-    /// At national scale they are a large part of the ingest's memory, and
-    /// nothing reads them once every source is in.
-    func dropLookups() {
-        operatorByKey = [:]; lineByKey = [:]; stationByKey = [:]
-        linesOfStation = [:]; pairs = []; maxSortOfLine = [:]
-    }
-
-    /// Hands the merged stations over and forgets them, so the caller can let
-    /// them go as soon as it has made its own rows from them.
-    func takeStations() -> [MergedStation] {
-        defer { stations = [] }
-        return stations
     }
 
     private func matchByKey(_ s: SourceStation) -> Int? {

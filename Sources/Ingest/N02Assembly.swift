@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 // Turns the parsed N02 features into a SourceNetwork: resolves curve references, derives

@@ -1,10 +1,7 @@
 import CLibXML2
-import StationModel
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import StationIO
+import StationModel
 
 /// Reads an N02 railway file (JPGIS 2.1 GML, sources.md section 3) into a `SourceNetwork` of kind `.n02`.
 ///
@@ -20,8 +17,29 @@ public enum N02Reader {
         var assembly = N02Assembly(label: label, curves: parser.curves, companies: parser.companies.names,
                                    lineNames: parser.lineNames.names,
                                    stations: parser.stations, sections: parser.sections)
-        return try assembly.build()
+        var network = try assembly.build()
+        network.warnings = parser.unknownCodes.keys.sorted().map { what in
+            let seen = parser.unknownCodes[what]!
+            return Diagnostic(SourceLocation(file: label, line: seen.line, field: what.element),
+                              "unknown code \(what.code) (known: \(what.known)); kept, on \(seen.count) feature\(seen.count == 1 ? "" : "s")")
+        }
+        return network
     }
+
+    /// The codes of sources.md: railwayType and serviceProviderType.
+    static let knownRailwayTypes = [11, 12, 13, 14, 15, 16, 17, 21, 22, 23, 24, 25]
+    static let knownServiceProviderTypes = [1, 2, 3, 4, 5]
+}
+
+/// A code the known list lacks, e.g. ksj:railwayType 18.
+struct N02UnknownCode: Hashable, Comparable {
+    var element: String
+    var code: Int
+    var known: String {
+        (element == N02Tag.railwayType.qualifiedName ? N02Reader.knownRailwayTypes : N02Reader.knownServiceProviderTypes)
+            .map(String.init).joined(separator: ", ")
+    }
+    static func < (a: N02UnknownCode, b: N02UnknownCode) -> Bool { (a.element, a.code) < (b.element, b.code) }
 }
 
 // MARK: - Records the parser keeps
@@ -145,62 +163,63 @@ private func equals(_ p: UnsafePointer<xmlChar>, _ s: StaticString) -> Bool {
     }
     return p[n] == 0
 }
-// The parser is driven by one thread, from libxml2 callbacks that never overlap, so the
-// dynamic exclusivity checks on its state only cost time: its properties opt out.
+/// Driven by libxml2's SAX callbacks, on one thread.
 final class N02Parser {
     let label: String
-    @exclusivity(unchecked) var diagnostics = DiagnosticCollector()
+    var diagnostics = DiagnosticCollector()
 
-    @exclusivity(unchecked) private(set) var curves: [String: N02Curve] = [:]
-    @exclusivity(unchecked) private(set) var stations: [N02StationRecord] = []
-    @exclusivity(unchecked) private(set) var sections: [N02FeatureCore] = []
-    @exclusivity(unchecked) private(set) var companies = N02Names()
-    @exclusivity(unchecked) private(set) var lineNames = N02Names()
+    private(set) var curves: [String: N02Curve] = [:]
+    private(set) var stations: [N02StationRecord] = []
+    private(set) var sections: [N02FeatureCore] = []
+    private(set) var companies = N02Names()
+    private(set) var lineNames = N02Names()
+    /// Each unknown code's first line and how many features carry it.
+    private(set) var unknownCodes: [N02UnknownCode: (line: Int, count: Int)] = [:]
 
-    @exclusivity(unchecked) private var ctxt: xmlParserCtxtPtr?
-    @exclusivity(unchecked) private var sawRoot = false
-    @exclusivity(unchecked) private var sawFatalXMLError = false
-    @exclusivity(unchecked) private var stack: [N02Tag] = []
+    private var ctxt: xmlParserCtxtPtr?
+    private var sawRoot = false
+    private var sawFatalXMLError = false
+    private var stack: [N02Tag] = []
     /// Local names of the open elements (libxml2's dictionary keeps them alive), to name the one
     /// a truncated file ends in.
-    @exclusivity(unchecked) private var openElements: [UnsafePointer<xmlChar>] = []
+    private var openElements: [UnsafePointer<xmlChar>] = []
 
     // Namespace URIs come from libxml2's dictionary, so the same URI arrives as the same pointer;
     // the cache turns most namespace checks into one pointer comparison.
-    @exclusivity(unchecked) private var ksjURI: UnsafePointer<xmlChar>?
-    @exclusivity(unchecked) private var gmlURI: UnsafePointer<xmlChar>?
-    @exclusivity(unchecked) private var xlinkURI: UnsafePointer<xmlChar>?
+    private var ksjURI: UnsafePointer<xmlChar>?
+    private var gmlURI: UnsafePointer<xmlChar>?
+    private var xlinkURI: UnsafePointer<xmlChar>?
 
     // Current gml:Curve.
-    @exclusivity(unchecked) private var curveID: String?
-    @exclusivity(unchecked) private var curveLine = 0
-    @exclusivity(unchecked) private var curveInvalid = false
-    @exclusivity(unchecked) private var points: [(lat: Int, lng: Int)] = []
+    private var curveID: String?
+    private var curveLine = 0
+    private var curveInvalid = false
+    private var points: [(lat: Int, lng: Int)] = []
 
     // Current gml:posList: numbers are parsed straight from the character callbacks.
-    @exclusivity(unchecked) private var inPosList = false
-    @exclusivity(unchecked) private var posListLine = 0
-    @exclusivity(unchecked) private var posListNewlines = 0
-    @exclusivity(unchecked) private var numberCount = 0
-    @exclusivity(unchecked) private var pendingLat: Int?
-    @exclusivity(unchecked) private var token: [UInt8] = []
-    @exclusivity(unchecked) private var tokenLine = 0
+    private var inPosList = false
+    private var posListLine = 0
+    private var posListNewlines = 0
+    private var numberCount = 0
+    private var pendingLat: Int?
+    private var token: [UInt8] = []
+    private var tokenLine = 0
 
     // Current feature.
-    @exclusivity(unchecked) private var featureTag: N02Tag?
-    @exclusivity(unchecked) private var featureID = ""
-    @exclusivity(unchecked) private var featureLine = 0
+    private var featureTag: N02Tag?
+    private var featureID = ""
+    private var featureLine = 0
     /// Text of the feature's child elements, by N02Tag.rawValue; company and line name are interned instead.
-    @exclusivity(unchecked) private var field: [String?] = Array(repeating: nil, count: 16)
-    @exclusivity(unchecked) private var companyIndex: Int?
-    @exclusivity(unchecked) private var lineNameIndex: Int?
+    private var field: [String?] = Array(repeating: nil, count: 16)
+    private var companyIndex: Int?
+    private var lineNameIndex: Int?
     /// ksj:railwayType and ksj:serviceProviderType, parsed from bytes; .invalid keeps bad text for the message.
-    @exclusivity(unchecked) private var codes: [N02Code] = [.absent, .absent]
-    @exclusivity(unchecked) private var href: String?
-    @exclusivity(unchecked) private var hrefLine = 0
-    @exclusivity(unchecked) private var sawLocation = false
-    @exclusivity(unchecked) private var capture: N02Tag?
-    @exclusivity(unchecked) private var text: [UInt8] = []
+    private var codes: [N02Code] = [.absent, .absent]
+    private var href: String?
+    private var hrefLine = 0
+    private var sawLocation = false
+    private var capture: N02Tag?
+    private var text: [UInt8] = []
 
     init(label: String) {
         self.label = label
@@ -705,6 +724,13 @@ final class N02Parser {
         let railwayType = integer(.railwayType)
         let serviceProviderType = integer(.serviceProviderType)
         guard ok else { return }
+        for (tag, value, known) in [(N02Tag.railwayType, railwayType, N02Reader.knownRailwayTypes),
+                                    (.serviceProviderType, serviceProviderType, N02Reader.knownServiceProviderTypes)] {
+            guard let value, !known.contains(value) else { continue }
+            let key = N02UnknownCode(element: tag.qualifiedName, code: value)
+            let seen = unknownCodes[key] ?? (featureLine, 0)
+            unknownCodes[key] = (seen.line, seen.count + 1)
+        }
 
         let core = N02FeatureCore(gmlID: featureID, line: featureLine, curveID: curveRef, hrefLine: hrefLine,
                                   company: company, lineName: lineName,

@@ -31,8 +31,7 @@ enum OperatorName {
     }
 }
 
-/// Unicode NFKC through the system's ICU, which libxml2 loads anyway: the
-/// only Foundation API that does it would link all of Foundation and its own ICU.
+/// Unicode NFKC through the system's ICU, which libxml2 loads anyway (FoundationEssentials has none).
 enum NFKC {
     static func normalize(_ s: String) -> String {
         // NFKC leaves every ASCII character as it is.
@@ -51,11 +50,12 @@ enum NFKC {
         }
     }
 
-    private static let normalizer: UnsafeRawPointer = {
+    /// ICU's NFKC normaliser, a process-wide instance that ICU makes once and keeps.
+    private static var normalizer: UnsafeRawPointer {
         var status: Int32 = 0
         guard let n = cicu_nfkc_instance(&status), status <= Int32(CICU_ZERO_ERROR) else {
             preconditionFailure("ICU has no NFKC normaliser: error \(status)")
         }
         return n
-    }()
+    }
 }

@@ -1,3 +1,4 @@
+import StationIO
 import StationModel
 
 // What each reader produces: one source's view of the network, keyed by that
@@ -90,11 +91,13 @@ public struct SourceNetwork: Sendable {
     public var lines: [SourceLine]
     public var stations: [SourceStation]
     public var stationLines: [SourceStationLine]
+    /// Values kept as they are but worth a maintainer's look (an unknown code).
+    public var warnings: [Diagnostic]
 
     public init(kind: SourceKind, label: String, operators: [SourceOperator] = [], lines: [SourceLine] = [],
-                stations: [SourceStation] = [], stationLines: [SourceStationLine] = []) {
+                stations: [SourceStation] = [], stationLines: [SourceStationLine] = [], warnings: [Diagnostic] = []) {
         self.kind = kind; self.label = label; self.operators = operators; self.lines = lines
-        self.stations = stations; self.stationLines = stationLines
+        self.stations = stations; self.stationLines = stationLines; self.warnings = warnings
     }
 
     public mutating func sortByKey() {

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 // raw/sources.json names the sources in precedence order; the first one wins
@@ -29,22 +29,16 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
 
     /// Reads raw/sources.json, or declares raw/ a native folder when there is none.
     public static func load(rawFolder: String) throws -> SourcesConfig {
-        let path = Path.appending(rawFolder, fileName)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")])
-        }
+        let path = joinPath(rawFolder, fileName)
+        guard Files.exists(path) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
+        let bytes = try Files.read(path)
         let config: SourcesConfig
         do {
-            config = try JSONDecoder().decode(SourcesConfig.self, from: data)
-        } catch let DecodingError.dataCorrupted(ctx) {
-            throw InputError(SourceLocation(file: path), "not valid JSON: \(ctx.underlyingError.map { "\($0)" } ?? ctx.debugDescription)")
-        } catch let DecodingError.keyNotFound(key, ctx) {
-            throw InputError(SourceLocation(file: path, field: (ctx.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")),
-                             "missing; each source needs \"kind\" (native, ekidata or n02) and \"path\"")
-        } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
-            throw InputError(SourceLocation(file: path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")), ctx.debugDescription)
-        } catch {
-            throw InputError(SourceLocation(file: path), "cannot read: \(error)")
+            config = try JSONDecoder().decode(SourcesConfig.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            var reason = error.reason
+            if case .keyNotFound = error { reason = "missing; each source needs \"kind\" (\(SourceKind.names)) and \"path\"" }
+            throw InputError(SourceLocation(file: path, field: error.keyPath), reason)
         }
         if config.sources.isEmpty {
             throw InputError(SourceLocation(file: path, field: "sources"), "expected at least one source")
@@ -52,34 +46,39 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
         return config
     }
 
-    /// The files each source reads, for digests and for make's dependencies.
+    /// The files each source reads, for digests and for fetch.
     public func files(rawFolder: String) -> [String] {
         var out: [String] = []
         for s in sources {
-            let p = Path.appending(rawFolder, s.path)
+            let p = joinPath(rawFolder, s.path)
             switch s.kind {
-            case .native: out += NativeFiles.all.map { Path.appending(p, $0) }
-            case .ekidata: out += ["company.csv", "line.csv", "station.csv", "join.csv"].map { Path.appending(p, $0) }
+            case .native: out += NativeCSVReader.files.map { joinPath(p, $0) }
+            case .ekidata: out += EkidataReader.files.map { joinPath(p, $0) }
             case .n02: out.append(p)
             }
         }
-        return out.map(SourcesConfig.lexicallyNormalized)
+        return out.map(Self.lexicallyNormalized)
     }
-}
 
-extension SourcesConfig {
-    /// Drops "." segments and doubled slashes without touching the file system:
-    /// Foundation's standardizingPath also resolves symbolic links, which
-    /// would move a linked source folder outside raw/ in messages and digests.
+    /// Drops "." segments and doubled slashes without touching the file system
+    /// (resolving links would move a linked source folder outside raw/ in
+    /// messages and digests).
     public static func lexicallyNormalized(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
-        let parts = path.split(separator: "/").filter { $0 != "." }
-        let joined = parts.joined(separator: "/")
+        let joined = path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
         return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 }
 
-/// The native master's files (weights.csv belongs to Priority, not Ingest).
-public enum NativeFiles {
-    public static let all = ["operators.csv", "lines.csv", "stations.csv", "stations_lines.csv"]
+extension SourceKind {
+    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let kind = SourceKind(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown kind \"\(name)\"; expected one of \(SourceKind.names)")
+        }
+        self = kind
+    }
 }

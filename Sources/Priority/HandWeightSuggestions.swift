@@ -1,3 +1,4 @@
+import StationIO
 import StationModel
 
 // An aid for the maintainers who keep raw/weights.csv: stations that look

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 // Scores a weighting the way users meet it: replays the clients' map query
@@ -34,7 +34,7 @@ public struct WeightedStation: Hashable, Sendable {
 public enum WeightedStations {
     /// The stations table of any bundle (or any SQLite file with those columns).
     public static func read(bundle path: String) throws -> [WeightedStation] {
-        guard FileManager.default.fileExists(atPath: path) else { throw EnvironmentError("no bundle at \(path)") }
+        guard Files.exists(path) else { throw EnvironmentError("no bundle at \(path)") }
         do {
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
             let st = try db.prepare("SELECT s_id, lat, lng, weight, enabled FROM stations ORDER BY s_id")
@@ -84,7 +84,7 @@ public struct Viewport: Hashable, Sendable {
 
     /// "35.68,139.76,0.5": centre and latitude span in degrees, phone-shaped.
     public init?(text: String) {
-        let parts = text.split(separator: ",").map { $0.trimmingWhitespace() }
+        let parts = text.split(separator: ",").map { $0.filter { $0 != " " } }
         guard parts.count == 3, let la = MicroDegrees.parse(parts[0]), let lo = MicroDegrees.parse(parts[1]),
               let span = Double(parts[2]), span > 0 else { return nil }
         self = Viewport.phone(lat: la, lng: lo, latSpan: span)

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 // People judge a weighting by looking at it: an SVG of the live stations,

@@ -83,8 +83,13 @@ public enum BundleSchema {
 
     /// An extra table, ignored by clients that do not know it: the (new s_id,
     /// old s_id) pairs of renumbered stations and the version that made them.
-    public static let renumberedCreateSQL =
-        "CREATE TABLE renumbered_stations (new_s_id INTEGER NOT NULL, old_s_id INTEGER NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (new_s_id, old_s_id))"
+    public static let renumberedStations = Table(
+        name: "renumbered_stations",
+        columns: [col("new_s_id", "INTEGER", pk: true), col("old_s_id", "INTEGER", pk: true), col("version", "INTEGER")],
+        key: ["new_s_id", "old_s_id"],
+        createSQL: "CREATE TABLE renumbered_stations (new_s_id INTEGER NOT NULL, old_s_id INTEGER NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (new_s_id, old_s_id))")
+
+    public static var renumberedCreateSQL: String { renumberedStations.createSQL }
 
     /// The client's own table (bundle.md); kept by the reference client across replacements.
     public static let completionsCreateSQL =

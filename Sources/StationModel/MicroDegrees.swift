@@ -1,63 +1,53 @@
-import FoundationEssentials
 import Glibc
+import StationIO
 
 // Decimal degrees <-> integer micro-degrees, exactly: parsed from the decimal
 // text, never through a Double, rounded half away from zero (bundle.md).
 
 public enum MicroDegrees {
-    public static func parse(_ text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { parse($0) }
-    }
+    public static func parse(_ text: String) -> Int? { parse(Array(text.utf8)) }
 
-    /// The one parser, on bytes so that readers of national files make no
-    /// String per number: an optional sign, digits, an optional point and
-    /// decimals, rounded half away from zero on the 7th decimal.
-    @inlinable
-    public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
-        var i = 0
-        let n = b.count
-        guard n > 0 else { return nil }
+    /// An optional sign, digits, an optional point and decimals, rounded half
+    /// away from zero on the 7th decimal.
+    public static func parse<Bytes: Collection<UInt8>>(_ b: Bytes) -> Int? {
+        guard !b.isEmpty else { return nil }
         var negative = false
-        if b[0] == 0x2D { negative = true; i = 1 } else if b[0] == 0x2B { i = 1 }
-        var whole = 0, frac = 0, fracDigits = 0, roundUp = false
-        var seenDot = false, digits = 0
-        while i < n {
-            let c = b[i]
-            i += 1
+        var rest = b[...]
+        if let sign = rest.first, sign == 0x2D || sign == 0x2B { negative = sign == 0x2D; rest = rest.dropFirst() }
+        var whole = 0, fraction = 0, fractionDigits = 0, roundUp = false
+        var seenPoint = false, digits = 0
+        for c in rest {
             if c == 0x2E {
-                if seenDot { return nil }
-                seenDot = true
+                if seenPoint { return nil }
+                seenPoint = true
                 continue
             }
-            let d = c &- 0x30
-            guard d <= 9 else { return nil }
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            let d = Int(c - 0x30)
             digits += 1
-            if !seenDot {
-                whole = whole * 10 + Int(d)
+            if !seenPoint {
+                whole = whole * 10 + d
                 if whole > 1_000 { return nil }
-            } else if fracDigits < 6 {
-                frac = frac * 10 + Int(d); fracDigits += 1
-            } else if fracDigits == 6 {
-                roundUp = d >= 5; fracDigits += 1
+            } else if fractionDigits < 6 {
+                fraction = fraction * 10 + d
+                fractionDigits += 1
+            } else if fractionDigits == 6 {
+                roundUp = d >= 5
+                fractionDigits += 1
             }
         }
         guard digits > 0 else { return nil }
-        while fracDigits < 6 { frac *= 10; fracDigits += 1 }
-        let v = whole * 1_000_000 + frac + (roundUp ? 1 : 0)
+        while fractionDigits < 6 { fraction *= 10; fractionDigits += 1 }
+        let v = whole * 1_000_000 + fraction + (roundUp ? 1 : 0)
         return negative ? -v : v
-    }
-
-    public static func parse(_ value: Double) -> Int {
-        Int((value * 1_000_000).rounded(.toNearestOrAwayFromZero))
     }
 
     /// "35.680959"
     public static func format(_ micro: Int) -> String {
         let sign = micro < 0 ? "-" : ""
         let m = abs(micro)
-        let frac = String(m % 1_000_000)
-        return sign + String(m / 1_000_000) + "." + String(repeating: "0", count: 6 - frac.count) + frac
+        let fraction = String(m % 1_000_000)
+        return sign + String(m / 1_000_000) + "." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
     public static func degrees(_ micro: Int) -> Double { Double(micro) / 1_000_000 }
@@ -77,3 +67,14 @@ public enum MicroDegrees {
     }
 }
 
+extension CSVTable {
+    /// Decimal degrees as integer micro-degrees (blanks around the number allowed).
+    public func microDegrees(_ r: Int, _ column: CSVColumn, _ problems: inout DiagnosticCollector) -> Int? {
+        guard let v = withTrimmedBytes(r, column, { MicroDegrees.parse($0) }) else {
+            let value = string(r, column)
+            problems.add(location(r, column), value.isEmpty ? "expected decimal degrees, found nothing" : "expected decimal degrees, found '\(shown(value))'")
+            return nil
+        }
+        return v
+    }
+}

@@ -1,6 +1,8 @@
-// The values every stage passes on: the bundle's four tables as plain Swift types.
-// Coordinates are integer micro-degrees, as in the bundle, so that no stage
-// rounds twice.
+import StationIO
+
+// The values every stage passes on: the bundle's four tables as plain Swift
+// types. Coordinates are integer micro-degrees, as in the bundle, so no stage
+// rounds twice. Text is kept exactly as the source holds it.
 
 public struct Operator: Hashable, Sendable {
     public var id: Int            // o_id
@@ -13,10 +15,29 @@ public struct Operator: Hashable, Sendable {
     }
 }
 
-/// `operators.type` codes of bundle.md.
-public enum OperatorType: Int, CaseIterable, Sendable {
-    case jr = 1, majorPrivate = 2, semiMajorPrivate = 3, publicMunicipal = 4
-    case thirdSectorOrOther = 5, monorail = 6, guideway = 7, cable = 8, other = 10
+/// `operators.type`: a small positive integer from the master. The clients group
+/// by it and show whatever the master says, so the list is open: a code not
+/// listed here is worth a warning, not a refusal (bundle.md).
+public enum OperatorType {
+    public static let jr = 1, majorPrivate = 2, semiMajorPrivate = 3, publicMunicipal = 4
+    public static let thirdSectorOrOther = 5, monorail = 6, guideway = 7, cable = 8, trolleybus = 9, other = 10
+
+    /// The codes seen in real bundles.
+    public static let known: [Int: String] = [
+        1: "JR", 2: "major private", 3: "semi-major private", 4: "public (municipal)", 5: "third sector and other private",
+        6: "monorail", 7: "guideway transit", 8: "cable car/funicular", 9: "trolleybus", 10: "other (maglev and similar)",
+    ]
+    /// What a code must be: a small positive integer.
+    public static let valid = 1...99
+}
+
+/// `lines.l_type`: 1 for Shinkansen (bundle.md); masters carry ekidata's line
+/// types for the rest (0 other, 2 conventional, 3 subway, 4 tram, 5 monorail
+/// or guideway). Open like the operator types.
+public enum LineType {
+    public static let shinkansen = 1
+    public static let known: [Int: String] = [0: "other", 1: "Shinkansen", 2: "conventional", 3: "subway", 4: "tram", 5: "monorail or guideway"]
+    public static let valid = 0...99
 }
 
 public struct Line: Hashable, Sendable {
@@ -24,14 +45,13 @@ public struct Line: Hashable, Sendable {
     public var name: String       // line
     public var operatorID: Int    // o_id
     public var enabled: Bool
-    public var type: Int?         // l_type; 1 = Shinkansen
+    public var type: Int?         // l_type
 
     public init(id: Int, name: String, operatorID: Int, enabled: Bool = true, type: Int? = nil) {
         self.id = id; self.name = name; self.operatorID = operatorID; self.enabled = enabled; self.type = type
     }
 
-    public var isShinkansen: Bool { type == Line.shinkansenType }
-    public static let shinkansenType = 1
+    public var isShinkansen: Bool { type == LineType.shinkansen }
 }
 
 public struct Station: Hashable, Sendable {
@@ -75,7 +95,7 @@ public struct HandWeight: Hashable, Sendable {
     }
 }
 
-/// A station that replaced one or more earlier s_ids; clients move users' records.
+/// A station that replaced an earlier s_id; clients move users' records.
 public struct Renumbering: Hashable, Sendable {
     public var newID: Int
     public var oldID: Int
@@ -86,8 +106,8 @@ public struct Renumbering: Hashable, Sendable {
     }
 }
 
-/// The whole network as one value, always kept in key order so that every
-/// output derived from it is deterministic.
+/// The whole network as one value, kept in key order so that every output
+/// derived from it is deterministic.
 public struct RailNetwork: Hashable, Sendable {
     public var operators: [Operator]
     public var lines: [Line]
@@ -98,29 +118,54 @@ public struct RailNetwork: Hashable, Sendable {
         self.operators = operators; self.lines = lines; self.stations = stations; self.stationLines = stationLines
     }
 
-    /// Sorts every table by its key: operators by o_id, lines by l_id,
-    /// stations by s_id, stations_lines by (l_id, s_sort, s_id).
+    /// Operators by o_id, lines by l_id, stations by s_id, stations_lines by
+    /// (l_id, s_sort, s_id): each line's stations in order along it.
     public mutating func sortByKey() {
         operators.sort { $0.id < $1.id }
         lines.sort { $0.id < $1.id }
         stations.sort { $0.id < $1.id }
-        stationLines.sort(by: Self.stationLineOrder)
-    }
-
-    /// Whether `sortByKey()` would change nothing; reads only. Reads the keys in
-    /// place: walking pairs of elements copied every station's strings (a retain
-    /// and a release each), which cost as much as writing the staging file.
-    public var isSortedByKey: Bool {
-        for i in operators.indices.dropFirst() where operators[i].id < operators[i - 1].id { return false }
-        for i in lines.indices.dropFirst() where lines[i].id < lines[i - 1].id { return false }
-        for i in stations.indices.dropFirst() where stations[i].id < stations[i - 1].id { return false }
-        for i in stationLines.indices.dropFirst() where Self.stationLineOrder(stationLines[i], stationLines[i - 1]) { return false }
-        return true
-    }
-
-    static func stationLineOrder(_ a: StationLine, _ b: StationLine) -> Bool {
-        (a.lineID, a.sort, a.stationID) < (b.lineID, b.sort, b.stationID)
+        stationLines.sort { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
     }
 
     public var liveStations: [Station] { stations.filter(\.enabled) }
+
+    /// What would break the clients, all at once: an ID used twice, a reference
+    /// to nothing, a prefecture outside 1..47, a point outside Japan, a code that
+    /// is not a small integer, a station twice on one line. `place` names where
+    /// the network came from in the messages.
+    public func validate(_ problems: inout DiagnosticCollector, place: String) {
+        let here = SourceLocation(file: place)
+        var operatorIDs = Set<Int>(), lineIDs = Set<Int>(), stationIDs = Set<Int>()
+        for o in operators {
+            if !operatorIDs.insert(o.id).inserted { problems.add(here, "operator \(o.id) \(o.name): o_id used twice; expected each once") }
+            if !OperatorType.valid.contains(o.type) {
+                problems.add(here, "operator \(o.id) \(o.name): type \(o.type) is not an operator type code (\(OperatorType.valid.lowerBound)..\(OperatorType.valid.upperBound))")
+            }
+        }
+        for l in lines {
+            if !lineIDs.insert(l.id).inserted { problems.add(here, "line \(l.id) \(l.name): l_id used twice; expected each once") }
+            if !operatorIDs.contains(l.operatorID) { problems.add(here, "line \(l.id) \(l.name) names operator \(l.operatorID), which does not exist") }
+            if let t = l.type, !LineType.valid.contains(t) {
+                problems.add(here, "line \(l.id) \(l.name): l_type \(t) is not a line type code (\(LineType.valid.lowerBound)..\(LineType.valid.upperBound))")
+            }
+        }
+        for s in stations {
+            if !stationIDs.insert(s.id).inserted { problems.add(here, "station \(s.id) \(s.name): s_id used twice; expected each once") }
+            if !operatorIDs.contains(s.operatorID) { problems.add(here, "station \(s.id) \(s.name) names operator \(s.operatorID), which does not exist") }
+            if !(1...47).contains(s.pref) { problems.add(here, "station \(s.id) \(s.name): pref expected 1..47, found \(s.pref)") }
+            if !MicroDegrees.inJapan(lat: s.lat, lng: s.lng) {
+                problems.add(here, "station \(s.id) \(s.name): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
+            }
+        }
+        struct Pair: Hashable { var line: Int, station: Int }
+        var pairs = Set<Pair>()
+        for x in stationLines {
+            if !lineIDs.contains(x.lineID) || !stationIDs.contains(x.stationID) {
+                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names a missing line or station")
+            }
+            if !pairs.insert(Pair(line: x.lineID, station: x.stationID)).inserted {
+                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) appears twice; expected each station once per line")
+            }
+        }
+    }
 }

@@ -1,41 +1,8 @@
+import BundleDiff
 import FoundationEssentials
 import Glibc
-import BundleDiff
+import StationIO
 import StationModel
-
-/// dist/latest.json: the newest published bundle and how to reach it.
-public struct PublishedBundle: Decodable, Sendable, Equatable {
-    public struct Renumbered: Decodable, Sendable, Hashable {
-        public var newStationID: Int
-        public var oldStationID: Int
-        public var version: Int
-
-        enum CodingKeys: String, CodingKey { case newStationID = "new_s_id", oldStationID = "old_s_id", version }
-    }
-
-    public var version: Int
-    public var previousVersion: Int?
-    /// Paths relative to the base URL.
-    public var database: String
-    public var sha256: String
-    public var bytes: Int
-    public var gzip: String
-    public var gzipSHA256: String
-    public var gzipBytes: Int
-    public var patch: String?
-    /// Optional: checked when the publisher gives them.
-    public var patchSHA256: String?
-    public var patchBytes: Int?
-    /// Row count per table of the new bundle: checked after a patch.
-    public var rows: [String: Int]?
-    public var renumbered: [Renumbered]?
-
-    enum CodingKeys: String, CodingKey {
-        case version, previousVersion = "previous_version", database, sha256, bytes, gzip
-        case gzipSHA256 = "gzip_sha256", gzipBytes = "gzip_bytes", patch
-        case patchSHA256 = "patch_sha256", patchBytes = "patch_bytes", rows, renumbered
-    }
-}
 
 public struct PullReport: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
@@ -112,7 +79,9 @@ public final class BundleClient {
     // MARK: - Steps
 
     private func ensureParentFolder() throws {
-        do { try AtomicFile.createParent(of: databasePath) } catch { throw TransferError.io("\(error)") }
+        let folder = parentFolder(of: databasePath)
+        guard !folder.isEmpty else { return }
+        do { try Files.createFolder(folder) } catch { throw TransferError.io("\(error)") }
     }
 
     func fetchManifest() throws -> PublishedBundle {
@@ -120,7 +89,7 @@ public final class BundleClient {
         let data = try http.fetchData(manifestURL, to: temporaryBase + ".latest.json")
         let manifest: PublishedBundle
         do {
-            manifest = try JSONDecoder().decode(PublishedBundle.self, from: data)
+            manifest = try JSONDecoder().decode(PublishedBundle.self, from: Data(data))
         } catch {
             throw TransferError.corrupt(what: manifestURL, reason: "not a usable manifest (\(error)); is this the dist/ folder of a build?")
         }
@@ -132,7 +101,7 @@ public final class BundleClient {
 
     /// The local database's user_version, or 0 when there is none yet.
     func localVersion() throws -> Int {
-        guard FileManager.default.fileExists(atPath: databasePath) else { return 0 }
+        guard Files.exists(databasePath) else { return 0 }
         do {
             let db = try SQLiteDatabase(path: databasePath, mode: .readOnly)
             defer { db.close() }
@@ -146,7 +115,7 @@ public final class BundleClient {
     private func refuseHotJournal() throws {
         for suffix in ["-journal", "-wal"] {
             let path = databasePath + suffix
-            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt, size > 0 {
+            if let size = Files.size(of: path), size > 0 {
                 throw TransferError.io("\(path) exists: another program has the database open or crashed in a write; open and close it with sqlite3, then try again")
             }
         }
@@ -161,13 +130,10 @@ public final class BundleClient {
         defer { unlink(patchPath); removeDatabaseFiles(copyPath) }
 
         let download = try http.download(patchURL, to: patchPath)
-        if let expected = manifest.patchBytes, expected != download.bytes {
-            throw TransferError.checksumMismatch(what: patchURL, expected: "\(expected) bytes", actual: "\(download.bytes) bytes")
-        }
         if let expected = manifest.patchSHA256, expected.lowercased() != download.sha256 {
             throw TransferError.checksumMismatch(what: patchURL, expected: "sha256 \(expected)", actual: download.sha256)
         }
-        guard let data = FileManager.default.contents(atPath: patchPath), let sql = String(data: data, encoding: .utf8) else {
+        guard let sql = String(validating: try Files.read(patchPath), as: UTF8.self) else {
             throw TransferError.corrupt(what: patchURL, reason: "not UTF-8 text")
         }
 
@@ -213,7 +179,9 @@ public final class BundleClient {
             throw TransferError.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256)
         }
         removeDatabaseFiles(newPath)
-        let inflated = try Gzip.decompress(fileAt: gzipPath, to: newPath, maxBytes: max(http.options.maxBytes, manifest.bytes), what: gzipURL)
+        let inflated = try TransferError.inflating(what: gzipURL) {
+            try Gzip.decompress(fileAt: gzipPath, to: newPath, maxBytes: max(http.options.maxBytes, manifest.bytes))
+        }
         if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
             throw TransferError.checksumMismatch(what: url(manifest.database),
                                                  expected: "\(manifest.bytes) bytes, sha256 \(manifest.sha256)",
@@ -227,7 +195,7 @@ public final class BundleClient {
                 throw TransferError.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent")
             }
             let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
-            let copied = try carryCompletions(into: db, from: FileManager.default.fileExists(atPath: databasePath) ? databasePath : nil, renumbered: pairs)
+            let copied = try carryCompletions(into: db, from: Files.exists(databasePath) ? databasePath : nil, renumbered: pairs)
             db.close()
             try commit(newPath)
             return copied
@@ -282,7 +250,7 @@ public final class BundleClient {
     }
 
     private func checkRowCounts(_ db: SQLiteDatabase, manifest: PublishedBundle, what: String) throws {
-        guard let rows = manifest.rows else { return }
+        let rows = manifest.rows
         let known = Set(BundleSchema.tables.map(\.name) + ["renumbered_stations"])
         for (table, expected) in rows.sorted(by: { $0.key < $1.key }) where known.contains(table) {
             guard try db.tableExists(table) else { continue }

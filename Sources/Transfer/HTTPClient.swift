@@ -1,6 +1,6 @@
 import CCurl
-import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 /// Limits for every request: the nightly job and the reference client must
@@ -74,13 +74,10 @@ public final class HTTPClient {
     }
 
     /// GETs a small document (a manifest) into memory.
-    public func fetchData(_ url: String, to scratchPath: String) throws -> Data {
+    public func fetchData(_ url: String, to scratchPath: String) throws -> [UInt8] {
         defer { unlink(scratchPath) }
         _ = try download(url, to: scratchPath)
-        guard let data = FileManager.default.contents(atPath: scratchPath) else {
-            throw TransferError.io("cannot read back \(scratchPath)")
-        }
-        return data
+        do { return try Files.read(scratchPath) } catch { throw TransferError.io("cannot read back \(scratchPath)") }
     }
 
     private func attemptDownload(_ url: String, to path: String, conditional: Validators?) throws -> HTTPResult {
@@ -156,7 +153,7 @@ private final class ResponseSink {
     let fd: Int32
     let limit: Int
     var bytes = 0
-    var hasher = SHA256()
+    let hasher = SHA256Hasher()
     var overLimit = false
     var ioError: String?
     var validators = Validators()
@@ -171,7 +168,7 @@ private final class ResponseSink {
         }
         let raw = UnsafeRawBufferPointer(start: data, count: count)
         hasher.update(raw)
-        if let failure = writeAll(fd, raw) {
+        if let failure = Files.writeAll(fd, raw) {
             ioError = "cannot write the download: \(String(cString: strerror(failure)))"
             return 0
         }
@@ -181,18 +178,20 @@ private final class ResponseSink {
 
     func header(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) {
         guard let data, count > 0 else { return }
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-            .trimmingWhitespaceAndNewlines()
+        let line = trimmed(String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self))
         // A new status line starts a new response (after a redirect or a 100): forget the old headers.
         if line.hasPrefix("HTTP/") { validators = Validators(); return }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingWhitespace()
+        let value = trimmed(line[line.index(after: colon)...])
         if name == "etag" { validators.etag = value }
         if name == "last-modified" { validators.lastModified = value }
     }
 
-    func digest() -> String {
-        SHA256.hex(digest: hasher.finalize())
-    }
+    func digest() -> String { hasher.finalizeHex() }
+}
+
+/// Without white space (line breaks included) at either end.
+private func trimmed<S: StringProtocol>(_ s: S) -> String {
+    String(String(s.drop(while: \.isWhitespace).reversed()).drop(while: \.isWhitespace).reversed())
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 /// One file of a source: where it comes from and where it lives under raw/.
@@ -30,11 +31,9 @@ public struct FetchedFileState: Codable, Equatable, Sendable {
     /// The state of `file`, when it is still the file the state describes;
     /// otherwise nil, so the next GET is unconditional.
     public static func load(for file: String, url: String) -> FetchedFileState? {
-        guard let data = FileManager.default.contents(atPath: path(for: file)),
-              let state = try? JSONDecoder().decode(FetchedFileState.self, from: data),
-              state.url == url,
-              let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-              let size = attributes[.size] as? UInt, Int(size) == state.bytes
+        guard let bytes = try? Files.read(path(for: file)),
+              let state = try? JSONDecoder().decode(FetchedFileState.self, from: Data(bytes)),
+              state.url == url, Files.size(of: file) == state.bytes
         else { return nil }
         return state
     }
@@ -42,8 +41,7 @@ public struct FetchedFileState: Codable, Equatable, Sendable {
     func save(for file: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(self) + Data("\n".utf8)
-        try AtomicFile.write(data, to: FetchedFileState.path(for: file))
+        try AtomicFile.write([UInt8](try encoder.encode(self)) + [0x0A], to: FetchedFileState.path(for: file))
     }
 }
 
@@ -78,9 +76,9 @@ public final class SourceFetcher {
         }
 
         for file in files {
-            let folder = Path.deletingLastComponent(file.path)
-            if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-                try AtomicFile.createDirectory(folder)
+            let folder = parentFolder(of: file.path)
+            if !folder.isEmpty && !Files.exists(folder) {
+                try Files.createFolder(folder)
                 createdFolders.append(folder)
             }
             let previous = FetchedFileState.load(for: file.path, url: file.url)
@@ -100,8 +98,10 @@ public final class SourceFetcher {
             var bytes = result.bytes
             var sha256 = result.sha256
             // A .gz body for a file stored plain (a compressed N02 or CSV): gunzip it; zlib checks its CRC.
-            if !file.path.hasSuffix(".gz") && Gzip.isGzip(fileAt: part) {
-                (bytes, sha256) = try Gzip.decompress(fileAt: part, to: final, maxBytes: http.options.maxBytes, what: file.url)
+            if !file.path.hasSuffix(".gz") && Self.isGzip(part) {
+                (bytes, sha256) = try TransferError.inflating(what: file.url) {
+                    try Gzip.decompress(fileAt: part, to: final, maxBytes: http.options.maxBytes)
+                }
             } else if rename(part, final) != 0 {
                 throw TransferError.io("cannot rename \(part) to \(final): \(String(cString: strerror(errno)))")
             }
@@ -123,5 +123,14 @@ public final class SourceFetcher {
             try item.state.save(for: item.file.path)
         }
         return reports
+    }
+
+    /// Whether a file starts with gzip's magic bytes 1f 8b.
+    static func isGzip(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head: [UInt8] = [0, 0]
+        return read(fd, &head, 2) == 2 && head == [0x1f, 0x8b]
     }
 }

@@ -1,3 +1,4 @@
+import StationIO
 import StationModel
 
 /// Every way a download can fail, with the exit status it deserves and a
@@ -53,6 +54,23 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(what): \(reason)"
         case .io(let message):
             return message
+        }
+    }
+}
+
+extension TransferError {
+    /// Runs an inflate of a download, saying what went wrong in a download's terms.
+    static func inflating<T>(what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as Gzip.Failure {
+            switch failure {
+            case .damaged(let reason): throw TransferError.corrupt(what: what, reason: "not a valid gzip stream (\(reason)); the download is damaged, try again")
+            case .truncated: throw TransferError.corrupt(what: what, reason: "the gzip stream ends early; the download was cut short, try again")
+            case .tooLarge(let limit): throw TransferError.tooLarge(url: what, limit: limit)
+            }
+        } catch let error as EnvironmentError {
+            throw TransferError.io(error.message)
         }
     }
 }

@@ -1,11 +1,10 @@
 import ArgumentParser
 import BuildDB
 import BundleDiff
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
-struct BuildCommand: ParsableCommand {
+struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
         abstract: "Build the station bundle from the staging file and weights, and publish it into dist/.",
@@ -82,23 +81,11 @@ struct BuildCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        // The two inputs are independent: read the weights while the staging file loads.
-        let weightsPath = self.weights
-        let weightsRead = Background { try StationWeightsFile.read(from: weightsPath) }
-        let staging: Staging
-        do {
-            staging = try StagingFile.read(from: self.staging)
-        } catch {
-            // Not left running while the process exits with the error.
-            _ = try? weightsRead.value()
-            throw error
-        }
-        phase("staging read")
-        let weights = try weightsRead.value()
-        phase("weights read")
+    func run() async throws {
+        let staging = try StagingFile.read(from: self.staging)
+        let weights = try StationWeightsFile.read(from: self.weights)
         var renumberings: [Renumbering: SourceLocation] = [:]
-        if let path = renumbered ?? (FileManager.default.fileExists(atPath: RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil) {
+        if let path = renumbered ?? (Files.exists(RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil) {
             renumberings = try RenumberingFile.read(from: path)
         }
         let request = BuildRequest(staging: staging, stagingPath: self.staging, weights: weights, weightsPath: self.weights,
@@ -108,17 +95,16 @@ struct BuildCommand: ParsableCommand {
                                    force: force)
         let outcome: BuildOutcome
         do {
-            outcome = try BundleBuilder().build(request)
+            outcome = try await BundleBuilder().build(request)
         } catch let refusal as GuardRefusal {
             note("nothing was published (\(dist) is as it was); if this change is intended, publish it with `make FORCE_PUBLISH=1` (stationdb build --force)")
             throw refusal
         }
-        phase("built")
         switch outcome {
         case .unchanged(let version):
             note("unchanged (version \(version))")
-        case .published(let bundle):
-            note("published version \(bundle.version): \(bundle.countsText); \(bundle.changesText)")
+        case .published(let bundle, let difference):
+            note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(difference))")
         }
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import BundleDiff
-import FoundationEssentials
-import Glibc
+import StationIO
 import StationModel
 
 extension DiffFormat: ExpressibleByArgument {}
@@ -104,14 +103,11 @@ struct DiffCommand: ParsableCommand {
     func run() throws {
         let oldSide = try DiffSide.resolve(old)
         let newSide = try DiffSide.resolve(new)
-        phase("sides resolved")
         let report = try DiffReport.make(old: oldSide, new: newSide)
-        phase("report made")
         let guards = DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled,
                                 maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
         let violations = guards.violations(of: report.summary)
         StandardStream.output.write(report.render(format, limit: limit, guardViolations: violations))
-        phase("written")
         if !violations.isEmpty { throw GuardRefusal(violations) }
         if !report.difference.isEmpty { throw CommandExit(status: .differences) }
     }

@@ -1,7 +1,6 @@
 import ArgumentParser
-import FoundationEssentials
-import Glibc
 import Ingest
+import StationIO
 import StationModel
 import Transfer
 
@@ -82,7 +81,7 @@ struct FetchCommand: ParsableCommand {
     func plan(_ config: SourcesConfig) throws -> [(SourceDeclaration, [RemoteFile])] {
         var out: [(SourceDeclaration, [RemoteFile])] = []
         var problems = DiagnosticCollector()
-        let configPath = Path.appending(raw, SourcesConfig.fileName)
+        let configPath = joinPath(raw, SourcesConfig.fileName)
         for (index, source) in config.sources.enumerated() {
             guard let url = source.url else { continue }
             let lower = url.lowercased()
@@ -97,7 +96,7 @@ struct FetchCommand: ParsableCommand {
                 files = paths.map { RemoteFile(url: url, path: $0) }
             case .ekidata, .native:
                 let base = url.hasSuffix("/") ? url : url + "/"
-                files = paths.map { RemoteFile(url: base + Path.lastComponent($0), path: $0) }
+                files = paths.map { RemoteFile(url: base + fileName(of: $0), path: $0) }
             }
             out.append((source, files))
         }

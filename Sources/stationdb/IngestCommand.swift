@@ -1,10 +1,9 @@
 import ArgumentParser
-import FoundationEssentials
-import Glibc
 import Ingest
+import StationIO
 import StationModel
 
-struct IngestCommand: ParsableCommand {
+struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Read the station sources in raw/ and write the validated staging file.",
@@ -48,9 +47,9 @@ struct IngestCommand: ParsableCommand {
     @Option(help: "Stop listing problems after this many.")
     var maxProblems = 100
 
-    func run() throws {
+    func run() async throws {
         let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems)
-        let outcome = try IngestPipeline.run(options)
+        let outcome = try await IngestPipeline.run(options)
         let n = outcome.staging.network
         if report { printReport(outcome) }
         let live = n.stations.count(where: \.enabled)
@@ -64,11 +63,7 @@ struct IngestCommand: ParsableCommand {
             return
         }
         try IngestPipeline.publish(outcome, stagingPath: out, registryPath: options.registryPath)
-        phase("published")
         note(summary + " -> \(out)")
-        // The process ends right after this: freeing a national network object
-        // by object took a quarter of the command's time, for nothing.
-        keptUntilExit = outcome
     }
 
     func printReport(_ outcome: IngestOutcome) {
@@ -83,6 +78,3 @@ struct IngestCommand: ParsableCommand {
         }
     }
 }
-
-/// Holds the ingest's result until the process exits (see IngestCommand.run).
-nonisolated(unsafe) var keptUntilExit: Any?

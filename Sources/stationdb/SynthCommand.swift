@@ -1,7 +1,7 @@
 import ArgumentParser
-import FoundationEssentials
-import Glibc
 import Ingest
+import Synth
+import StationIO
 import StationModel
 
 struct SynthCommand: ParsableCommand {
@@ -36,7 +36,7 @@ struct SynthCommand: ParsableCommand {
     )
 }
 
-struct SynthWriteCommand: ParsableCommand {
+struct SynthWriteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "write",
         abstract: "Write the scaled network (the default subcommand; see `stationdb synth --help`).")
@@ -62,7 +62,7 @@ struct SynthWriteCommand: ParsableCommand {
     @Flag(help: "Write the native CSV only, no N02-stations.xml.")
     var noN02 = false
 
-    func run() throws {
+    func run() async throws {
         guard scale >= 1 else { throw ValidationError("--scale must be at least 1") }
         let network: RailNetwork
         if let staging {
@@ -70,13 +70,13 @@ struct SynthWriteCommand: ParsableCommand {
         } else {
             // An empty registry would number stations afresh; RAW's keeps the published IDs.
             let options = IngestOptions(rawFolder: raw, registryPath: registry)
-            network = try IngestPipeline.run(options).staging.network
+            network = try await IngestPipeline.run(options).staging.network
         }
         let synth = Synth(national: network, config: SynthConfig(scale: scale, seed: seed))
         let counts = try synth.writeNative(folder: out)
         var summary = "synth: scale \(scale): \(counts.operators) operators, \(counts.lines) lines, \(counts.stations) stations, \(counts.stationLines) station-line rows -> \(out)"
         if !noN02 {
-            let path = Path.appending(out, "N02-stations.xml")
+            let path = joinPath(out, "N02-stations.xml")
             let features = try synth.writeN02(path: path)
             summary += "; \(features) N02 station features -> \(path)"
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import StationIO
 import StationModel
 import Transfer
 

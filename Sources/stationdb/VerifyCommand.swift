@@ -1,5 +1,6 @@
 import ArgumentParser
 import BuildDB
+import StationIO
 import StationModel
 
 struct VerifyCommand: ParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
-import CMalloc
-import FoundationEssentials
 import Glibc
+import StationIO
 import StationModel
 
 struct StationDB: ParsableCommand {
@@ -26,30 +25,15 @@ struct StationDB: ParsableCommand {
     )
 }
 
-/// How glibc's allocator serves this process. By default it maps every block
-/// above 128 KB (raised as such blocks are freed) on its own, unmaps it when
-/// freed (each unmap interrupting the other core to flush its TLB) and hands the
-/// heap's free top back: a block made again (file buffers, field offsets, growing
-/// arrays) is fresh pages, each zeroed on its first touch. On this VM a page
-/// fault costs ~3 us; a national ingest took ~4,100 of them. Blocks up to 32 MB
-/// now come from the heap and freed memory is kept for reuse: ~700 fewer faults
-/// and ~7% of a national ingest's time, and at 100 times national a third fewer
-/// faults in build. Larger blocks are still mapped on their own, so the peak at
-/// 100x stays where it was (bench/README.md).
-func tuneAllocator() {
-    _ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
-    _ = mallopt(M_TRIM_THRESHOLD, 256 << 20)
-    _ = mallopt(M_TOP_PAD, 16 << 20)
-}
-
 /// Runs the command and maps every failure to the exit statuses of the guide.
-func runMain() -> Never {
-    tuneAllocator()
+func runMain() async -> Never {
     do {
-        phase("main")
         var command = try StationDB.parseAsRoot()
-        phase("parsed")
-        try command.run()
+        if var asynchronous = command as? AsyncParsableCommand {
+            try await asynchronous.run()
+        } else {
+            try command.run()
+        }
         exit(ExitStatus.success.rawValue)
     } catch let e as InputError {
         StandardStream.error.write(e.description + "\n")
@@ -82,4 +66,4 @@ struct CommandExit: Error {
     var status: ExitStatus
 }
 
-runMain()
+await runMain()

@@ -97,3 +97,10 @@ public struct DiagnosticCollector: Sendable {
         if !isEmpty { throw InputError(diagnostics, truncated: truncated) }
     }
 }
+
+/// A value for a message: the text as it is, or, when it is long, its first 80
+/// characters and how long it was (a 10 MB field should not be echoed whole).
+public func shown(_ value: String, limit: Int = 80) -> String {
+    guard value.count > limit else { return value }
+    return "\(value.prefix(limit))... (\(value.utf8.count) bytes)"
+}

@@ -1,5 +1,6 @@
-import FoundationEssentials
 import Glibc
+import Ingest
+import StationIO
 import StationModel
 
 // The bench's inputs: the national network, or K times it, written as native
@@ -138,45 +139,43 @@ public struct Synth {
     /// Writes operators.csv, lines.csv, stations.csv and stations_lines.csv into `folder`.
     @discardableResult
     public func writeNative(folder: String) throws -> SynthCounts {
-        try AtomicFile.createDirectory(folder)
+        try Files.createFolder(folder)
         var counts = SynthCounts()
         let scale = config.scale
-        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.operatorsFile)) { out in
-            out.line(["o_id", "operator", "type", "enabled"])
-            for o in national.operators {
-                out.line([String(o.id), o.name, String(o.type), o.enabled ? "1" : "0"]); counts.operators += 1
+        var out = Array(CSVWriter.line(["o_id", "operator", "type", "enabled"]).utf8)
+        for o in national.operators {
+            CSVWriter.append([String(o.id), o.name, String(o.type), o.enabled ? "1" : "0"], to: &out)
+            counts.operators += 1
+        }
+        try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.operatorsFile))
+        out = Array(CSVWriter.line(["l_id", "line", "o_id", "enabled", "l_type"]).utf8)
+        for k in 0..<scale {
+            for l0 in national.lines {
+                let l = line(l0, copy: k)
+                CSVWriter.append([String(l.id), l.name, String(l.operatorID), l.enabled ? "1" : "0", l.type.map(String.init) ?? ""], to: &out)
+                counts.lines += 1
             }
         }
-        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.linesFile)) { out in
-            out.line(["l_id", "line", "o_id", "enabled", "l_type"])
-            for k in 0..<scale {
-                for l0 in national.lines {
-                    let l = line(l0, copy: k)
-                    out.line([String(l.id), l.name, String(l.operatorID), l.enabled ? "1" : "0", l.type.map(String.init) ?? ""])
-                    counts.lines += 1
-                }
+        try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.linesFile))
+        out = Array(CSVWriter.line(["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"]).utf8)
+        for k in 0..<scale {
+            for i in national.stations.indices {
+                let s = station(i, copy: k)
+                CSVWriter.append([String(s.id), s.name, s.yomi, s.wiki, String(s.pref), s.address,
+                                  MicroDegrees.format(s.lat), MicroDegrees.format(s.lng), String(s.operatorID), s.enabled ? "1" : "0"], to: &out)
+                counts.stations += 1
             }
         }
-        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.stationsFile)) { out in
-            out.line(["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"])
-            for k in 0..<scale {
-                for i in national.stations.indices {
-                    let s = station(i, copy: k)
-                    out.line([String(s.id), s.name, s.yomi, s.wiki, String(s.pref), s.address,
-                              MicroDegrees.format(s.lat), MicroDegrees.format(s.lng), String(s.operatorID), s.enabled ? "1" : "0"])
-                    counts.stations += 1
-                }
+        try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.stationsFile))
+        out = Array(CSVWriter.line(["l_id", "s_id", "s_sort"]).utf8)
+        for k in 0..<scale {
+            for r0 in national.stationLines {
+                let r = stationLine(r0, copy: k)
+                CSVWriter.append([String(r.lineID), String(r.stationID), String(r.sort)], to: &out)
+                counts.stationLines += 1
             }
         }
-        try AtomicFile.write(to: Path.appending(folder, NativeCSVReader.stationLinesFile)) { out in
-            out.line(["l_id", "s_id", "s_sort"])
-            for k in 0..<scale {
-                for r0 in national.stationLines {
-                    let r = stationLine(r0, copy: k)
-                    out.line([String(r.lineID), String(r.stationID), String(r.sort)]); counts.stationLines += 1
-                }
-            }
-        }
+        try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.stationLinesFile))
         return counts
     }
 
@@ -202,13 +201,14 @@ public struct Synth {
     /// station-on-line features; group codes are our s_ids.
     @discardableResult
     public func writeN02(path: String) throws -> Int {
-        try AtomicFile.createParent(of: path)
         let rows = national.stationLines
         // Track sections: consecutive rows of one line.
         let sectionRows = rows.indices.filter { $0 + 1 < rows.count && rows[$0 + 1].lineID == rows[$0].lineID }
         var features = 0
-        try AtomicFile.write(to: path) { out in
-            out.text("""
+        var xml = ""
+        do {
+            func text(_ s: String) { xml += s }
+            text("""
             <?xml version="1.0" encoding="UTF-8"?>
             <ksj:Dataset gml:id="N02Dataset" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
             <gml:description>synthetic railway data in the N02 layout: stationdb synth --scale \(config.scale) --seed \(config.seed)</gml:description>
@@ -217,9 +217,9 @@ public struct Synth {
             """)
             func point(_ lat: Int, _ lng: Int) -> String { MicroDegrees.format(lat) + " " + MicroDegrees.format(lng) + "\n" }
             func curve(_ id: String, _ points: [(Int, Int)]) {
-                out.text("<gml:Curve gml:id=\"\(id)\">\n<gml:segments>\n<gml:LineStringSegment>\n<gml:posList>\n")
-                for p in points { out.text(point(p.0, p.1)) }
-                out.text("</gml:posList>\n</gml:LineStringSegment>\n</gml:segments>\n</gml:Curve>\n")
+                text("<gml:Curve gml:id=\"\(id)\">\n<gml:segments>\n<gml:LineStringSegment>\n<gml:posList>\n")
+                for p in points { text(point(p.0, p.1)) }
+                text("</gml:posList>\n</gml:LineStringSegment>\n</gml:segments>\n</gml:Curve>\n")
             }
             func position(_ sid: Int, _ k: Int) -> (Int, Int) {
                 let s = station(stationIndex[sid]!, copy: k)
@@ -239,42 +239,46 @@ public struct Synth {
                 let l = line(linesByID[row.lineID]!, copy: k)
                 let op = operatorsByID[l.operatorID]
                 let codes = Synth.n02Codes(operatorType: op?.type ?? 5, shinkansen: l.isShinkansen)
-                out.text("<ksj:railwayType>\(codes.railway)</ksj:railwayType>\n<ksj:serviceProviderType>\(codes.provider)</ksj:serviceProviderType>\n")
-                out.text("<ksj:railwayLineName>" + xmlEscaped(l.name) + "</ksj:railwayLineName>\n<ksj:operationCompany>"
+                text("<ksj:railwayType>\(codes.railway)</ksj:railwayType>\n<ksj:serviceProviderType>\(codes.provider)</ksj:serviceProviderType>\n")
+                text("<ksj:railwayLineName>" + xmlEscaped(l.name) + "</ksj:railwayLineName>\n<ksj:operationCompany>"
                          + xmlEscaped(op?.name ?? "?") + "</ksj:operationCompany>\n")
             }
             for k in 0..<config.scale {
                 for r in sectionRows {
-                    out.text("<ksj:RailroadSection gml:id=\"eb02_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_rss\(k)_\(r)\"/>\n")
+                    text("<ksj:RailroadSection gml:id=\"eb02_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_rss\(k)_\(r)\"/>\n")
                     attributes(rows[r], k)
-                    out.text("</ksj:RailroadSection>\n")
+                    text("</ksj:RailroadSection>\n")
                 }
             }
             for k in 0..<config.scale {
                 for (r, row0) in rows.enumerated() {
                     let row = stationLine(row0, copy: k)
                     let s = station(stationIndex[row0.stationID]!, copy: k)
-                    out.text("<ksj:Station gml:id=\"eb03_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_stn\(k)_\(r)\"/>\n")
+                    text("<ksj:Station gml:id=\"eb03_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_stn\(k)_\(r)\"/>\n")
                     attributes(row0, k)
-                    out.text("<ksj:stationName>" + xmlEscaped(s.name) + "</ksj:stationName>\n")
-                    out.text("<ksj:stationCode>\(k * rows.count + r + 1)</ksj:stationCode>\n<ksj:groupCode>\(row.stationID)</ksj:groupCode>\n")
-                    out.text("</ksj:Station>\n")
+                    text("<ksj:stationName>" + xmlEscaped(s.name) + "</ksj:stationName>\n")
+                    text("<ksj:stationCode>\(k * rows.count + r + 1)</ksj:stationCode>\n<ksj:groupCode>\(row.stationID)</ksj:groupCode>\n")
+                    text("</ksj:Station>\n")
                     features += 1
                 }
             }
-            out.text("</ksj:Dataset>\n")
+            text("</ksj:Dataset>\n")
         }
+        try AtomicFile.write(xml, to: path)
         return features
     }
 }
 
 func xmlEscaped(_ s: String) -> String {
-    guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return s }
-    return s.replacingEvery("&", with: "&amp;").replacingEvery("<", with: "&lt;")
-        .replacingEvery(">", with: "&gt;").replacingEvery("\"", with: "&quot;")
-}
-
-fileprivate extension FileWriter {
-    mutating func text(_ s: String) { append(utf8: s) }
-    mutating func line(_ fields: [String]) { append(utf8: CSVWriter.line(fields)) }
+    var out = ""
+    for c in s.unicodeScalars {
+        switch c {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        default: out.unicodeScalars.append(c)
+        }
+    }
+    return out
 }

@@ -1,2 +1,0 @@
-// mallopt and its parameters, which Swift's Glibc module leaves out.
-#include <malloc.h>

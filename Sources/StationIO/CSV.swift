@@ -1,0 +1,373 @@
+// RFC 4180 CSV: a header row, fields optionally in double quotes with "" for a
+// quote, newlines inside quotes, LF, CRLF or CR line ends, an optional UTF-8
+// BOM and a missing final newline. Spaces are data: a value is read exactly as
+// the file holds it, never trimmed (sources.md). Every record remembers the line
+// it starts on, so every message names file, line and column.
+//
+// A table keeps the file's bytes and where each field lies in them; a field
+// becomes a String only when a reader asks for it.
+
+/// One column of a table, looked up once by name; `index` is nil when the header lacks it.
+public struct CSVColumn: Sendable {
+    public let name: String
+    public let index: Int?
+}
+
+public struct CSVTable: Sendable {
+    /// How messages name the file, e.g. "raw/stations.csv".
+    public let file: String
+    /// The column names (outer blanks dropped); empty for an empty file.
+    public let header: [String]
+    public let headerLine: Int
+    /// The file's bytes, then the text of quoted fields that held "", unescaped.
+    private let bytes: [UInt8]
+    /// Start and end of every field in `bytes`, record after record.
+    private let bounds: [UInt32]
+    /// Index of each record's first field in `bounds / 2`, plus one past the last.
+    private let firstField: [Int]
+    private let lines: [Int]
+    private let columns: [String: Int]
+
+    /// Records are numbered 0..<count.
+    public var count: Int { lines.count }
+    public var records: Range<Int> { 0..<lines.count }
+    /// The line record `r` starts on.
+    public func line(_ r: Int) -> Int { lines[r] }
+
+    public func column(_ name: String) -> CSVColumn { CSVColumn(name: name, index: columns[name]) }
+
+    public func has(_ name: String) -> Bool { columns[name] != nil }
+
+    /// Checks that the header names every required column.
+    public func require(_ names: [String]) throws {
+        let missing = names.filter { columns[$0] == nil }
+        guard !missing.isEmpty else { return }
+        throw InputError(SourceLocation(file: file, line: headerLine, field: missing.joined(separator: ", ")),
+                         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(header.joined(separator: ", "))")
+    }
+
+    public func fieldCount(_ r: Int) -> Int { firstField[r + 1] - firstField[r] }
+
+    /// The field's bytes, empty when the column is absent or the record short of it.
+    public func withBytes<R>(_ r: Int, _ column: CSVColumn, _ body: (ArraySlice<UInt8>) throws -> R) rethrows -> R {
+        guard let c = column.index, c < fieldCount(r) else { return try body([]) }
+        let k = 2 * (firstField[r] + c)
+        return try body(bytes[Int(bounds[k])..<Int(bounds[k + 1])])
+    }
+
+    /// The field exactly as the file holds it; "" when absent.
+    public func string(_ r: Int, _ column: CSVColumn) -> String {
+        withBytes(r, column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func string(_ r: Int, _ name: String) -> String { string(r, column(name)) }
+
+    /// Every field of record `r`, as the file holds them.
+    public func fields(_ r: Int) -> [String] {
+        (0..<fieldCount(r)).map { c in string(r, CSVColumn(name: "", index: c)) }
+    }
+
+    public func location(_ r: Int, _ column: CSVColumn) -> SourceLocation {
+        SourceLocation(file: file, line: lines[r], field: column.name)
+    }
+
+    public func location(_ r: Int, field: String? = nil) -> SourceLocation {
+        SourceLocation(file: file, line: lines[r], field: field)
+    }
+
+    // MARK: Typed fields, collecting problems
+
+    /// Required text, verbatim; an empty field is a problem ("expected a name").
+    public func name(_ r: Int, _ column: CSVColumn, _ problems: inout DiagnosticCollector) -> String? {
+        let value = string(r, column)
+        if value.isEmpty {
+            problems.add(location(r, column), "expected a name, found nothing")
+            return nil
+        }
+        return value
+    }
+
+    /// Optional text, verbatim: empty gives nil (a later source may fill it in).
+    public func optionalText(_ r: Int, _ column: CSVColumn) -> String? {
+        let value = string(r, column)
+        return value.isEmpty ? nil : value
+    }
+
+    /// A required integer (blanks around it allowed), optionally within a range.
+    public func int(_ r: Int, _ column: CSVColumn, range: ClosedRange<Int>? = nil,
+                    _ problems: inout DiagnosticCollector) -> Int? {
+        guard let v = withBytes(r, column, CSVNumbers.int) else {
+            let value = string(r, column)
+            problems.add(location(r, column), value.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(shown(value))'")
+            return nil
+        }
+        if let range, !range.contains(v) {
+            problems.add(location(r, column), "expected \(range.lowerBound)..\(range.upperBound), found \(v)")
+            return nil
+        }
+        return v
+    }
+
+    /// An optional integer: an empty field (or an absent column) is `.some(nil)`;
+    /// anything else that is not an integer is a problem and gives nil.
+    public func optionalInt(_ r: Int, _ column: CSVColumn, _ problems: inout DiagnosticCollector) -> Int?? {
+        if CSVNumbers.isBlank(withBytes(r, column) { $0 }) { return .some(nil) }
+        guard let v = withBytes(r, column, CSVNumbers.int) else {
+            problems.add(location(r, column), "expected an integer or nothing, found '\(shown(string(r, column)))'")
+            return nil
+        }
+        return .some(v)
+    }
+
+    /// An integer when the field holds one, else nil, without a problem.
+    public func lenientInt(_ r: Int, _ column: CSVColumn) -> Int? {
+        withBytes(r, column, CSVNumbers.int)
+    }
+
+    /// 0/1 (or true/false in any case); empty or an absent column gives the default.
+    public func bool(_ r: Int, _ column: CSVColumn, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool? {
+        let value = withTrimmedBytes(r, column) { String(decoding: $0, as: UTF8.self) }
+        switch value {
+        case "": return def
+        case "1", "true", "TRUE", "True": return true
+        case "0", "false", "FALSE", "False": return false
+        default:
+            problems.add(location(r, column), "expected 0 or 1, found '\(shown(string(r, column)))'")
+            return nil
+        }
+    }
+
+    /// The field's bytes without the blanks (space, tab) around them, for numbers.
+    public func withTrimmedBytes<R>(_ r: Int, _ column: CSVColumn, _ body: (ArraySlice<UInt8>) throws -> R) rethrows -> R {
+        try withBytes(r, column) { try body(CSVNumbers.trimmed($0)) }
+    }
+
+    init(file: String, header: [String], headerLine: Int, bytes: [UInt8], bounds: [UInt32], firstField: [Int], lines: [Int],
+         columns: [String: Int]) {
+        self.file = file; self.header = header; self.headerLine = headerLine; self.bytes = bytes; self.bounds = bounds
+        self.firstField = firstField; self.lines = lines; self.columns = columns
+    }
+}
+
+/// Numbers in CSV fields: blanks (space, tab) around them are allowed.
+enum CSVNumbers {
+    static func isBlank(_ b: ArraySlice<UInt8>) -> Bool { b.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
+
+    static func trimmed(_ b: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var b = b
+        while let f = b.first, f == 0x20 || f == 0x09 { b = b.dropFirst() }
+        while let l = b.last, l == 0x20 || l == 0x09 { b = b.dropLast() }
+        return b
+    }
+
+    static func trimmed(_ s: String) -> String { String(decoding: trimmed(ArraySlice(s.utf8)), as: UTF8.self) }
+
+    /// A decimal integer with an optional sign; nil for anything else or an overflow.
+    static func int(_ field: ArraySlice<UInt8>) -> Int? {
+        var b = trimmed(field)
+        var negative = false
+        if let sign = b.first, sign == 0x2D || sign == 0x2B { negative = sign == 0x2D; b = b.dropFirst() }
+        guard !b.isEmpty else { return nil }
+        var v = 0
+        for c in b {
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            let (times10, o1) = v.multipliedReportingOverflow(by: 10)
+            let digit = Int(c - 0x30)
+            let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+            guard !o1, !o2 else { return nil }
+            v = next
+        }
+        return v
+    }
+}
+
+public enum CSVReader {
+    /// Reads and splits a file; `displayName` is how messages name it.
+    public static func read(path: String, displayName: String? = nil) throws -> CSVTable {
+        try parse(Files.read(path), file: displayName ?? path)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> CSVTable {
+        try parse(Array(text.utf8), file: file)
+    }
+
+    /// Splits RFC 4180 text into fields, collecting every problem (up to 50): an
+    /// unterminated quote (thrown at once: the rest of the file is inside it), text
+    /// after a closing quote, invalid UTF-8, a column named twice, a record whose
+    /// field count differs from the header's.
+    public static func parse(_ input: [UInt8], file: String) throws -> CSVTable {
+        try input.withUnsafeBufferPointer { try parse(input, $0, file: file) }
+    }
+
+    /// `bytes` are `input`'s, read through a pointer: this loop sees every byte of every file.
+    private static func parse(_ input: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> CSVTable {
+        let n = bytes.count
+        // Field offsets are 32-bit, and unescaped copies of quoted fields go after the file's bytes.
+        guard n <= Int(UInt32.max) / 2 else { throw InputError(SourceLocation(file: file), "file of \(n) bytes; expected at most 2 GiB") }
+        var problems = DiagnosticCollector(limit: 50)
+        var i = n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+        let wholeFileIsUTF8 = String(validating: input[i...], as: UTF8.self) != nil
+
+        var bounds: [UInt32] = []
+        bounds.reserveCapacity(n / 4)
+        var firstField: [Int] = []
+        var lines: [Int] = []
+        var header: [String]?
+        var headerLine = 1
+        var line = 1
+        var unescaped: [UInt8] = []
+
+        func columnName(_ c: Int) -> String {
+            if let header, c < header.count, !header[c].isEmpty { return header[c] }
+            return "column \(c + 1)"
+        }
+        func fieldBytes(_ k: Int) -> ArraySlice<UInt8> {
+            let start = Int(bounds[2 * k]), end = Int(bounds[2 * k + 1])
+            return start < n || start == end ? input[min(start, n)..<min(end, n)] : unescaped[(start - n)..<(end - n)]
+        }
+        /// On a file that is not all UTF-8, names the line and column of each bad field.
+        func checkUTF8(_ k: Int, column: Int, firstLine: Int) {
+            let field = fieldBytes(k)
+            guard String(validating: field, as: UTF8.self) == nil else { return }
+            var offset = 0, decoder = UTF8(), iterator = field.makeIterator()
+            scan: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let s): offset += UTF8.width(s)
+                case .emptyInput, .error: break scan
+                }
+            }
+            let bad = field.index(field.startIndex, offsetBy: min(offset, field.count - 1))
+            let badLine = firstLine + field[..<bad].count { $0 == 0x0A }
+            let hex = String(field[bad], radix: 16, uppercase: true)
+            problems.add(SourceLocation(file: file, line: badLine, field: columnName(column)),
+                         "invalid UTF-8 (byte 0x\(hex.count == 1 ? "0" + hex : hex)); expected UTF-8 text")
+        }
+
+        var recordStart = 0, recordLine = 1, atRecordStart = true
+        while i < n || !atRecordStart {
+            if atRecordStart { recordLine = line; recordStart = bounds.count / 2; atRecordStart = false }
+            let column = bounds.count / 2 - recordStart
+            if i < n, bytes[i] == 0x22 {
+                // A quoted field.
+                let openLine = line
+                i += 1
+                let contentStart = i
+                var escaped = false, closed = false
+                while i < n {
+                    if bytes[i] == 0x22 {
+                        if i + 1 < n, bytes[i + 1] == 0x22 { escaped = true; i += 2; continue }
+                        closed = true
+                        break
+                    }
+                    if bytes[i] == 0x0A { line += 1 }
+                    i += 1
+                }
+                if !closed {
+                    problems.add(SourceLocation(file: file, line: openLine, field: columnName(column)),
+                                 "unterminated quoted field (a \" opened here is never closed)")
+                    try problems.check()
+                }
+                if escaped {
+                    let start = n + unescaped.count
+                    var k = contentStart
+                    while k < i {
+                        unescaped.append(bytes[k])
+                        k += bytes[k] == 0x22 ? 2 : 1
+                    }
+                    bounds.append(UInt32(start)); bounds.append(UInt32(n + unescaped.count))
+                } else {
+                    bounds.append(UInt32(contentStart)); bounds.append(UInt32(i))
+                }
+                i += 1   // the closing quote
+                if !wholeFileIsUTF8 { checkUTF8(bounds.count / 2 - 1, column: column, firstLine: openLine) }
+                if i < n, bytes[i] != 0x2C, bytes[i] != 0x0A, bytes[i] != 0x0D {
+                    problems.add(SourceLocation(file: file, line: line, field: columnName(column)),
+                                 "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
+                    while i < n, bytes[i] != 0x2C, bytes[i] != 0x0A { i += 1 }
+                }
+            } else {
+                let start = i
+                while i < n, bytes[i] != 0x2C, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
+                bounds.append(UInt32(start)); bounds.append(UInt32(i))
+                if !wholeFileIsUTF8 { checkUTF8(bounds.count / 2 - 1, column: column, firstLine: line) }
+            }
+            // What ends the field: a comma, or the end of the record.
+            if i < n, bytes[i] == 0x2C { i += 1; continue }
+            if i < n, bytes[i] == 0x0D { i += 1 }
+            if i < n, bytes[i] == 0x0A { i += 1 }
+            line += 1
+            atRecordStart = true
+            let fieldsInRecord = bounds.count / 2 - recordStart
+            // A blank line (one empty field) is not a record.
+            if fieldsInRecord == 1, bounds[bounds.count - 1] == bounds[bounds.count - 2] {
+                bounds.removeLast(2)
+                continue
+            }
+            if header == nil {
+                header = (0..<fieldsInRecord).map { k in
+                    String(decoding: CSVNumbers.trimmed(fieldBytes(recordStart + k)), as: UTF8.self)
+                }
+                headerLine = recordLine
+                bounds.removeLast(2 * fieldsInRecord)
+                continue
+            }
+            firstField.append(recordStart)
+            lines.append(recordLine)
+        }
+        firstField.append(bounds.count / 2)
+
+        var columns: [String: Int] = [:]
+        for (k, name) in (header ?? []).enumerated() where !name.isEmpty {
+            if let earlier = columns[name] {
+                problems.add(SourceLocation(file: file, line: headerLine, field: name),
+                             "column named twice in the header (columns \(earlier + 1) and \(k + 1)); expected each name once")
+            } else {
+                columns[name] = k
+            }
+        }
+        if let header {
+            for r in lines.indices where firstField[r + 1] - firstField[r] != header.count {
+                problems.add(SourceLocation(file: file, line: lines[r]),
+                             "expected \(header.count) fields as in the header, found \(firstField[r + 1] - firstField[r])")
+            }
+        }
+        try problems.check()
+        return CSVTable(file: file, header: header ?? [], headerLine: headerLine, bytes: unescaped.isEmpty ? input : input + unescaped, bounds: bounds,
+                        firstField: firstField, lines: lines, columns: columns)
+    }
+}
+
+public enum CSVWriter {
+    /// Whether a field must be quoted: it holds a comma, quote or line break, or
+    /// starts or ends with a space (which other readers may trim).
+    public static func needsQuotes(_ s: String) -> Bool {
+        guard let first = s.utf8.first, let last = s.utf8.last else { return false }
+        if first == 0x20 || last == 0x20 { return true }
+        return s.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// Appends one record and its newline, each field quoted only when it must be.
+    public static func append(_ fields: [String], to out: inout [UInt8]) {
+        for (i, f) in fields.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            if needsQuotes(f) {
+                out.append(0x22)
+                for b in f.utf8 {
+                    out.append(b)
+                    if b == 0x22 { out.append(0x22) }
+                }
+                out.append(0x22)
+            } else {
+                out.append(contentsOf: f.utf8)
+            }
+        }
+        out.append(0x0A)
+    }
+
+    /// One record as text, with its newline.
+    public static func line(_ fields: [String]) -> String {
+        var out: [UInt8] = []
+        append(fields, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,171 @@
+import FoundationEssentials
+import Glibc
+
+// Never lose data: every output is written beside its final name, flushed to
+// disk and renamed over it, so a reader sees the old file or the new one, whole.
+
+/// `folder` + "/" + `name`, without doubling a slash; an empty side gives the other.
+public func joinPath(_ folder: String, _ name: String) -> String {
+    if name.isEmpty { return folder }
+    if folder.isEmpty { return name }
+    return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+}
+
+/// The part of a path after its last slash ("a/b.csv" -> "b.csv").
+public func fileName(of path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+    guard let slash = p.lastIndex(of: "/"), p.count > 1 else { return String(p) }
+    return String(p[p.index(after: slash)...])
+}
+
+/// The folder a path is in: "" for a bare name, "/" for a name at the root.
+public func parentFolder(of path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+    guard let slash = p.lastIndex(of: "/") else { return "" }
+    return slash == p.startIndex ? "/" : String(p[..<slash])
+}
+
+/// The message of the last failed system call.
+public func systemError() -> String { String(cString: strerror(errno)) }
+
+public enum Files {
+    public static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    public static func isFolder(_ path: String) -> Bool {
+        var folder = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder
+    }
+
+    /// The size in bytes, or nil when the file cannot be examined.
+    public static func size(of path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    /// The whole file. A folder or an unreadable file is an environment error naming it.
+    public static func read(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw EnvironmentError("cannot read \(path): not a file") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+            if n == 0 { break }
+            done += n
+        }
+        return done == bytes.count ? bytes : Array(bytes[..<done])
+    }
+
+    /// Calls `body` with the file's bytes a piece at a time (a digest of a large source).
+    public static func forEachChunk(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 18)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+            if n == 0 { return }
+            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+        }
+    }
+
+    /// Creates the folder and any missing parents.
+    public static func createFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw EnvironmentError("cannot create folder \(path): \(error)")
+        }
+    }
+
+    public static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Names in a folder, sorted; empty when it cannot be listed.
+    public static func names(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// Flushes a file (or a folder's entries) to disk.
+    public static func sync(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EnvironmentError("cannot open \(path) to flush it: \(systemError())") }
+        defer { close(fd) }
+        if fsync(fd) != 0, errno != EINVAL { throw EnvironmentError("cannot flush \(path): \(systemError())") }
+    }
+
+    /// Writes all of `bytes` to `fd`; the errno of a failed write, if any.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += n
+        }
+        return nil
+    }
+
+    /// Writes a file in place, without flushing it (for files of a folder that is flushed and renamed as a whole).
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw EnvironmentError("cannot write \(path): \(systemError())") }
+        let failure = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        let closed = close(fd) == 0 ? nil : errno
+        if let failure = failure ?? closed { throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))") }
+    }
+}
+
+public enum AtomicFile {
+    /// A temporary path beside `path` (so the rename stays on one file system), named for this process.
+    public static func temporaryPath(for path: String) -> String {
+        joinPath(parentFolder(of: path), ".\(fileName(of: path)).tmp-\(getpid())")
+    }
+
+    public static func write(_ text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+
+    public static func write(_ data: Data, to path: String) throws {
+        try write([UInt8](data), to: path)
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, flushes it and renames it into place.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let folder = parentFolder(of: path)
+        if !folder.isEmpty { try Files.createFolder(folder) }
+        let temporary = temporaryPath(for: path)
+        do {
+            try Files.write(bytes, to: temporary)
+            try commit(temporary: temporary, to: path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Flushes `temporary`, renames it to `path` and flushes the folder.
+    public static func commit(temporary: String, to path: String) throws {
+        try Files.sync(temporary)
+        if rename(temporary, path) != 0 {
+            let reason = systemError()
+            unlink(temporary)
+            throw EnvironmentError("cannot rename \(temporary) to \(path): \(reason)")
+        }
+        let folder = parentFolder(of: path)
+        try Files.sync(folder.isEmpty ? "." : folder)
+    }
+}

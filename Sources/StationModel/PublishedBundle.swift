@@ -1,0 +1,174 @@
+import FoundationEssentials
+import StationIO
+
+// What a publish says of itself. dist/ holds one folder per version and
+// latest.json, which names the current one:
+//
+//   latest.json                     replaced last, atomically; names the current version
+//   <v>/stations.sqlite             the bundle (PRAGMA user_version = v)
+//   <v>/stations.sqlite.gz          the same, gzip with mtime 0 and no name
+//   <v>/patch-from-<p>.sql          the SQL that turns version p into v (Android form);
+//                                   absent for the first version ("patch": null)
+//   <v>/summary.txt                 rows added/removed/changed per table, weight changes
+//   <v>/manifest.json               latest.json's facts for v + "files": sha256 of every
+//                                   other file in <v>/
+
+/// Names inside dist/.
+public enum DistLayout {
+    public static let latest = "latest.json"
+    public static let database = "stations.sqlite"
+    public static let gzip = "stations.sqlite.gz"
+    public static let manifest = "manifest.json"
+    public static let summary = "summary.txt"
+    /// Prefix of the folders a publish builds in.
+    public static let temporaryPrefix = ".tmp-"
+    public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }
+}
+
+/// latest.json, and a version's manifest.json (the same facts and "files"):
+/// read by verify, diff, the next build and the apps' reference client.
+public struct PublishedBundle: Codable, Sendable, Equatable {
+    public struct Renumbered: Codable, Sendable, Hashable {
+        public var newStationID: Int
+        public var oldStationID: Int
+        public var version: Int
+
+        public init(newStationID: Int, oldStationID: Int, version: Int) {
+            self.newStationID = newStationID; self.oldStationID = oldStationID; self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey { case newStationID = "new_s_id", oldStationID = "old_s_id", version }
+    }
+
+    public var version: Int
+    public var previousVersion: Int?
+    /// Paths relative to dist/.
+    public var database: String
+    public var sha256: String
+    public var bytes: Int
+    public var gzip: String
+    public var gzipSHA256: String
+    public var gzipBytes: Int
+    public var manifest: String
+    public var summary: String
+    public var patch: String?
+    public var patchSHA256: String?
+    /// Row count per table of the bundle.
+    public var rows: [String: Int]
+    /// Digest of every source file the bundle was made from, by its path in raw/.
+    public var sources: [String: String]
+    /// The renumberings this version introduced.
+    public var renumbered: [Renumbered]
+    /// How many values `stationdb lint` found worth a maintainer's look.
+    public var warnings: Int?
+    /// manifest.json only: sha256 of every other file of the version's folder.
+    public var files: [String: String]?
+
+    public init(version: Int, previousVersion: Int?, database: String, sha256: String, bytes: Int, gzip: String,
+                gzipSHA256: String, gzipBytes: Int, manifest: String, summary: String, patch: String?, patchSHA256: String?,
+                rows: [String: Int], sources: [String: String], renumbered: [Renumbered], warnings: Int?, files: [String: String]? = nil) {
+        self.version = version; self.previousVersion = previousVersion; self.database = database; self.sha256 = sha256
+        self.bytes = bytes; self.gzip = gzip; self.gzipSHA256 = gzipSHA256; self.gzipBytes = gzipBytes; self.manifest = manifest
+        self.summary = summary; self.patch = patch; self.patchSHA256 = patchSHA256; self.rows = rows; self.sources = sources
+        self.renumbered = renumbered; self.warnings = warnings; self.files = files
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, previousVersion = "previous_version", database, sha256, bytes, gzip
+        case gzipSHA256 = "gzip_sha256", gzipBytes = "gzip_bytes", manifest, summary, patch
+        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings, files
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        previousVersion = try c.decodeIfPresent(Int.self, forKey: .previousVersion)
+        database = try c.decode(String.self, forKey: .database)
+        sha256 = try c.decode(String.self, forKey: .sha256)
+        bytes = try c.decode(Int.self, forKey: .bytes)
+        gzip = try c.decode(String.self, forKey: .gzip)
+        gzipSHA256 = try c.decode(String.self, forKey: .gzipSHA256)
+        gzipBytes = try c.decode(Int.self, forKey: .gzipBytes)
+        manifest = try c.decodeIfPresent(String.self, forKey: .manifest) ?? ""
+        summary = try c.decodeIfPresent(String.self, forKey: .summary) ?? ""
+        patch = try c.decodeIfPresent(String.self, forKey: .patch)
+        patchSHA256 = try c.decodeIfPresent(String.self, forKey: .patchSHA256)
+        rows = try c.decodeIfPresent([String: Int].self, forKey: .rows) ?? [:]
+        sources = try c.decodeIfPresent([String: String].self, forKey: .sources) ?? [:]
+        renumbered = try c.decodeIfPresent([Renumbered].self, forKey: .renumbered) ?? []
+        warnings = try c.decodeIfPresent(Int.self, forKey: .warnings)
+        files = try c.decodeIfPresent([String: String].self, forKey: .files)
+    }
+
+    /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(previousVersion, forKey: .previousVersion)
+        try c.encode(database, forKey: .database)
+        try c.encode(sha256, forKey: .sha256)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode(gzip, forKey: .gzip)
+        try c.encode(gzipSHA256, forKey: .gzipSHA256)
+        try c.encode(gzipBytes, forKey: .gzipBytes)
+        try c.encode(manifest, forKey: .manifest)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(patch, forKey: .patch)
+        try c.encodeIfPresent(patchSHA256, forKey: .patchSHA256)
+        try c.encode(rows, forKey: .rows)
+        try c.encode(sources, forKey: .sources)
+        try c.encode(renumbered, forKey: .renumbered)
+        try c.encodeIfPresent(warnings, forKey: .warnings)
+        try c.encodeIfPresent(files, forKey: .files)
+    }
+
+    /// The JSON document: keys sorted, two-space indent, a trailing newline.
+    public func json() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(self)) + [0x0A]
+    }
+
+    /// Reads latest.json or a manifest.json; one that is not such a document is bad input naming the file.
+    public static func read(path: String) throws -> PublishedBundle {
+        let bytes = try Files.read(path)
+        do {
+            return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw InputError(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description: \(error.reason)")
+        }
+    }
+
+    /// The published version of a dist folder, or nil when nothing is published there yet.
+    public static func latest(in dist: String) throws -> PublishedBundle? {
+        let path = joinPath(dist, DistLayout.latest)
+        return Files.exists(path) ? try read(path: path) : nil
+    }
+}
+
+extension DecodingError {
+    /// Where in the document: "sources.0.kind".
+    public var keyPath: String? {
+        let path: [CodingKey]
+        switch self {
+        case .keyNotFound(let key, let context): path = context.codingPath + [key]
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
+        @unknown default: return nil
+        }
+        return path.isEmpty ? nil : path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// What is wrong, in a sentence.
+    public var reason: String {
+        switch self {
+        case .keyNotFound: return "missing"
+        case .typeMismatch(let type, _): return "expected \(type == String.self ? "a string" : type == Int.self ? "an integer" : "\(type)")"
+        case .valueNotFound(let type, _): return "expected \(type), found null"
+        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+            return context.debugDescription
+        case .dataCorrupted(let context):
+            return "not valid JSON" + (context.underlyingError.map { " (\($0))" } ?? (context.debugDescription.isEmpty ? "" : " (\(context.debugDescription))"))
+        @unknown default: return "\(self)"
+        }
+    }
+}

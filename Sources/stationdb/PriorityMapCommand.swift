@@ -1,0 +1,70 @@
+import ArgumentParser
+import Glibc
+import Priority
+import StationIO
+import StationModel
+
+struct PriorityMapCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map",
+        abstract: "Draw the stations coloured by weight as an SVG (optionally one viewport's pins).",
+        discussion: """
+        Hand weights red, 11 orange, 12 blue, 13 grey. With --viewport LAT,LNG,SPAN
+        the map frames that phone-shaped view (SPAN degrees of latitude) and rings
+        the pins the clients show. --png also converts with rsvg-convert where it is
+        installed.
+
+          stationdb priority map --staging build/staging.bin --weights build/weights.csv --out build/weights.svg
+          stationdb priority map --bundle dist/5/stations.sqlite --viewport 35.68,139.76,0.5 --out tokyo.svg --png tokyo.png
+        """
+    )
+
+    @OptionGroup var stations: WeightedStationsOptions
+
+    @Option(help: "The SVG file to write.")
+    var out: String
+
+    @Option(help: "LAT,LNG,SPAN: frame this view and ring the pins it shows.")
+    var viewport: String?
+
+    @Option(help: "Pins per view (the clients' N) for --viewport.")
+    var pins = 100
+
+    @Option(help: "Also write a PNG with rsvg-convert.")
+    var png: String?
+
+    func run() throws {
+        var view: Viewport?
+        if let viewport {
+            guard let v = Viewport(text: viewport) else { throw ValidationError("--viewport: expected LAT,LNG,SPAN in degrees, e.g. 35.68,139.76,0.5") }
+            view = v
+        }
+        let svg = WeightMap.svg(stations: try stations.load(), viewport: view, pins: pins)
+        try AtomicFile.write(svg, to: out)
+        note("priority: wrote \(out)")
+        if let png {
+            let candidates = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"]
+            guard let tool = candidates.first(where: { access($0, X_OK) == 0 }) else {
+                note("priority: rsvg-convert is not installed (Debian: librsvg2-bin); only the SVG was written")
+                return
+            }
+            guard try runTool(tool, ["-o", png, out]) else { throw EnvironmentError("rsvg-convert failed on \(out)") }
+            note("priority: wrote \(png)")
+        }
+    }
+}
+
+/// Runs `tool` with `arguments` on this process's stdin, stdout and stderr and
+/// waits for it: true when it exits with status 0.
+private func runTool(_ tool: String, _ arguments: [String]) throws -> Bool {
+    let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var pid: pid_t = 0
+    let rc = argv.withUnsafeBufferPointer { posix_spawn(&pid, tool, nil, nil, $0.baseAddress!, environ) }
+    guard rc == 0 else { throw EnvironmentError("cannot run \(tool): \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { return false }
+    }
+    return status == 0
+}
