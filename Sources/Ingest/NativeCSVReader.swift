@@ -65,9 +65,9 @@ public enum NativeCSVReader {
                 let name = t.name(r, cName, &problems)
                 let operatorID = reference(t, r, cOperator, in: operatorIDs, listedIn: operatorsTable.file, &problems)
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
-                // An empty l_type is none; anything else must be a line type code.
-                let type: Int?? = t.withBytes(r, cType, { $0.isEmpty }) ? .some(nil)
-                    : code(t, r, cType, LineType.valid, known: LineType.known, what: "line type", &network.warnings, &problems).map { $0 }
+                // A blank l_type is none; anything else must be a line type code.
+                let type: Int?? = t.withTrimmedBytes(r, cType, { $0.isEmpty }) ? .some(nil)
+                    : code(t, r, cType, LineType.valid, known: LineType.known, what: "line type", orNothing: true, &network.warnings, &problems).map { $0 }
                 if let id, unique, let name, let operatorID, let enabled, let type {
                     network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorKey(operatorID),
                                                     enabled: enabled, type: type, origin: t.location(r)))
@@ -165,8 +165,8 @@ func loadTable(_ folder: String, _ label: String, _ name: String, required: [Str
 /// A code column: an integer within `valid`; one the known list lacks is kept
 /// and a warning names file, line and the code.
 func code(_ t: CSVTable, _ r: Int, _ column: CSVColumn, _ valid: ClosedRange<Int>, known: [Int: String], what: String,
-          _ warnings: inout [Diagnostic], _ problems: inout DiagnosticCollector) -> Int? {
-    guard let v = t.int(r, column, &problems) else { return nil }
+          orNothing: Bool = false, _ warnings: inout [Diagnostic], _ problems: inout DiagnosticCollector) -> Int? {
+    guard let v = orNothing ? t.optionalInt(r, column, &problems) ?? nil : t.int(r, column, &problems) else { return nil }
     guard valid.contains(v) else {
         problems.add(t.location(r, column), "expected a whole number \(valid.lowerBound)..\(valid.upperBound) for the \(what), found \(v)")
         return nil

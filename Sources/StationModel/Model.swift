@@ -160,8 +160,11 @@ public struct RailNetwork: Hashable, Sendable {
         struct Pair: Hashable { var line: Int, station: Int }
         var pairs = Set<Pair>()
         for x in stationLines {
-            if !lineIDs.contains(x.lineID) || !stationIDs.contains(x.stationID) {
-                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names a missing line or station")
+            if !lineIDs.contains(x.lineID) {
+                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names line \(x.lineID), which does not exist")
+            }
+            if !stationIDs.contains(x.stationID) {
+                problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names station \(x.stationID), which does not exist")
             }
             if !pairs.insert(Pair(line: x.lineID, station: x.stationID)).inserted {
                 problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) appears twice; expected each station once per line")

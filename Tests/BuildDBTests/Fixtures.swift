@@ -1,6 +1,7 @@
 import BuildDB
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -59,16 +60,37 @@ enum Fixtures {
                      renumberings: renumberings, dist: dist, requestedVersion: version)
     }
 
-    @discardableResult
-    static func publish(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, version: Int? = nil,
-                        renumberings: [Renumbering: SourceLocation] = [:],
-                        file: StaticString = #filePath, line: UInt = #line) throws -> PublishedBundle {
-        let outcome = try BundleBuilder().build(request(network, dist: dist, weights: weights, version: version, renumberings: renumberings))
-        guard case .published(let bundle) = outcome else {
+    /// A publish as the tests look at it: what latest.json now says and the
+    /// difference from the version before (nil for the first).
+    struct Published {
+        var bundle: PublishedBundle
+        var difference: BundleDifference?
+        var dist: String
+
+        var version: Int { bundle.version }
+        var previousVersion: Int? { bundle.previousVersion }
+        /// dist/<version>
+        var folder: String { dist + "/" + String(bundle.version) }
+        var rowCounts: [String: Int] { bundle.rows }
+        var weightChanges: Int { BundleBuilder.weightChanges(difference) }
+        var changesText: String { BundleBuilder.changesText(difference) }
+    }
+
+    /// The published side of an outcome; fails the test when nothing was published.
+    static func published(_ outcome: BuildOutcome, dist: String, file: StaticString = #filePath, line: UInt = #line) throws -> Published {
+        guard case .published(let bundle, let difference) = outcome else {
             XCTFail("expected a publish, got \(outcome)", file: file, line: line)
             throw CancellationError()
         }
-        return bundle
+        return Published(bundle: bundle, difference: difference, dist: dist)
+    }
+
+    @discardableResult
+    static func publish(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, version: Int? = nil,
+                        renumberings: [Renumbering: SourceLocation] = [:],
+                        file: StaticString = #filePath, line: UInt = #line) async throws -> Published {
+        let outcome = try await BundleBuilder().build(request(network, dist: dist, weights: weights, version: version, renumberings: renumberings))
+        return try published(outcome, dist: dist, file: file, line: line)
     }
 
     // MARK: - Folders
@@ -126,35 +148,62 @@ enum Fixtures {
         var problems = DiagnosticCollector()
         var network = RailNetwork()
         let companies = try CSVReader.read(path: folder + "/company.csv")
-        for row in companies.rows() {
-            guard let id = row.int("company_cd", &problems) else { continue }
-            let t = Int(row.string("company_type")) ?? 0
-            network.operators.append(Operator(id: id, name: row.string("company_name"), type: (1...3).contains(t) ? t : 5))
+        let companyCode = companies.column("company_cd")
+        for r in companies.records {
+            guard let id = companies.int(r, companyCode, &problems) else { continue }
+            let t = Int(companies.string(r, "company_type")) ?? 0
+            network.operators.append(Operator(id: id, name: companies.string(r, "company_name"), type: (1...3).contains(t) ? t : 5))
         }
         var lineOperator: [Int: Int] = [:]
-        for row in try CSVReader.read(path: folder + "/line.csv").rows() {
-            guard let id = row.int("line_cd", &problems), let company = row.int("company_cd", &problems) else { continue }
-            let name = row.string("line_name")
+        let lines = try CSVReader.read(path: folder + "/line.csv")
+        let lineCode = lines.column("line_cd"), lineCompany = lines.column("company_cd")
+        for r in lines.records {
+            guard let id = lines.int(r, lineCode, &problems), let company = lines.int(r, lineCompany, &problems) else { continue }
+            let name = lines.string(r, "line_name")
             lineOperator[id] = company
-            network.lines.append(Line(id: id, name: name, operatorID: company, enabled: row.string("e_status") != "2",
+            network.lines.append(Line(id: id, name: name, operatorID: company, enabled: lines.string(r, "e_status") != "2",
                                       type: name.contains("新幹線") ? 1 : nil))
         }
         var seen = Set<Int>(), pairs = Set<[Int]>()
-        for row in try CSVReader.read(path: folder + "/station.csv").rows() {
-            guard let group = row.int("station_g_cd", &problems), let line = row.int("line_cd", &problems),
-                  let lat = row.microDegrees("lat", &problems), let lng = row.microDegrees("lon", &problems) else { continue }
+        let stations = try CSVReader.read(path: folder + "/station.csv")
+        let groupColumn = stations.column("station_g_cd"), lineOf = stations.column("line_cd")
+        let latColumn = stations.column("lat"), lngColumn = stations.column("lon")
+        for r in stations.records {
+            guard let group = stations.int(r, groupColumn, &problems), let line = stations.int(r, lineOf, &problems),
+                  let lat = stations.microDegrees(r, latColumn, &problems), let lng = stations.microDegrees(r, lngColumn, &problems) else { continue }
             guard MicroDegrees.inJapan(lat: lat, lng: lng) else { continue }
             if seen.insert(group).inserted {
-                let pref = min(47, max(1, Int(row.string("pref_cd")) ?? 13))
-                network.stations.append(Station(id: group, name: row.string("station_name"), yomi: row.string("station_name_k"),
-                                                wiki: "", pref: pref, address: row.string("address"), lat: lat, lng: lng,
-                                                operatorID: lineOperator[line] ?? 1, enabled: row.string("e_status") != "2"))
+                let pref = min(47, max(1, Int(stations.string(r, "pref_cd")) ?? 13))
+                network.stations.append(Station(id: group, name: stations.string(r, "station_name"), yomi: stations.string(r, "station_name_k"),
+                                                wiki: "", pref: pref, address: stations.string(r, "address"), lat: lat, lng: lng,
+                                                operatorID: lineOperator[line] ?? 1, enabled: stations.string(r, "e_status") != "2"))
             }
             if lineOperator[line] != nil, pairs.insert([line, group]).inserted {
-                network.stationLines.append(StationLine(lineID: line, stationID: group, sort: Int(row.string("e_sort")) ?? 0))
+                network.stationLines.append(StationLine(lineID: line, stationID: group, sort: Int(stations.string(r, "e_sort")) ?? 0))
             }
         }
         network.sortByKey()
         return network
+    }
+}
+
+/// XCTAssertThrowsError for an async expression.
+func assertThrowsAsync<T>(_ expression: @autoclosure () async throws -> T, _ message: @autoclosure () -> String = "",
+                          file: StaticString = #filePath, line: UInt = #line, _ handler: (any Error) -> Void = { _ in }) async {
+    do {
+        let value = try await expression()
+        XCTFail("expected an error, got \(value)" + (message().isEmpty ? "" : ": \(message())"), file: file, line: line)
+    } catch {
+        handler(error)
+    }
+}
+
+/// XCTAssertNoThrow for an async expression.
+func assertNoThrowAsync<T>(_ expression: @autoclosure () async throws -> T, _ message: @autoclosure () -> String = "",
+                           file: StaticString = #filePath, line: UInt = #line) async {
+    do {
+        _ = try await expression()
+    } catch {
+        XCTFail("unexpected error \(error)" + (message().isEmpty ? "" : ": \(message())"), file: file, line: line)
     }
 }

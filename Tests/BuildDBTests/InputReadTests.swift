@@ -1,10 +1,11 @@
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
-/// The readers `stationdb build` uses: the weights file's byte-level path must
-/// agree with the row reader, and the staging file read on two connections must
-/// give back what was written.
+/// The readers `stationdb build` uses: the weights file (numbers with blanks, signs
+/// and quotes read as integers, anything else refused naming file, line and column),
+/// and the staging file, which must give back what was written.
 final class InputReadTests: XCTestCase {
     private var folder: String!
 
@@ -30,7 +31,7 @@ final class InputReadTests: XCTestCase {
         XCTAssertEqual(try weights("weight,s_id\r\n3,10\r\n4,10\r\n5,011\r\n"), [10: 4, 11: 5])
     }
 
-    func testFieldsThatAreNotPlainDigitsGoThroughTheRowReader() throws {
+    func testFieldsThatAreNotPlainDigits() throws {
         // What Int() accepts after trimming is still accepted.
         XCTAssertEqual(try weights("s_id,weight\n 10 ,+3\n11,\"4\"\n"), [10: 3, 11: 4])
         for bad in ["s_id,weight\n10,14\n", "s_id,weight\n10,0\n", "s_id,weight\n10,x\n", "s_id,weight\n,3\n", "s_id\n10\n"] {

@@ -1,6 +1,7 @@
 import BuildDB
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -11,10 +12,10 @@ final class NationalDiffTests: XCTestCase {
 
     /// Two published national versions; the second with a season's worth of edits
     /// (renamed, moved, closed, opened, disabled, re-weighted, re-sorted).
-    static func nationalPair() throws -> (dist: String, old: String, new: String) {
+    static func nationalPair() async throws -> (dist: String, old: String, new: String) {
         let network = try Fixtures.ekidataNetwork()
         let dist = try Fixtures.temporaryFolder()
-        try Fixtures.publish(network, dist: dist)
+        try await Fixtures.publish(network, dist: dist)
         var next = network
         for i in stride(from: 0, to: next.stations.count, by: 97) { next.stations[i].name += "（新）" }
         for i in stride(from: 5, to: next.stations.count, by: 211) { next.stations[i].lat += 123 }
@@ -30,12 +31,12 @@ final class NationalDiffTests: XCTestCase {
         for id in next.stations.prefix(300).map(\.id) { weights[id] = 13 }
         var request = Fixtures.request(next, dist: dist, weights: weights)
         request.force = true
-        _ = try BundleBuilder().build(request)
+        _ = try Fixtures.published(try await BundleBuilder().build(request), dist: dist)
         return (dist, dist + "/1/stations.sqlite", dist + "/2/stations.sqlite")
     }
 
-    func testNationalDiffAgreesWithSqldiffAndPatches() throws {
-        let (dist, old, new) = try Self.nationalPair()
+    func testNationalDiffAgreesWithSqldiffAndPatches() async throws {
+        let (dist, old, new) = try await Self.nationalPair()
         let report = try DiffReport.make(old: try DiffSide.resolve(dist + "/1"), new: try DiffSide.resolve(dist))
         let d = report.difference
         XCTAssertEqual([d.oldVersion, d.newVersion], [1, 2])

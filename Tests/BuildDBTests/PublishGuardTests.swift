@@ -1,6 +1,7 @@
 import BuildDB
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -9,18 +10,18 @@ import XCTest
 final class PublishGuardTests: XCTestCase {
     override class func tearDown() { Fixtures.removeTemporaryFolders() }
 
-    func build(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, guards: DiffGuards = .nightly, force: Bool = false) throws -> BuildOutcome {
+    func build(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, guards: DiffGuards = .nightly, force: Bool = false) async throws -> BuildOutcome {
         var request = Fixtures.request(network, dist: dist, weights: weights)
         request.guards = guards
         request.force = force
-        return try BundleBuilder().build(request)
+        return try await BundleBuilder().build(request)
     }
 
-    func testRefusalPublishesNothingAndForcePublishes() throws {
+    func testRefusalPublishesNothingAndForcePublishes() async throws {
         let dist = try Fixtures.temporaryFolder()
         let network = Fixtures.smallNetwork()
         // The first version has nothing to compare with: no guard applies.
-        guard case .published = try build(network, dist: dist, guards: DiffGuards(maxRemovedPercent: 0, maxDisabledPercent: 0, maxMovedMetres: 0, maxWeightChurnPercent: 0)) else {
+        guard case .published = try await build(network, dist: dist, guards: DiffGuards(maxRemovedPercent: 0, maxDisabledPercent: 0, maxMovedMetres: 0, maxWeightChurnPercent: 0)) else {
             return XCTFail("the first version is published")
         }
         let before = try Fixtures.snapshot(dist)
@@ -30,7 +31,7 @@ final class PublishGuardTests: XCTestCase {
         next.stations.removeAll { $0.id == 101 }
         next.stationLines.removeAll { $0.stationID == 101 }
         next.stations[next.stations.firstIndex { $0.id == 200 }!].lat += 100_000
-        XCTAssertThrowsError(try build(next, dist: dist)) { error in
+        await assertThrowsAsync(try await build(next, dist: dist)) { error in
             guard let refusal = error as? GuardRefusal else { return XCTFail("\(error)") }
             XCTAssertEqual(refusal.reasons.count, 2, "\(refusal)")
             XCTAssertTrue(refusal.reasons[0].hasPrefix("1 of 6 stations removed (16.67%), more than the limit of 2.00%"), refusal.reasons[0])
@@ -44,35 +45,37 @@ final class PublishGuardTests: XCTestCase {
         let dist2 = try Fixtures.temporaryFolder()
         try Fixtures.copy(dist + "/1", to: dist2 + "/1")
         try Fixtures.copy(dist + "/latest.json", to: dist2 + "/latest.json")
-        guard case .published(let loosely) = try build(next, dist: dist2, guards: loose) else { return XCTFail("within the limits") }
+        let loosely = try Fixtures.published(try await build(next, dist: dist2, guards: loose), dist: dist2)
         XCTAssertEqual(loosely.version, 2)
 
-        guard case .published(let forced) = try build(next, dist: dist, force: true) else { return XCTFail("--force publishes") }
+        let forced = try Fixtures.published(try await build(next, dist: dist, force: true), dist: dist)
         XCTAssertEqual(forced.version, 2)
         XCTAssertEqual(try Fixtures.latest(dist)["version"] as? Int, 2)
         XCTAssertEqual(forced.difference?["stations"]?.removed.count, 1)
         XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
     }
 
-    func testDisabledAndWeightChurnRefuseToo() throws {
+    func testDisabledAndWeightChurnRefuseToo() async throws {
         let dist = try Fixtures.temporaryFolder()
         let network = Fixtures.smallNetwork()
-        try Fixtures.publish(network, dist: dist)
+        try await Fixtures.publish(network, dist: dist)
         let before = try Fixtures.snapshot(dist)
 
         var disabled = network
         disabled.stations[0].enabled = false
-        XCTAssertThrowsError(try build(disabled, dist: dist)) { error in
+        await assertThrowsAsync(try await build(disabled, dist: dist)) { error in
+            XCTAssertTrue(error is GuardRefusal, "\(error)")
             XCTAssertTrue("\(error)".contains("1 of 5 enabled stations disabled (20.00%)"), "\(error)")
         }
         var weights = Fixtures.weights(for: network)
         weights[100] = weights[100]! == 13 ? 12 : 13
-        XCTAssertThrowsError(try build(network, dist: dist, weights: weights)) { error in
+        await assertThrowsAsync(try await build(network, dist: dist, weights: weights)) { error in
+            XCTAssertTrue(error is GuardRefusal, "\(error)")
             XCTAssertTrue("\(error)".contains("1 of 5 live stations changed weight (20.00%)"), "\(error)")
         }
         XCTAssertEqual(try Fixtures.snapshot(dist), before)
         // Unchanged contents are never refused: there is nothing to publish.
-        guard case .unchanged(let version) = try build(network, dist: dist, guards: DiffGuards(maxRemovedPercent: 0)) else {
+        guard case .unchanged(let version) = try await build(network, dist: dist, guards: DiffGuards(maxRemovedPercent: 0)) else {
             return XCTFail("unchanged")
         }
         XCTAssertEqual(version, 1)

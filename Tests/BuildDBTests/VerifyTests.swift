@@ -1,5 +1,6 @@
 import BuildDB
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -9,10 +10,10 @@ final class VerifyTests: XCTestCase {
     var dist = ""
     var folder = ""
 
-    override func setUpWithError() throws {
+    override func setUp() async throws {
         folder = try Fixtures.temporaryFolder()
         dist = folder + "/dist"
-        try Fixtures.publish(Fixtures.smallNetwork(), dist: dist,
+        try await Fixtures.publish(Fixtures.smallNetwork(), dist: dist,
                              renumberings: [Renumbering(newID: 102, oldID: 90, version: 1): SourceLocation(file: "r.csv", line: 2)])
     }
 
@@ -68,28 +69,28 @@ final class VerifyTests: XCTestCase {
         assertProblems(dist + "/1", ["user_version: is 7, the manifest says 1", "manifest.json: sha256: "])
     }
 
-    func testChecksumOfEachFile() throws {
+    func testChecksumOfEachFile() async throws {
         try "changed\n".write(toFile: dist + "/1/summary.txt", atomically: false, encoding: .utf8)
         assertProblems(dist, ["summary.txt has sha256"])
 
-        setUpAgain()
+        await setUpAgain()
         var gz = try Data(contentsOf: URL(fileURLWithPath: dist + "/1/stations.sqlite.gz"))
         gz[gz.count / 2] ^= 0xFF
         try gz.write(to: URL(fileURLWithPath: dist + "/1/stations.sqlite.gz"))
         assertProblems(dist, ["gzip_sha256: ", "stations.sqlite.gz: "])
 
-        setUpAgain()
+        await setUpAgain()
         try FileManager.default.removeItem(atPath: dist + "/1/stations.sqlite.gz")
         assertProblems(dist, ["stations.sqlite.gz is missing"])
 
-        setUpAgain()
+        await setUpAgain()
         try "x".write(toFile: dist + "/1/stray.txt", atomically: false, encoding: .utf8)
         assertProblems(dist + "/1", ["stray.txt is in the folder but not in the manifest"])
     }
 
-    func setUpAgain() {
+    func setUpAgain() async {
         try? FileManager.default.removeItem(atPath: dist)
-        XCTAssertNoThrow(try setUpWithError())
+        await assertNoThrowAsync(try await setUp())
     }
 
     func testDanglingReferences() throws {

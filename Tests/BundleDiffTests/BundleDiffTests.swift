@@ -1,5 +1,6 @@
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -31,22 +32,6 @@ final class BundleDiffTests: XCTestCase {
         "INSERT INTO stations VALUES (200, 'Aoto', 'あおと', '', 13, 'Katsushika', 35745000, 139856000, 2, 1, 12)",
     ]
 
-    /// The SQL-side difference (what BuildDB uses) must match the in-memory one exactly.
-    func assertSameAsInSQLite(_ d: BundleDifference, _ old: String, _ new: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let f = try BundleDifference.between(oldPath: old, newPath: new)
-        XCTAssertEqual(f.oldVersion, d.oldVersion, file: file, line: line)
-        XCTAssertEqual(f.newVersion, d.newVersion, file: file, line: line)
-        for (a, b) in zip(d.tables, f.tables) {
-            XCTAssertEqual(a.shape, b.shape, file: file, line: line)
-            XCTAssertEqual(a.added, b.added, a.shape.name, file: file, line: line)
-            XCTAssertEqual(a.removed, b.removed, a.shape.name, file: file, line: line)
-            XCTAssertEqual(a.changed, b.changed, a.shape.name, file: file, line: line)
-            XCTAssertEqual([a.oldCount, a.newCount], [b.oldCount, b.newCount], a.shape.name, file: file, line: line)
-            XCTAssertEqual([a.tableAdded, a.tableRemoved], [b.tableAdded, b.tableRemoved], a.shape.name, file: file, line: line)
-        }
-        XCTAssertEqual(PatchWriter.patch(from: d, toVersion: 9), PatchWriter.patch(from: f, toVersion: 9), file: file, line: line)
-    }
-
     func testStationsLinesAreKeyedByLineAndStationNotRowid() throws {
         let dir = try folder()
         try makeBundle(dir + "/a.sqlite", version: 1, rows: baseRows + [
@@ -55,9 +40,9 @@ final class BundleDiffTests: XCTestCase {
         try makeBundle(dir + "/b.sqlite", version: 2, rows: baseRows + [
             "INSERT INTO stations_lines VALUES (20, 200, 1), (10, 101, 2), (10, 100, 1)",
         ])
-        let d = BundleDifference.between(try BundleContents.load(path: dir + "/a.sqlite"), try BundleContents.load(path: dir + "/b.sqlite"))
+        let d = try BundleDifference.between(oldPath: dir + "/a.sqlite", newPath: dir + "/b.sqlite")
         XCTAssertTrue(d.isEmpty, "insertion order is no difference")
-        XCTAssertTrue(try BundleDifference.between(oldPath: dir + "/a.sqlite", newPath: dir + "/b.sqlite").isEmpty)
+        XCTAssertTrue(try BundleDifference.between(oldPath: dir + "/b.sqlite", newPath: dir + "/a.sqlite").isEmpty)
         XCTAssertEqual(d.oldVersion, 1)
         XCTAssertEqual(d.newVersion, 2)
     }
@@ -73,8 +58,7 @@ final class BundleDiffTests: XCTestCase {
             "INSERT INTO stations VALUES (300, 'New', 'にゅー', '', 13, '', 35700000, 139700000, 2, 1, 13)",
             "INSERT INTO stations_lines VALUES (10, 100, 1), (20, 200, 5), (20, 300, 6)",
         ])
-        let d = BundleDifference.between(try BundleContents.load(path: dir + "/a.sqlite"), try BundleContents.load(path: dir + "/b.sqlite"))
-        try assertSameAsInSQLite(d, dir + "/a.sqlite", dir + "/b.sqlite")
+        let d = try BundleDifference.between(oldPath: dir + "/a.sqlite", newPath: dir + "/b.sqlite")
         XCTAssertFalse(d.isEmpty)
         XCTAssertEqual(d["operators"]?.changed.map(\.changes), [[ColumnChange(column: "operator", old: .text("Keisei"), new: .text("Keisei Electric"))]])
         let stations = try XCTUnwrap(d["stations"])
@@ -94,19 +78,36 @@ final class BundleDiffTests: XCTestCase {
 
     func testLoadsOlderDatabasesAndIgnoresClientTables() throws {
         let dir = try folder()
+        // An older database: no indexes, the client's completions table, no renumbered_stations.
         try makeBundle(dir + "/old.sqlite", version: 3, indexes: false, extra: [BundleSchema.completionsCreateSQL,
             "INSERT INTO completions VALUES (100, 5, 6, 'memo')"], rows: baseRows)
-        let contents = try BundleContents.load(path: dir + "/old.sqlite")
-        XCTAssertEqual(contents.userVersion, 3)
-        XCTAssertEqual(contents.rowCounts, ["operators": 2, "lines": 2, "stations": 3, "stations_lines": 0, "renumbered_stations": 0])
-        XCTAssertFalse(contents["renumbered_stations"]!.present)
-        XCTAssertNil(contents["completions"])
+        try makeBundle(dir + "/fresh.sqlite", version: 4, rows: baseRows)
+        let d = try BundleDifference.between(oldPath: dir + "/old.sqlite", newPath: dir + "/fresh.sqlite")
+        XCTAssertTrue(d.isEmpty, "missing indexes and a client table are no difference")
+        XCTAssertEqual([d.oldVersion, d.newVersion], [3, 4])
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: d.tables.map { ($0.shape.name, $0.oldCount) }),
+                       ["operators": 2, "lines": 2, "stations": 3, "stations_lines": 0, "renumbered_stations": 0])
+        XCTAssertEqual(d.tables.map(\.shape.name), ["operators", "lines", "stations", "stations_lines", "renumbered_stations"])
+        let renumbered = try XCTUnwrap(d["renumbered_stations"])
+        XCTAssertFalse(renumbered.tableAdded || renumbered.tableRemoved, "absent on both sides")
+        XCTAssertNil(d["completions"])
+        XCTAssertEqual(d.oldEnabledStations, 3)
 
         let notBundle = dir + "/other.sqlite"
         let db = try SQLiteDatabase(path: notBundle, mode: .create)
         try db.execute("CREATE TABLE stations (s_id INTEGER)")
         db.close()
-        XCTAssertThrowsError(try BundleContents.load(path: notBundle)) { XCTAssertTrue("\($0)".contains("no table operators"), "\($0)") }
+        XCTAssertThrowsError(try BundleDifference.between(oldPath: notBundle, newPath: dir + "/fresh.sqlite")) { error in
+            XCTAssertTrue(error is InputError, "\(error)")
+            XCTAssertTrue("\(error)".contains("\(notBundle): not a station bundle: it has no table operators"), "\(error)")
+        }
+
+        // Without the unique index an old database may hold a (l_id, s_id) twice: rows are matched by key, so that is bad input.
+        try makeBundle(dir + "/twice.sqlite", version: 2, indexes: false, rows: baseRows + ["INSERT INTO stations_lines VALUES (10, 100, 1), (10, 100, 2)"])
+        XCTAssertThrowsError(try BundleDifference.between(oldPath: dir + "/fresh.sqlite", newPath: dir + "/twice.sqlite")) { error in
+            XCTAssertTrue(error is InputError, "\(error)")
+            XCTAssertTrue("\(error)".contains("twice.sqlite: stations_lines: not a station bundle: (l_id, s_id) = (10, 100) appears twice in stations_lines"), "\(error)")
+        }
     }
 
     func testRenumberedShapeComesFromBundleSchema() {
@@ -128,8 +129,7 @@ final class BundleDiffTests: XCTestCase {
             "INSERT INTO stations VALUES (200, 'Aoto', 'あおと', '', 13, 'Katsushika', 35745000, 139856000, 2, 1, 12)",
             "INSERT INTO stations_lines VALUES (20, 200, 1), (10, 100, 1)",
         ])
-        let d = BundleDifference.between(try BundleContents.load(path: old), try BundleContents.load(path: new))
-        try assertSameAsInSQLite(d, old, new)
+        let d = try BundleDifference.between(oldPath: old, newPath: new)
         XCTAssertTrue(d["renumbered_stations"]!.tableAdded)
         let patch = PatchWriter.patch(from: d, toVersion: 2)
         XCTAssertTrue(patch.hasPrefix("CREATE TABLE IF NOT EXISTS renumbered_stations ("), patch)
@@ -138,7 +138,7 @@ final class BundleDiffTests: XCTestCase {
         XCTAssertFalse(patch.contains("\r"))
 
         try AndroidPatchRunner.apply(sql: patch, toFileAt: old)
-        let after = BundleDifference.between(try BundleContents.load(path: old), try BundleContents.load(path: new))
+        let after = try BundleDifference.between(oldPath: old, newPath: new)
         XCTAssertTrue(after.isEmpty)
         XCTAssertEqual(try SQLiteDatabase(path: old).userVersion, 2)
         XCTAssertEqual(try SQLiteDatabase(path: old).query("SELECT station FROM stations WHERE s_id = 100")[0][0], .text(tricky))
@@ -154,8 +154,7 @@ final class BundleDiffTests: XCTestCase {
             "INSERT INTO stations VALUES (300, 'X', 'x', '', 13, '', 35745000, 139856000, 3, 1, 12)",
             "INSERT INTO stations_lines VALUES (30, 300, 1)",
         ])
-        let patch = PatchWriter.patch(from: BundleDifference.between(try BundleContents.load(path: dir + "/a.sqlite"),
-                                                                     try BundleContents.load(path: dir + "/b.sqlite")), toVersion: 2)
+        let patch = PatchWriter.patch(from: try BundleDifference.between(oldPath: dir + "/a.sqlite", newPath: dir + "/b.sqlite"), toVersion: 2)
         XCTAssertEqual(patch, """
             DELETE FROM stations_lines WHERE l_id = 20 AND s_id = 200;
             DELETE FROM stations WHERE s_id = 101;

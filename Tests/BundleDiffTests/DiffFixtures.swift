@@ -1,5 +1,6 @@
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -81,14 +82,25 @@ enum DiffFixtures {
 
     // MARK: - Tools
 
-    static var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    /// The folder the build put the test bundle in, which holds the package's
+    /// executables too: .build/debug for a plain `swift test`, <scratch>/debug with
+    /// --scratch-path (on Linux the test bundle is the running executable; on macOS
+    /// it is a .xctest bundle inside that folder).
+    static var productsFolder: URL {
+        if let xctest = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            return xctest.bundleURL.deletingLastPathComponent()
+        }
+        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0])
+        return executable.deletingLastPathComponent()
     }
 
-    /// The stationdb binary `swift build` / `swift test` made.
+    /// The stationdb binary built alongside these tests.
     static func stationdb() throws -> String {
-        let path = packageRoot + "/.build/debug/stationdb"
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw XCTSkip("\(path) absent: run swift build first") }
+        let path = productsFolder.appendingPathComponent("stationdb").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw XCTSkip("\(path) absent: run swift build (with the same --scratch-path) first")
+        }
         return path
     }
 

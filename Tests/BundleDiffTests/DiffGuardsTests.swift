@@ -1,5 +1,6 @@
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 

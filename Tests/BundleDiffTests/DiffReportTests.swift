@@ -1,5 +1,6 @@
 import BundleDiff
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 
@@ -51,9 +52,10 @@ final class DiffReportTests: XCTestCase {
         XCTAssertTrue(text.contains("renumbered_stations: table added, 1 added"), text)
     }
 
-    /// Bundles with their unique keys are streamed side by side; an older database
-    /// without stations_lines_unique_index goes the EXCEPT way: same answer.
-    func testStreamedAndExceptWaysAgree() throws {
+    /// The same rows give the same difference whatever indexes a bundle has: an older
+    /// database without the bundle's indexes (stations_lines_unique_index included)
+    /// compares exactly like one with them, in both directions.
+    func testIndexesDoNotChangeTheDifference() throws {
         let dir = try DiffFixtures.folder()
         let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
         let indexed = dir + "/indexed.sqlite"
@@ -61,28 +63,37 @@ final class DiffReportTests: XCTestCase {
         let db = try SQLiteDatabase(path: indexed, mode: .readWrite)
         for i in BundleSchema.indexes { try db.execute(i.createSQL) }
         db.close()
-        for (a, b) in [(old, new), (indexed, new), (new, old), (new, indexed)] { try assertSQLAgreesWithRows(a, b) }
+        XCTAssertFalse(try BundleDifference.between(oldPath: old, newPath: new).isEmpty)
+        try assertSameDifference(indexed, new, as: old, new)
+        try assertSameDifference(new, indexed, as: new, old)
+        XCTAssertTrue(try BundleDifference.between(oldPath: old, newPath: indexed).isEmpty)
     }
 
-    /// The difference found in SQL (and from the files' pages) is the one the rows in memory give.
-    func assertSQLAgreesWithRows(_ a: String, _ b: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
-        let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
-        for (x, y) in zip(viaSQL.tables, inMemory.tables) {
-            XCTAssertEqual(x.added, y.added, x.shape.name, file: file, line: line)
-            XCTAssertEqual(x.removed, y.removed, x.shape.name, file: file, line: line)
-            XCTAssertEqual(x.changed, y.changed, x.shape.name, file: file, line: line)
-            XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name, file: file, line: line)
+    /// The difference between `a` and `b` is exactly the one between `c` and `d`
+    /// (files with the same rows, stored differently).
+    func assertSameDifference(_ a: String, _ b: String, as c: String, _ d: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let x = try BundleDifference.between(oldPath: a, newPath: b)
+        let y = try BundleDifference.between(oldPath: c, newPath: d)
+        XCTAssertEqual(x.tables.map(\.shape), y.tables.map(\.shape), file: file, line: line)
+        for (p, q) in zip(x.tables, y.tables) {
+            XCTAssertEqual(p.added, q.added, p.shape.name, file: file, line: line)
+            XCTAssertEqual(p.removed, q.removed, p.shape.name, file: file, line: line)
+            XCTAssertEqual(p.changed, q.changed, p.shape.name, file: file, line: line)
+            XCTAssertEqual([p.oldCount, p.newCount], [q.oldCount, q.newCount], p.shape.name, file: file, line: line)
+            XCTAssertEqual([p.tableAdded, p.tableRemoved], [q.tableAdded, q.tableRemoved], p.shape.name, file: file, line: line)
         }
+        XCTAssertEqual(x.oldEnabledStations, y.oldEnabledStations, file: file, line: line)
     }
 
     /// An older database whose stations compare names under a collation and whose
-    /// stations_lines is a WITHOUT ROWID table cannot be compared in SQL as ours are
-    /// (IS would follow the collation; there is no rowid to try first): the diff
-    /// must notice from the schema and still agree with comparing the rows in memory.
-    func testCollatedAndWithoutRowidTablesAgreeWithTheRows() throws {
+    /// stations_lines is a WITHOUT ROWID table: values are still compared byte for
+    /// byte (IS would follow the column's collation), and rows matched by key, so it
+    /// compares exactly like a plain bundle with the same rows.
+    func testCollatedAndWithoutRowidTablesCompareLikePlainOnes() throws {
         let dir = try DiffFixtures.folder()
         let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
+        // A name that differs only in case: equal under NOCASE, a change all the same.
+        let caseOnly = "UPDATE stations SET station = upper(station) WHERE s_id = 200"
         let odd = dir + "/odd.sqlite"
         let db = try SQLiteDatabase(path: odd, mode: .create)
         try db.execute("""
@@ -100,16 +111,25 @@ final class DiffReportTests: XCTestCase {
             DETACH DATABASE source;
             PRAGMA user_version = 3;
             """)
-        // A name that differs only in case: equal under NOCASE, a change all the same.
-        try db.execute("UPDATE stations SET station = lower(station) || 'X' WHERE s_id = (SELECT min(s_id) FROM stations)")
+        try db.execute(caseOnly)
         db.close()
-        for (a, b) in [(odd, new), (new, odd), (odd, old)] { try assertSQLAgreesWithRows(a, b) }
-        XCTAssertEqual(try BundleDifference.between(oldPath: odd, newPath: old)["stations"]?.changed.count, 1)
+        // The same rows in a bundle of the usual shape.
+        let plain = dir + "/plain.sqlite"
+        try FileManager.default.copyItem(atPath: old, toPath: plain)
+        let p = try SQLiteDatabase(path: plain, mode: .readWrite)
+        try p.execute(caseOnly)
+        p.close()
+
+        for (a, b, c, d) in [(odd, new, plain, new), (new, odd, new, plain), (odd, old, plain, old), (old, odd, old, plain)] {
+            try assertSameDifference(a, b, as: c, d)
+        }
+        let stations = try XCTUnwrap(try BundleDifference.between(oldPath: odd, newPath: old)["stations"])
+        XCTAssertEqual(stations.changed.map(\.changes), [[ColumnChange(column: "station", old: .text("AOTO"), new: .text("Aoto"))]])
+        XCTAssertTrue(try BundleDifference.between(oldPath: odd, newPath: plain).isEmpty)
     }
 
-    /// The SQL way first passes over rows equal to the other side's row of the same
-    /// rowid; rows stored in another order (other rowids, and rowids that now hold
-    /// other keys) must still be matched by key.
+    /// Rows stored in another order (other rowids, and rowids that now hold other
+    /// keys) are still matched by key: the difference is the one of the rows.
     func testRowsStoredInAnotherOrderAreMatchedByKey() throws {
         let dir = try DiffFixtures.folder()
         let (old, new) = try DiffFixtures.everyKindOfChange(in: dir)
@@ -127,17 +147,13 @@ final class DiffReportTests: XCTestCase {
             db.close()
             variants.append(path)
         }
-        for (a, b) in [(variants[0], new), (old, variants[1]), (variants[1], old), (variants[0], variants[1]), (variants[1], new)] {
-            let viaSQL = try BundleDifference.between(oldPath: a, newPath: b)
-            let inMemory = BundleDifference.between(try BundleContents.load(path: a), try BundleContents.load(path: b))
-            for (x, y) in zip(viaSQL.tables, inMemory.tables) {
-                XCTAssertEqual(x.added, y.added, x.shape.name)
-                XCTAssertEqual(x.removed, y.removed, x.shape.name)
-                XCTAssertEqual(x.changed, y.changed, x.shape.name)
-                XCTAssertEqual([x.oldCount, x.newCount], [y.oldCount, y.newCount], x.shape.name)
-            }
+        let (oldReversed, newReversed) = (variants[0], variants[1])
+        for (a, b, c, d) in [(oldReversed, new, old, new), (old, newReversed, old, new), (newReversed, old, new, old),
+                             (oldReversed, newReversed, old, new), (newReversed, new, new, new)] {
+            try assertSameDifference(a, b, as: c, d)
         }
-        XCTAssertTrue(try BundleDifference.between(oldPath: variants[1], newPath: new).isEmpty)
+        XCTAssertTrue(try BundleDifference.between(oldPath: newReversed, newPath: new).isEmpty)
+        XCTAssertTrue(try BundleDifference.between(oldPath: old, newPath: oldReversed).isEmpty)
     }
 
     func testSQLOutputTurnsOldIntoNew() throws {
@@ -156,7 +172,9 @@ final class DiffReportTests: XCTestCase {
         let (old, _) = try DiffFixtures.everyKindOfChange(in: try DiffFixtures.folder())
         let report = try DiffReport.make(oldPath: old, newPath: old)
         XCTAssertTrue(report.difference.isEmpty)
-        XCTAssertEqual(report.summary, DiffSummary(difference: report.difference, oldEnabledStations: 5))
+        XCTAssertEqual(report.difference.oldEnabledStations, 5)
+        XCTAssertEqual(report.summary, DiffSummary(difference: report.difference))
+        XCTAssertEqual([report.summary.oldStations, report.summary.oldEnabledStations, report.summary.liveInBoth], [5, 5, 5])
         XCTAssertTrue(report.text(limit: 5).hasSuffix("same contents: no row added, removed or changed\n"))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import StationIO
 import StationModel
 @testable import Ingest
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import StationIO
 import StationModel
 @testable import Ingest
 
@@ -130,6 +131,25 @@ final class EkidataReaderTests: XCTestCase {
         XCTAssertEqual(n.stations[7].yomi, "しんばし")
         XCTAssertEqual(n.stations[7].address, "港区東新橋")
         XCTAssertTrue(n.stations.allSatisfy { $0.wiki == nil && $0.fixedID == nil })
+    }
+
+    func testUnknownCompanyTypeIsAWarningAndReadAsOther() throws {
+        // 東京都交通局 with company_type 5: not one of ekidata's codes, so "other", and its name makes it municipal.
+        let n = try read(replacing("company.csv", "2,99,東京都交通局,,,,,0,0,2", "2,99,東京都交通局,,,,,5,0,2"))
+        XCTAssertEqual(n.operators.map(\.type), [1, 4, 7])
+        XCTAssertEqual(n.warnings.map(\.description), ["eki/company.csv:3: company_type: unknown company_type 5 (known: 0, 1, 2, 3); read as 0, other"])
+        XCTAssertEqual(try read(Self.files).warnings, [])
+    }
+
+    func testTextIsKeptVerbatim() throws {
+        var files = replacing("station.csv", "1130101,1130101,東京,トウキョウ,,11302,13,100-0005,東京都千代田区丸の内一丁目,",
+                              "1130101,1130101, 東京,トウキョウ ,,11302,13,100-0005,東京都千代田区丸の内一丁目\u{3000},")
+        files["company.csv"] = files["company.csv"]!.replacingOccurrences(of: ",JR東日本,", with: ",JR東日本 ,")
+        let n = try read(files)
+        XCTAssertEqual(n.stations[0].name, " 東京")
+        XCTAssertEqual(n.stations[0].yomi, "とうきょう ")
+        XCTAssertEqual(n.stations[0].address, "東京都千代田区丸の内一丁目\u{3000}")
+        XCTAssertEqual(n.operators[0].name, "JR東日本 ")
     }
 
     func testStationLinesFollowJoinChainElseESort() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import StationIO
 import StationModel
 @testable import Ingest
 
@@ -518,6 +519,23 @@ final class N02ReaderTests: XCTestCase {
         XCTAssertTrue(t.components(separatedBy: "\n")[68].contains("gml:id=\"c1\""))
     }
 
+    /// Codes the known lists lack are kept; one warning per code names its first feature and counts them.
+    func testUnknownCodesAreKeptWithAWarning() throws {
+        let doc = good([
+            N02Doc.station("s2", curve: "c1", company: "A", line: "L", name: "Y", rt: 18),
+            N02Doc.station("s3", curve: "c1", company: "A", line: "L", name: "Z", rt: 18),
+            N02Doc.section("r1", curve: "c1", company: "A", line: "L", spt: 7),
+        ])
+        let t = doc.text
+        let n = try read(t)
+        XCTAssertEqual(n.stations.map(\.name).sorted(), ["X", "Y", "Z"])
+        XCTAssertEqual(n.warnings.map(\.description), [
+            "raw/n02.xml:\(line(of: "\"s2\"", in: t)): ksj:railwayType: unknown code 18 (known: 11, 12, 13, 14, 15, 16, 17, 21, 22, 23, 24, 25); kept, on 2 features",
+            "raw/n02.xml:\(line(of: "\"r1\"", in: t)): ksj:serviceProviderType: unknown code 7 (known: 1, 2, 3, 4, 5); kept, on 1 feature",
+        ])
+        XCTAssertEqual(try read(good().text).warnings, [])
+    }
+
     func testDanglingHrefs() {
         let doc = good([
             N02Doc.station("s2", curve: "nowhere", company: "A", line: "L", name: "Y"),
@@ -555,13 +573,13 @@ final class N02ReaderTests: XCTestCase {
         bad.append(contentsOf: [0x81, 0x20, 0x3C, 0x3C])
         let path = try write(bad, "bad.xml")
         let capture = folder.appendingPathComponent("stderr.txt").path
-        fflush(stderr)
+        fflush(nil)   // every output stream, stderr included
         let saved = dup(2)
         let fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         dup2(fd, 2)
         XCTAssertThrowsError(try N02Reader.read(path: path, label: "raw/bad.xml"))
         XCTAssertThrowsError(try read(good().text.replacingOccurrences(of: "</ksj:Station>", with: "")))
-        fflush(stderr)
+        fflush(nil)   // every output stream, stderr included
         dup2(saved, 2)
         close(fd)
         close(saved)

@@ -1,4 +1,5 @@
 import XCTest
+import StationIO
 import StationModel
 @testable import Ingest
 
@@ -140,6 +141,27 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(out.staging.network.operators.map(\.id), [7, 8])
     }
 
+    /// Sources' warnings reach the report; a code outside the known lists is published
+    /// as given, and only one outside the valid range stops the run.
+    func testUnknownCodesAreReportedAndKeptOnlyInvalidOnesRefused() throws {
+        var native = SourceNetwork(kind: .native, label: "raw")
+        native.operators = [SourceOperator(key: "o:7", fixedID: 7, name: "東京地下鉄", type: 11, enabled: true, origin: here)]
+        native.lines = [SourceLine(key: "l:70", fixedID: 70, name: "銀座線", operatorKey: "o:7", enabled: true, type: 7, origin: here)]
+        native.warnings = [Diagnostic(SourceLocation(file: "raw/operators.csv", line: 2, field: "type"), "unknown operator type 11")]
+        let eki = ekidataLike(stations: [tokyo])
+        let out = try IngestPipeline.assemble(sources: [native, eki], registry: Registry())
+        XCTAssertEqual(out.report.warnings, native.warnings)
+        XCTAssertEqual(out.staging.network.operators.first { $0.id == 7 }?.type, 11)
+        XCTAssertEqual(out.staging.network.lines.first { $0.id == 70 }?.type, 7)
+
+        native.operators[0].type = 100
+        native.lines[0].type = 100
+        XCTAssertEqual(inputErrorMessages { try IngestPipeline.assemble(sources: [native, eki], registry: Registry()) }, [
+            "merged network: operator 7 東京地下鉄: type 100 is not an operator type code (1..99)",
+            "merged network: line 70 銀座線: l_type 100 is not a line type code (0..99)",
+        ])
+    }
+
     /// The whole-network checks behind the staging file (which has no keys of its
     /// own to refuse a duplicate): every reference, and each ID and pair once.
     func testValidateNamesDuplicatesAndMissingReferences() {
@@ -151,12 +173,13 @@ final class PipelineTests: XCTestCase {
             stationLines: [StationLine(lineID: 10, stationID: 5, sort: 1), StationLine(lineID: 10, stationID: 5, sort: 2),
                            StationLine(lineID: 12, stationID: 5, sort: 1)])
         var problems = DiagnosticCollector()
-        IngestPipeline.validate(network, &problems)
+        network.validate(&problems, place: "merged network")
+        XCTAssertEqual(problems.diagnostics.map(\.location), Array(repeating: SourceLocation(file: "merged network"), count: 4))
         XCTAssertEqual(problems.diagnostics.map(\.message), [
-            "1 s_id values used twice; expected each once",
             "line 11 M names operator 2, which does not exist",
+            "station 5 T: s_id used twice; expected each once",
             "stations_lines row (l_id 10, s_id 5) appears twice; expected each station once per line",
-            "stations_lines row (l_id 12, s_id 5) names a missing line or station",
+            "stations_lines row (l_id 12, s_id 5) names line 12, which does not exist",
         ])
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
+import StationIO
 import StationModel
 @testable import Ingest
+import Synth
 
 /// `stationdb synth`: the bench's inputs must be what ingest accepts, the same
 /// every time, and shaped like the national network.
@@ -28,17 +30,17 @@ final class SynthTests: XCTestCase {
         return folder
     }
 
-    func testScaleOneIngestsToTheSameNetwork() throws {
+    func testScaleOneIngestsToTheSameNetwork() async throws {
         let folder = temporaryFolder()
         let counts = try Synth(national: small, config: SynthConfig(scale: 1)).writeNative(folder: folder)
         XCTAssertEqual(counts.stations, 4)
-        let outcome = try IngestPipeline.run(IngestOptions(rawFolder: folder, registryPath: folder + "/registry.csv"))
+        let outcome = try await IngestPipeline.run(IngestOptions(rawFolder: folder, registryPath: folder + "/registry.csv"))
         var expected = small
         expected.sortByKey()
         XCTAssertEqual(outcome.staging.network, expected)
     }
 
-    func testCopiesFollowTheirLinesWithNewIDs() throws {
+    func testCopiesFollowTheirLinesWithNewIDs() async throws {
         let folder = temporaryFolder()
         let synth = Synth(national: small, config: SynthConfig(scale: 12))
         XCTAssertEqual(synth.stationStride, 10)
@@ -49,7 +51,7 @@ final class SynthTests: XCTestCase {
         XCTAssertEqual(counts.stations, 48)
         XCTAssertEqual(counts.stationLines, 60)
 
-        let network = try IngestPipeline.run(IngestOptions(rawFolder: folder, registryPath: folder + "/registry.csv")).staging.network
+        let network = try await IngestPipeline.run(IngestOptions(rawFolder: folder, registryPath: folder + "/registry.csv")).staging.network
         XCTAssertEqual(network.stations.count, 48)
         XCTAssertEqual(Set(network.stations.map(\.id)).count, 48)
         XCTAssertTrue(network.stations.allSatisfy { MicroDegrees.inJapan(lat: $0.lat, lng: $0.lng) })
@@ -82,7 +84,7 @@ final class SynthTests: XCTestCase {
         try Synth(national: small, config: SynthConfig(scale: 5, seed: 9)).writeN02(path: a + "/n02.xml")
         try Synth(national: small, config: SynthConfig(scale: 5, seed: 9)).writeNative(folder: b)
         try Synth(national: small, config: SynthConfig(scale: 5, seed: 9)).writeN02(path: b + "/n02.xml")
-        for name in NativeFiles.all + ["n02.xml"] {
+        for name in NativeCSVReader.files + ["n02.xml"] {
             XCTAssertEqual(FileManager.default.contents(atPath: a + "/" + name), FileManager.default.contents(atPath: b + "/" + name), name)
         }
         let c = temporaryFolder()
@@ -116,14 +118,14 @@ final class SynthTests: XCTestCase {
         XCTAssertEqual(n02.lines.filter { $0.type == 1 }.count, 3)
     }
 
-    func testNationalScaleTwoStaysInJapanAndNearTheLines() throws {
+    func testNationalScaleTwoStaysInJapanAndNearTheLines() async throws {
         let ekidata = sharedDataFolder("ekidata")
         guard FileManager.default.fileExists(atPath: ekidata + "/station.csv") else { throw XCTSkip("national ekidata data absent at \(ekidata)") }
         let raw = temporaryFolder()
         try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: raw + "/ekidata", withDestinationPath: ekidata)
         try Data(#"{ "sources": [ { "kind": "ekidata", "path": "ekidata" } ] }"#.utf8).write(to: URL(fileURLWithPath: raw + "/sources.json"))
-        let national = try IngestPipeline.run(IngestOptions(rawFolder: raw, registryPath: raw + "/registry.csv")).staging.network
+        let national = try await IngestPipeline.run(IngestOptions(rawFolder: raw, registryPath: raw + "/registry.csv")).staging.network
         let synth = Synth(national: national, config: SynthConfig(scale: 2))
         var far = 0
         for i in national.stations.indices {

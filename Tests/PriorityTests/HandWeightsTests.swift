@@ -1,3 +1,5 @@
+import Foundation
+import StationIO
 import StationModel
 import XCTest
 @testable import Priority
@@ -49,11 +51,30 @@ final class HandWeightsTests: XCTestCase {
         let r = try HandWeights.parse("s_id,weight\n30,2\n", label: "raw/weights.csv", network: network)
         XCTAssertEqual(r.weights.map(\.stationID), [30])
         XCTAssertEqual(r.warnings.count, 1)
-        XCTAssertTrue(r.warnings[0].hasPrefix("warning: raw/weights.csv:2: s_id: station 30 is disabled"), r.warnings[0])
+        XCTAssertEqual(r.warnings.first?.location, SourceLocation(file: "raw/weights.csv", line: 2, field: "s_id"))
+        XCTAssertEqual(r.warnings.first?.description, "raw/weights.csv:2: s_id: station 30 is disabled; its hand weight 2 is kept but not shown")
     }
 
     func testEmptyFileMeansNoHandWeights() throws {
         XCTAssertEqual(try HandWeights.parse("", label: "raw/weights.csv", network: network).weights, [])
         XCTAssertEqual(try HandWeights.parse("s_id,weight,note\n", label: "raw/weights.csv", network: network).weights, [])
+    }
+
+    func testResolveReadsTheFileNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hand-\(UUID().uuidString)").path
+        try Files.createFolder(folder)
+        defer { Files.remove(folder) }
+        let path = joinPath(folder, "weights.csv")
+        try Files.write(Array("s_id,weight\n20,4\n30,2\n".utf8), to: path)
+        let r = try HandWeights.resolve(path, network: network)
+        XCTAssertEqual(r.weights.map(\.stationID), [20, 30])
+        XCTAssertEqual(r.weights.first?.location, SourceLocation(file: path, line: 2))
+        XCTAssertEqual(r.warnings.map(\.location), [SourceLocation(file: path, line: 3, field: "s_id")])
+        XCTAssertEqual(try HandWeights.read(path: path, label: "raw/weights.csv", network: network).weights.first?.location,
+                       SourceLocation(file: "raw/weights.csv", line: 2))
+        // A file named but missing is an environment error, not "no hand weights".
+        XCTAssertThrowsError(try HandWeights.resolve(joinPath(folder, "missing.csv"), network: network)) { error in
+            XCTAssertTrue(error is EnvironmentError, "\(error)")
+        }
     }
 }

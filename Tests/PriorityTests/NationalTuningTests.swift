@@ -4,7 +4,7 @@ import XCTest
 @testable import Priority
 
 /// Writes the stand-in national network as a staging file, for tuning with the
-/// CLI in a release build: PRIORITY_WRITE_STAGING=/tmp/national.sqlite swift test --filter NationalTuningTests
+/// CLI in a release build: PRIORITY_WRITE_STAGING=/tmp/national.bin swift test --filter NationalTuningTests
 final class NationalTuningTests: XCTestCase {
     func testWriteNationalStagingWhenAsked() throws {
         guard let path = ProcessInfo.processInfo.environment["PRIORITY_WRITE_STAGING"] else {

@@ -1,4 +1,5 @@
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 @testable import Priority
@@ -142,5 +143,57 @@ final class PriorityAssignerTests: XCTestCase {
         let path = dir.appendingPathComponent("weights.csv").path
         try StationWeightsFile.write(w, to: path)
         XCTAssertEqual(try StationWeightsFile.read(from: path), w)
+    }
+
+    /// `weights(stations:)` is `assign` as an array parallel to the stations, whatever their order.
+    func testWeightsAreParallelToTheStations() {
+        let n = Self.syntheticNetwork(count: 500)
+        let hand = [HandWeight(stationID: n.stations[3].id, weight: 4)]
+        let byID = PriorityAssigner.assign(network: n, hand: hand)
+        let reversed = Array(n.stations.reversed())
+        let parallel = PriorityAssigner.weights(stations: reversed, hand: hand)
+        XCTAssertEqual(parallel.count, reversed.count)
+        XCTAssertEqual(parallel, reversed.map { byID[$0.id]! })
+        XCTAssertEqual(parallel[reversed.count - 4], 4)
+        XCTAssertEqual(PriorityAssigner.weights(stations: [], hand: hand), [])
+    }
+
+    func testTiersAsWrittenOnTheCommandLine() throws {
+        XCTAssertEqual(try MeshTier.parse(list: "11:2nd:1,12:5km:1:6:20"), PriorityConfig.standardTiers)
+        XCTAssertEqual(try MeshTier.parse(list: "12:quarter:0"), [MeshTier(weight: 12, level: .quarter, picks: 0)])
+        XCTAssertEqual(PriorityConfig.standardTiers.map(\.description),
+                       ["weight 11: 1 per 2nd square", "weight 12: 1 per 5km square +1 per 6 stations (at most 20)"])
+        func message(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
+            do {
+                _ = try MeshTier.parse(list: text)
+                XCTFail("expected an InputError", file: file, line: line)
+            } catch let e as InputError {
+                return e.diagnostics.map(\.description)
+            } catch {
+                XCTFail("expected an InputError, got \(error)", file: file, line: line)
+            }
+            return []
+        }
+        let levels = "1st, 2nd, 5km, 3rd, half, quarter"
+        let shape = "expected weight:level:picks[:stationsPerExtraPick:maxPicks], weight 11 or 12, level one of \(levels)"
+        XCTAssertEqual(message("11:2nd:1,13:2nd:1"), ["--tiers: 13:2nd:1: \(shape)"])
+        XCTAssertEqual(message("11:10km:1"), ["--tiers: 11:10km:1: \(shape)"])
+        XCTAssertEqual(message("11:2nd"), ["--tiers: 11:2nd: \(shape)"])
+        XCTAssertEqual(message("11:2nd:-1"), ["--tiers: 11:2nd:-1: \(shape)"])
+        XCTAssertEqual(message("12:5km:3:0:5"), ["--tiers: 12:5km:3:0:5: expected stationsPerExtraPick > 0 and maxPicks >= picks"])
+        XCTAssertEqual(message("12:5km:3:6:2"), ["--tiers: 12:5km:3:6:2: expected stationsPerExtraPick > 0 and maxPicks >= picks"])
+    }
+
+    /// Density-aware tiers: one more pick per `stationsPerExtraPick` stations beyond the first, at most `maxPicks`.
+    func testDensityAwarePicks() {
+        let tier = MeshTier(weight: 12, level: .fiveKilometre, picks: 1, stationsPerExtraPick: 6, maxPicks: 3)
+        XCTAssertEqual([1, 6, 7, 12, 13, 100].map { tier.picks(inSquareOf: $0) }, [1, 1, 2, 2, 3, 3])
+        XCTAssertEqual(MeshTier(weight: 11, level: .second, picks: 2).picks(inSquareOf: 50), 2)
+        // Twenty live stations in one 5 km square, no 2nd-mesh tier: 1 + 19 / 6 = 4 of them get 12.
+        let stations = (0..<20).map { Station(id: $0 + 1, name: "S\($0)", pref: 13, lat: 35_681_000 + $0, lng: 139_767_000 + $0, operatorID: 1) }
+        let w = PriorityAssigner.weights(stations: stations, hand: [], config: PriorityConfig(tiers: [
+            MeshTier(weight: 12, level: .fiveKilometre, picks: 1, stationsPerExtraPick: 6, maxPicks: 20)]))
+        XCTAssertEqual(w.filter { $0 == 12 }.count, 4)
+        XCTAssertEqual(w.filter { $0 == 13 }.count, 16)
     }
 }

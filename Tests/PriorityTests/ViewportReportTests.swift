@@ -1,4 +1,5 @@
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 @testable import Priority

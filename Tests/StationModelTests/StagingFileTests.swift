@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import StationIO
 @testable import StationModel
 
 /// The staging file's own binary form: what goes in comes back, the same
@@ -9,17 +10,15 @@ final class StagingFileTests: XCTestCase {
     private var folder: String!
 
     override func setUpWithError() throws {
-        folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("StagingFileTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        folder = try temporaryFolder("StagingFileTests")
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDownWithError() throws { Files.remove(folder) }
 
-    private func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
+    private func path(_ name: String) -> String { joinPath(folder, name) }
 
     /// Extremes of every column: numbers at both ends of Int, empty and
-    /// multi-byte text, a quote and a line break, and a string longer than the
-    /// reader's 1 MB buffer (it must grow it rather than fail).
+    /// multi-byte text, a quote and a line break, and a string of several MB.
     private func network() -> RailNetwork {
         var n = RailNetwork()
         n.operators = [Operator(id: 1, name: "JR東日本", type: 1, enabled: true), Operator(id: Int.max, name: "", type: 10, enabled: false)]
@@ -43,14 +42,14 @@ final class StagingFileTests: XCTestCase {
         let read = try StagingFile.read(from: path("a.bin"))
         XCTAssertEqual(read.network, n)
         XCTAssertEqual(read.meta, meta)
-        XCTAssertEqual(try StagingFile.readStationPoints(from: path("a.bin")), StationPoints(stations: n.stations))
+        XCTAssertEqual(try Files.read(path("a.bin")), StagingFile.encode(Staging(network: n, meta: meta)))
         // The same network, handed over in another order, gives the same bytes.
         var shuffled = n
-        shuffled.stations.reverse(); shuffled.stationLines.reverse()
+        shuffled.stations.reverse(); shuffled.stationLines.reverse(); shuffled.operators.reverse(); shuffled.lines.reverse()
         try StagingFile.write(Staging(network: shuffled, meta: meta), to: path("b.bin"))
-        XCTAssertEqual(FileManager.default.contents(atPath: path("a.bin")), FileManager.default.contents(atPath: path("b.bin")))
+        XCTAssertEqual(try Files.read(path("a.bin")), try Files.read(path("b.bin")))
         // No temporary file left beside it.
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["a.bin", "b.bin"])
+        XCTAssertEqual(Files.names(in: folder), ["a.bin", "b.bin"])
     }
 
     func testEmptyNetwork() throws {
@@ -58,31 +57,40 @@ final class StagingFileTests: XCTestCase {
         let read = try StagingFile.read(from: path("e.bin"))
         XCTAssertEqual(read.network, RailNetwork())
         XCTAssertEqual(read.meta, [:])
-        XCTAssertEqual(try StagingFile.readStationPoints(from: path("e.bin")).count, 0)
     }
 
     private func readError(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> String {
         let p = path("bad.bin")
-        XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: Data(bytes)))
-        var messages: [String] = []
-        for read in [{ _ = try StagingFile.read(from: p) }, { _ = try StagingFile.readStationPoints(from: p) }] {
-            do {
-                try read()
-                XCTFail("expected an error", file: file, line: line)
-            } catch let e as EnvironmentError {
-                messages.append(e.message)
-            } catch {
-                XCTFail("expected an EnvironmentError, got \(error)", file: file, line: line)
-            }
+        XCTAssertNoThrow(try Files.write(bytes, to: p), file: file, line: line)
+        do {
+            _ = try StagingFile.read(from: p)
+            XCTFail("expected an error", file: file, line: line)
+        } catch let e as EnvironmentError {
+            return e.message
+        } catch {
+            XCTFail("expected an EnvironmentError, got \(error)", file: file, line: line)
         }
-        XCTAssertEqual(messages.count, 2, file: file, line: line)
-        return messages.first ?? ""
+        return ""
+    }
+
+    /// `body` (everything before the CRC) with its right CRC-32, so the reader
+    /// gets past the checksum to the rows.
+    private func withCRC(_ body: [UInt8]) -> [UInt8] {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in body {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        return body + (0..<4).map { UInt8(truncatingIfNeeded: crc >> UInt32(8 * $0)) }
     }
 
     func testDamagedFilesAreErrorsNamingTheFile() throws {
         try StagingFile.write(Staging(network: network(), meta: ["k": "v"]), to: path("good.bin"))
-        let good = [UInt8](FileManager.default.contents(atPath: path("good.bin"))!)
+        let good = try Files.read(path("good.bin"))
         let p = path("bad.bin")
+        // The CRC helper agrees with the writer's.
+        XCTAssertEqual(withCRC(Array(good.dropLast(4))), good)
 
         // Cut anywhere: at the start, in the counts, in a row, in the long string, just before the CRC.
         for cut in [0, 10, 19, 21, 200, good.count / 2, good.count - 5, good.count - 1] {
@@ -92,22 +100,36 @@ final class StagingFileTests: XCTestCase {
             XCTAssertTrue(message.hasPrefix("the staging file \(p) is damaged") || message.hasPrefix("\(p) is not a stationdb staging file"),
                           "cut at \(cut): \(message)")
         }
+        // Cut, with a CRC that matches what is left: the rows themselves end early.
+        for cut in [25, 200, good.count / 2, good.count - 5] {
+            let message = readError(withCRC(Array(good[..<cut])))
+            XCTAssertTrue(message.hasPrefix("the staging file \(p) is damaged ("), "cut at \(cut): \(message)")
+            XCTAssertTrue(message.hasSuffix("run `stationdb ingest` again to rewrite it"), message)
+            XCTAssertFalse(message.contains("CRC-32"), "cut at \(cut): \(message)")
+        }
         // One byte changed in a row, in the long string and in the CRC itself.
         for offset in [100, good.count / 2, good.count - 2] {
             var bad = good
             bad[offset] ^= 0x01
             let message = readError(bad)
-            XCTAssertTrue(message.hasPrefix("the staging file \(p) is damaged"), "byte \(offset): \(message)")
-            XCTAssertTrue(message.hasSuffix("run `stationdb ingest` again to rewrite it"), message)
+            XCTAssertEqual(message, "the staging file \(p) is damaged (its CRC-32 does not match); run `stationdb ingest` again to rewrite it",
+                           "byte \(offset)")
         }
-        // Bytes after the last row.
-        var longer = good
-        longer.insert(contentsOf: [0, 0, 0], at: good.count - 4)
-        XCTAssertTrue(readError(longer).contains("damaged"))
-        // A string longer than the file.
+        // Bytes after the last row (under a matching CRC).
+        XCTAssertEqual(readError(withCRC(Array(good.dropLast(4)) + [0, 0, 0])),
+                       "the staging file \(p) is damaged (3 bytes after the last row); run `stationdb ingest` again to rewrite it")
+        // A string longer than the file: counts 0 meta, 1 operator; o_id 1, then a name of ~8 million bytes.
         var header = Array(good[..<19])
         header += [0, 2, 0, 0, 0, 2, 0xFE, 0xFF, 0xFF, 0x0F]
         XCTAssertTrue(readError(header + [0, 0, 0, 0]).contains("is damaged"))
+        XCTAssertEqual(readError(withCRC(header)),
+                       "the staging file \(p) is damaged (a string of 16777215 bytes); run `stationdb ingest` again to rewrite it")
+        // A row count larger than the bytes left.
+        XCTAssertEqual(readError(withCRC(Array(good[..<19]) + [0, 0xFE, 0xFF, 0x0F, 0, 0, 0])),
+                       "the staging file \(p) is damaged (a row count of 131071); run `stationdb ingest` again to rewrite it")
+        // A flag that is neither 0 nor 1: one operator (o_id 1, name "", type 1, flag 2).
+        XCTAssertEqual(readError(withCRC(Array(good[..<19]) + [0, 2, 0, 0, 0, 2, 0, 2, 2])),
+                       "the staging file \(p) is damaged (a flag of 2); run `stationdb ingest` again to rewrite it")
     }
 
     func testForeignFiles() throws {
@@ -118,29 +140,10 @@ final class StagingFileTests: XCTestCase {
         XCTAssertEqual(readError(StagingFile.magic + [2] + [UInt8](repeating: 0, count: 20)),
                        "the staging file \(p) is of format 2, this stationdb reads format 1; run `stationdb ingest` again to rewrite it")
         XCTAssertThrowsError(try StagingFile.read(from: path("missing.bin"))) {
-            XCTAssertEqual(($0 as? EnvironmentError)?.message, "no staging file at \(path("missing.bin")); run `stationdb ingest` first")
+            XCTAssertEqual(($0 as? EnvironmentError)?.message, "no staging file at \(self.path("missing.bin")); run `stationdb ingest` first")
         }
         XCTAssertThrowsError(try StagingFile.read(from: folder)) {
-            XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read the staging file \(self.folder!): not a file")
+            XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read \(self.folder!): not a file")
         }
-    }
-
-    /// The one writer behind the staging file, the registry, weights and synth:
-    /// a failure inside leaves the old file and no temporary one; large and small
-    /// appends come out in order, past the 1 MB buffer.
-    func testAtomicWriterKeepsTheOldFileOnFailure() throws {
-        let p = path("w.txt")
-        try AtomicFile.write(to: p) { $0.append(utf8: "old\n") }
-        struct Stop: Error {}
-        XCTAssertThrowsError(try AtomicFile.write(to: p) { file in file.append(utf8: "half"); throw Stop() })
-        XCTAssertThrowsError(try AtomicFile.write(to: p, beforeCommit: { throw Stop() }) { $0.append(utf8: "new") })
-        XCTAssertEqual(try String(contentsOfFile: p, encoding: .utf8), "old\n")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["w.txt"])
-
-        let big = [UInt8](repeating: 7, count: 3 << 20)
-        try AtomicFile.write(to: p) { file in
-            file.append(decimal: -42); file.append(big); file.append(utf8: "end")
-        }
-        XCTAssertEqual(FileManager.default.contents(atPath: p), Data(Array("-42".utf8) + big + Array("end".utf8)))
     }
 }

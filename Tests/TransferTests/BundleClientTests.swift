@@ -1,4 +1,5 @@
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 @testable import Transfer
@@ -15,8 +16,8 @@ final class BundleClientTests: XCTestCase {
 
     override func setUpWithError() throws {
         scratch = NSTemporaryDirectory() + "transfer-pull-\(UUID().uuidString)"
-        try AtomicFile.createDirectory(scratch + "/dist")
-        try AtomicFile.createDirectory(scratch + "/app")
+        try Files.createFolder(scratch + "/dist")
+        try Files.createFolder(scratch + "/app")
         fixture = try DistFixture(dist: scratch + "/dist")
         server = try TestServer(root: scratch + "/dist", scratch: scratch)
         local = scratch + "/app/stations.sqlite"

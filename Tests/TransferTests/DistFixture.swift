@@ -1,4 +1,5 @@
 import Foundation
+import StationIO
 import StationModel
 @testable import Transfer
 
@@ -41,10 +42,10 @@ struct DistFixture {
     init(dist: String) throws {
         self.dist = dist
         for version in DistFixture.versions.keys.sorted() {
-            try AtomicFile.createDirectory("\(dist)/\(version)")
+            try Files.createFolder("\(dist)/\(version)")
             let db = "\(dist)/\(version)/stations.sqlite"
             try DistFixture.makeBundle(version: version, at: db)
-            try Gzip.compress(Data(contentsOf: URL(fileURLWithPath: db))).write(to: URL(fileURLWithPath: db + ".gz"))
+            _ = try Gzip.compress(fileAt: db, to: db + ".gz")
             if version > 1 {
                 try DistFixture.patch(from: version - 1, to: version)
                     .write(toFile: "\(dist)/\(version)/patch-from-\(version - 1).sql", atomically: true, encoding: .utf8)

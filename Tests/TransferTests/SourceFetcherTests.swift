@@ -1,4 +1,5 @@
 import Foundation
+import StationIO
 import StationModel
 import XCTest
 @testable import Transfer
@@ -17,13 +18,13 @@ final class SourceFetcherTests: XCTestCase {
         scratch = NSTemporaryDirectory() + "transfer-fetch-\(UUID().uuidString)"
         site = scratch + "/site"
         raw = scratch + "/raw"
-        try AtomicFile.createDirectory(site + "/ekidata")
-        try AtomicFile.createDirectory(raw)
+        try Files.createFolder(site + "/ekidata")
+        try Files.createFolder(raw)
         for name in ekidataFiles {
             try "header_\(name)\n1,東京,\"quoted, field\"\n".write(toFile: "\(site)/ekidata/\(name)", atomically: true, encoding: .utf8)
         }
         try n02Text.write(toFile: site + "/N02.xml", atomically: true, encoding: .utf8)
-        try Gzip.compress(Data(contentsOf: URL(fileURLWithPath: site + "/N02.xml"))).write(to: URL(fileURLWithPath: site + "/N02.xml.gz"))
+        _ = try Gzip.compress(fileAt: site + "/N02.xml", to: site + "/N02.xml.gz")
         server = try TestServer(root: site, scratch: scratch)
     }
 

@@ -1,0 +1,103 @@
+import XCTest
+import StationIO
+
+/// The small SQLite wrapper: values in and out, literals for patches, errors naming the file.
+final class SQLiteTests: XCTestCase {
+    private var folder: String!
+
+    override func setUpWithError() throws { folder = try temporaryFolder("SQLiteTests") }
+    override func tearDownWithError() throws { Files.remove(folder) }
+
+    private func path(_ name: String) -> String { joinPath(folder, name) }
+
+    func testValuesRoundTripThroughBindingsAndQueries() throws {
+        let db = try SQLiteDatabase(path: path("a.sqlite"), mode: .create)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v)")
+        XCTAssertTrue(try db.tableExists("t"))
+        XCTAssertFalse(try db.tableExists("u"))
+        let values: [SQLValue] = [.null, .integer(Int64.min), .integer(42), .real(2.5), .text(""), .text("東京 'quoted'\nline"),
+                                  .blob([]), .blob([0, 1, 0xFF])]
+        let insert = try db.prepare("INSERT INTO t (k, v) VALUES (?, ?)")
+        for (k, v) in values.enumerated() { try insert.run([.integer(Int64(k)), v]) }
+        XCTAssertEqual(db.changes, 1)
+        let rows = try db.query("SELECT k, v FROM t ORDER BY k")
+        XCTAssertEqual(rows.map { $0[1] }, values)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t WHERE k >= ?", [.integer(3)]), 5)
+        XCTAssertNil(try db.scalarInt("SELECT v FROM t WHERE k = 99"))
+
+        // The typed binds and reads.
+        let st = try db.prepare("SELECT ?, ?, ?, ?, ?")
+        try st.bind(7, at: 1); try st.bind(nil as Int?, at: 2); try st.bind("x", at: 3); try st.bind(true, at: 4); try st.bind(.real(0.5), at: 5)
+        XCTAssertTrue(try st.step())
+        XCTAssertEqual(st.columnCount, 5)
+        XCTAssertEqual(st.int(0), 7)
+        XCTAssertEqual(st.value(1), .null)
+        XCTAssertEqual(st.text(2), "x")
+        XCTAssertEqual(st.int(3), 1)
+        XCTAssertEqual(st.row(), [.integer(7), .null, .text("x"), .integer(1), .real(0.5)])
+        XCTAssertFalse(try st.step())
+
+        try db.execute("PRAGMA user_version = 12")
+        XCTAssertEqual(try db.userVersion, 12)
+    }
+
+    func testTransactionRollsBackOnError() throws {
+        let db = try SQLiteDatabase(path: path("t.sqlite"), mode: .create)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)")
+        struct Stop: Error {}
+        XCTAssertThrowsError(try db.transaction { try db.execute("INSERT INTO t VALUES (1)"); throw Stop() })
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 0)
+        XCTAssertEqual(try db.transaction { try db.execute("INSERT INTO t VALUES (1), (2)"); return 5 }, 5)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 2)
+        // A constraint violation names the file.
+        XCTAssertThrowsError(try db.execute("INSERT INTO t VALUES (1)")) { error in
+            let e = error as? SQLiteError
+            XCTAssertEqual(e?.path, self.path("t.sqlite"))
+            XCTAssertTrue(e?.description.hasPrefix("\(self.path("t.sqlite")): SQLite error ") == true, "\(error)")
+            XCTAssertEqual(e?.isDamage, false)
+        }
+        XCTAssertThrowsError(try db.prepare("SELECT * FROM nowhere")) { error in
+            XCTAssertTrue((error as? SQLiteError)?.message.contains("no such table: nowhere") == true, "\(error)")
+        }
+    }
+
+    func testOpeningWhatIsNotADatabase() throws {
+        XCTAssertThrowsError(try SQLiteDatabase(path: path("missing.sqlite"), mode: .readOnly)) { error in
+            XCTAssertEqual((error as? SQLiteError)?.path, self.path("missing.sqlite"))
+        }
+        XCTAssertFalse(Files.exists(path("missing.sqlite")), "read-only never creates")
+        try Files.write([UInt8](repeating: 0x41, count: 4096), to: path("text.sqlite"))
+        XCTAssertThrowsError(try SQLiteDatabase(path: path("text.sqlite")).query("SELECT * FROM sqlite_master")) { error in
+            XCTAssertEqual((error as? SQLiteError)?.isDamage, true, "\(error)")
+        }
+    }
+
+    /// Literals as the Android patch writes them: one line each, read back by SQLite as the same value.
+    func testLiteralsAreOneLineAndMeanTheValue() throws {
+        XCTAssertEqual(SQLValue.null.sqlLiteral, "NULL")
+        XCTAssertEqual(SQLValue.integer(-3).sqlLiteral, "-3")
+        XCTAssertEqual(SQLValue.text("it's").sqlLiteral, "'it''s'")
+        XCTAssertEqual(SQLValue.text("a\nb\rc").sqlLiteral, "('a'||char(10)||'b'||char(13)||'c')")
+        XCTAssertEqual(SQLValue.blob([0x0A, 0xFF]).sqlLiteral, "X'0aff'")
+        XCTAssertEqual(SQLValue.real(.nan).sqlLiteral, "NULL")
+        let db = try SQLiteDatabase(path: path("l.sqlite"), mode: .create)
+        for v: SQLValue in [.null, .integer(Int64.max), .real(-0.25), .text(""), .text("\n"), .text("駅 'x'\r\n'y'\n"), .blob([1, 2])] {
+            XCTAssertFalse(v.sqlLiteral.contains("\n") || v.sqlLiteral.contains("\r"), v.sqlLiteral)
+            XCTAssertEqual(try db.query("SELECT \(v.sqlLiteral)").first?.first, v, v.sqlLiteral)
+        }
+    }
+
+    func testValueConversionsAndSameness() {
+        XCTAssertTrue(SQLValue.integer(5).isSame(as: .real(5)))
+        XCTAssertTrue(SQLValue.real(5).isSame(as: .integer(5)))
+        XCTAssertTrue(SQLValue.null.isSame(as: .null))
+        XCTAssertFalse(SQLValue.integer(5).isSame(as: .text("5")))
+        XCTAssertFalse(SQLValue.null.isSame(as: .integer(0)))
+        XCTAssertEqual(SQLValue.real(3.9).intValue, 3)
+        XCTAssertEqual(SQLValue.text("12").intValue, 12)
+        XCTAssertNil(SQLValue.null.intValue)
+        XCTAssertNil(SQLValue.null.textValue)
+        XCTAssertEqual(SQLValue.integer(4).textValue, "4")
+        XCTAssertEqual(SQLValue.blob([0xAB]).description, "x'ab'")
+    }
+}
