@@ -35,10 +35,11 @@ HAND_WEIGHTS := $(wildcard $(RAW)/weights.csv)
 RENUMBERED   := $(wildcard $(RAW)/renumbered.csv)
 STAGING  := $(BUILD)/staging.bin
 WEIGHTS  := $(BUILD)/weights.csv
+LINT     := $(BUILD)/lint.json
 STAMP    := $(DIST)/.published
 CONFIG   := $(BUILD)/.config
 
-.PHONY: all setup fetch priority test bench diff clean
+.PHONY: all setup fetch priority lint test bench diff clean
 .DELETE_ON_ERROR:
 
 # $(BUILD)/.ran holds "ran" while a publish of this run is not yet reported;
@@ -80,8 +81,12 @@ $(STAGING): $(RAW_INPUTS) $(BIN) $(CONFIG)
 $(WEIGHTS): $(STAGING) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
 	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS),--no-hand) --seed $(SEED) --out $@
 
-$(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
-	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) \
+# The values of raw/ worth a maintainer's look: a one-line count here, the list with `make lint`.
+$(LINT): $(STAGING) $(HAND_WEIGHTS) $(BIN)
+	@$(BIN) lint --raw $(RAW) --quiet --out $@
+
+$(STAMP): $(WEIGHTS) $(STAGING) $(LINT) $(RENUMBERED) $(BIN)
+	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) --lint $(LINT) \
 		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
 		$(GUARDS) $(if $(FORCE_PUBLISH),--force)
 	$(file >$(BUILD)/.ran,ran)
@@ -90,6 +95,10 @@ $(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: $(BIN)
 	$(BIN) fetch --raw $(RAW)
+
+# Every value of raw/ worth a maintainer's look, with file:line:field and why.
+lint: $(BIN)
+	$(BIN) lint --raw $(RAW)
 
 # After a data fix or a change of hand weights: redo priorities and the bundle.
 priority: $(BIN) $(STAGING)

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BuildDB", targets: ["BuildDB"]),
         .library(name: "BundleDiff", targets: ["BundleDiff"]),
         .library(name: "Transfer", targets: ["Transfer"]),
+        .library(name: "Lint", targets: ["Lint"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,15 +35,19 @@ let package = Package(
         .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO", "CSQLite"]),
         .target(name: "BuildDB", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
         .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "BundleDiff", "CCurl"]),
+        // `stationdb lint`: the values of the sources a maintainer should look at.
+        .target(name: "Lint", dependencies: ["Ingest", "Priority", "StationModel", "StationIO"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth", "Lint",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth"]),
+        .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth"]),
+        .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO"]),

@@ -137,7 +137,8 @@ public struct BundleBuilder: Sendable {
             try step(.writeSummary)
             let introduced = renumberings.filter { $0.version == version }
             digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: previous?.version, rowCounts: rowCounts,
-                                                                     difference: difference, introduced: introduced),
+                                                                     difference: difference, introduced: introduced,
+                                                                     lintWarnings: request.lintWarnings),
                                                     to: file(DistLayout.summary))
 
             // Paths are relative to dist/.
@@ -294,7 +295,7 @@ public struct BundleBuilder: Sendable {
     // MARK: - Summary
 
     static func summaryText(version: Int, previous: Int?, rowCounts: [String: Int], difference: BundleDifference?,
-                            introduced: [Renumbering]) -> String {
+                            introduced: [Renumbering], lintWarnings: Int? = nil) -> String {
         let weightChanges = weightChanges(difference)
         var out = "station bundle version \(version)"
         out += previous.map { " (previous \($0))\n" } ?? " (first version)\n"
@@ -315,6 +316,7 @@ public struct BundleBuilder: Sendable {
             out += "\n"
         }
         out += "\nweight changes: \(weightChanges) station\(weightChanges == 1 ? "" : "s")\n"
+        if let lintWarnings { out += "lint warnings: \(lintWarnings) (values of the sources worth a look: `make lint`)\n" }
         if let stations = difference?["stations"] {
             let limit = 50
             func name(_ row: [SQLValue]) -> String { "\(row[0]) \(row[1].textValue ?? "")" }

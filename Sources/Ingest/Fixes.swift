@@ -30,7 +30,7 @@ public struct DataFix: Sendable, Hashable {
         public var value: String
     }
 
-    var matchText: String { match.map { "\($0.column)=\($0.value)" }.joined(separator: ";") }
+    public var matchText: String { match.map { "\($0.column)=\($0.value)" }.joined(separator: ";") }
 }
 
 public enum DataFixes {
@@ -95,9 +95,12 @@ public enum DataFixes {
 
     /// Applies every fix in file order; collects every problem. Rows are found
     /// through an index by the first matched column, so many fixes cost little more than a few.
-    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws {
+    /// Returns the fixes that changed nothing: the network already held their value.
+    @discardableResult
+    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws -> [DataFix] {
         var problems = DiagnosticCollector()
         var index = FixIndex()
+        var unneeded: [DataFix] = []
         for fix in fixes {
             let rows = index.rows(matching: fix, in: network)
             guard rows.count == 1, let i = rows.first else {
@@ -107,31 +110,60 @@ public enum DataFixes {
                 continue
             }
             do {
-                switch (fix.action, fix.table) {
-                case (.disable, .operators): network.operators[i].enabled = false
-                case (.enable, .operators): network.operators[i].enabled = true
-                case (.disable, .lines): network.lines[i].enabled = false
-                case (.enable, .lines): network.lines[i].enabled = true
-                case (.disable, .stations): network.stations[i].enabled = false
-                case (.enable, .stations): network.stations[i].enabled = true
-                case (.move, .stations):
-                    let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-                    guard parts.count == 2, let lat = MicroDegrees.parse(parts[0]), let lng = MicroDegrees.parse(parts[1]) else {
-                        throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
-                    }
-                    network.stations[i].lat = lat
-                    network.stations[i].lng = lng
-                case (.set, .operators): try set(&network.operators[i], fix)
-                case (.set, .lines): try set(&network.lines[i], fix)
-                case (.set, .stations): try set(&network.stations[i], fix)
-                case (.move, _): break // refused when read
+                let changed: Bool
+                switch fix.table {
+                case .operators: changed = try change(&network.operators[i], fix)
+                case .lines: changed = try change(&network.lines[i], fix)
+                case .stations: changed = try change(&network.stations[i], fix)
                 }
+                if !changed { unneeded.append(fix) }
             } catch let e as InputError {
                 problems.add(e)
             }
             index.changed(fix)
         }
         try problems.check()
+        return unneeded
+    }
+
+    /// Applies one fix to its row; whether the row is any different now.
+    private static func change(_ o: inout Operator, _ fix: DataFix) throws -> Bool {
+        let before = o
+        switch fix.action {
+        case .disable: o.enabled = false
+        case .enable: o.enabled = true
+        case .set: try set(&o, fix)
+        case .move: break   // refused when read
+        }
+        return o != before
+    }
+
+    private static func change(_ l: inout Line, _ fix: DataFix) throws -> Bool {
+        let before = l
+        switch fix.action {
+        case .disable: l.enabled = false
+        case .enable: l.enabled = true
+        case .set: try set(&l, fix)
+        case .move: break   // refused when read
+        }
+        return l != before
+    }
+
+    private static func change(_ s: inout Station, _ fix: DataFix) throws -> Bool {
+        let before = s
+        switch fix.action {
+        case .disable: s.enabled = false
+        case .enable: s.enabled = true
+        case .set: try set(&s, fix)
+        case .move:
+            let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+            guard parts.count == 2, let lat = MicroDegrees.parse(parts[0]), let lng = MicroDegrees.parse(parts[1]) else {
+                throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
+            }
+            s.lat = lat
+            s.lng = lng
+        }
+        return s != before
     }
 
     private static func fieldLocation(_ fix: DataFix, _ field: String) -> SourceLocation {

@@ -11,6 +11,8 @@ public struct IngestReport: Sendable {
     public var disagreements: [Disagreement] = []
     /// Values kept as the sources hold them but worth a look (unknown codes).
     public var warnings: [Diagnostic] = []
+    /// Fixes whose value the network already held before they were applied.
+    public var unneededFixes: [DataFix] = []
     public var newIDs: [Registry.Kind: Int] = [:]
     public var vanished: [Registry.Kind: Int] = [:]
     public var sources: [String] = []
@@ -23,6 +25,17 @@ public struct IngestOutcome: Sendable {
     public var registry: Registry
     /// The registry as read at the start of the run.
     public var previousRegistry: Registry
+    /// Where each station of the sources was first defined, by s_id (only when asked for: lint).
+    public var stationOrigins: [Int: SourceLocation] = [:]
+}
+
+/// Everything a run reads before it merges: the sources in precedence order,
+/// the fixes, the registry and the digests of the source files.
+public struct IngestInputs: Sendable {
+    public var sources: [SourceNetwork]
+    public var fixes: [DataFix]
+    public var registry: Registry
+    public var meta: [String: String]
 }
 
 public struct IngestOptions: Sendable {
@@ -41,6 +54,12 @@ public struct IngestOptions: Sendable {
         self.fixesPath = fixesPath ?? joinPath(rawFolder, DataFixes.fileName)
         self.problemLimit = problemLimit
     }
+
+    /// How messages name a file: under raw/ by the raw folder's label, elsewhere as given.
+    public func label(for path: String) -> String {
+        let relative = IngestPipeline.relativePath(path, in: rawFolder)
+        return relative == SourcesConfig.lexicallyNormalized(path) ? path : joinPath(rawLabel, relative)
+    }
 }
 
 public enum IngestPipeline {
@@ -56,6 +75,13 @@ public enum IngestPipeline {
     }
 
     public static func run(_ options: IngestOptions) async throws -> IngestOutcome {
+        let inputs = try await read(options)
+        return try assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes, meta: inputs.meta,
+                            problemLimit: options.problemLimit)
+    }
+
+    /// Reads every declared source, the fixes and the registry; bad input in any of them is one InputError.
+    public static func read(_ options: IngestOptions) async throws -> IngestInputs {
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         // The registry and the sources' digests depend only on the files: they are
         // read beside the sources, and a problem in the sources is still reported first.
@@ -72,7 +98,7 @@ public enum IngestPipeline {
         var fixes: [DataFix] = []
         do { fixes = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError { problems.add(e) }
         try problems.check()
-        return try assemble(sources: sources, registry: try await registry, fixes: fixes, meta: try await meta, problemLimit: options.problemLimit)
+        return IngestInputs(sources: sources, fixes: fixes, registry: try await registry, meta: try await meta)
     }
 
     /// Every source file's sha256, keyed relative to raw/, so the same sources give
@@ -88,7 +114,7 @@ public enum IngestPipeline {
     /// Merges sources already read, assigns IDs against `registry`, applies
     /// `fixes` and validates: everything of `run` but the file reading.
     public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], meta: [String: String] = [:],
-                                problemLimit: Int = 100) throws -> IngestOutcome {
+                                problemLimit: Int = 100, keepOrigins: Bool = false) throws -> IngestOutcome {
         var problems = DiagnosticCollector(limit: problemLimit)
         var report = IngestReport()
         report.sources = sources.map(\.label)
@@ -142,7 +168,7 @@ public enum IngestPipeline {
         report.vanished[.station] = goneStations.count
 
         network.sortByKey()
-        do { try DataFixes.apply(fixes, to: &network) } catch let e as InputError { problems.add(e) }
+        do { report.unneededFixes = try DataFixes.apply(fixes, to: &network) } catch let e as InputError { problems.add(e) }
         network.validate(&problems, place: "merged network")
         try problems.check()
 
@@ -156,7 +182,11 @@ public enum IngestPipeline {
                                  current: Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys))))
         next.stations = nextEntries(network.stations, id: \.id, old: registry.stations,
                                     current: Dictionary(uniqueKeysWithValues: zip(stationIDs, merger.stations.map(\.keys))))
-        return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registry: next, previousRegistry: registry)
+        var outcome = IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registry: next, previousRegistry: registry)
+        if keepOrigins {
+            for (i, s) in merger.stations.enumerated() { outcome.stationOrigins[stationIDs[i]] = s.origin }
+        }
+        return outcome
     }
 
     /// Writes the registry (only if changed), then the staging file, each
@@ -191,10 +221,7 @@ public enum IngestPipeline {
         return p.hasPrefix(base + "/") ? String(p.dropFirst(base.count + 1)) : p
     }
 
-    static func label(_ options: IngestOptions, _ path: String) -> String {
-        let relative = relativePath(path, in: options.rawFolder)
-        return relative == SourcesConfig.lexicallyNormalized(path) ? path : joinPath(options.rawLabel, relative)
-    }
+    static func label(_ options: IngestOptions, _ path: String) -> String { options.label(for: path) }
 
     /// A station whose sources give no prefecture takes the nearest one's that
     /// has one, within 20 km (N02 carries no prefecture).

@@ -76,7 +76,7 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case version, previousVersion = "previous_version", database, sha256, bytes, gzip
         case gzipSHA256 = "gzip_sha256", gzipBytes = "gzip_bytes", manifest, summary, patch
-        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings, files
+        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings = "lint_warnings", files
     }
 
     public init(from decoder: Decoder) throws {

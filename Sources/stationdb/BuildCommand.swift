@@ -1,6 +1,7 @@
 import ArgumentParser
 import BuildDB
 import BundleDiff
+import FoundationEssentials
 import StationIO
 import StationModel
 
@@ -74,6 +75,9 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(help: "Publish even when a guard is exceeded (make FORCE_PUBLISH=1).")
     var force = false
 
+    @Option(help: "The report of `stationdb lint --out`: its count of warnings goes into latest.json and the summary.")
+    var lint: String?
+
     func validate() throws {
         for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled),
                               ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] where !(value >= 0) {
@@ -92,7 +96,7 @@ struct BuildCommand: AsyncParsableCommand {
                                    renumberings: renumberings, dist: dist, requestedVersion: requestedVersion,
                                    guards: DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled,
                                                       maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn),
-                                   force: force)
+                                   force: force, lintWarnings: try lint.map(Self.lintCount))
         let outcome: BuildOutcome
         do {
             outcome = try await BundleBuilder().build(request)
@@ -104,7 +108,18 @@ struct BuildCommand: AsyncParsableCommand {
         case .unchanged(let version):
             note("unchanged (version \(version))")
         case .published(let bundle, let difference):
-            note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(difference))")
+            let warnings = bundle.warnings.map { "; \($0) lint warning\($0 == 1 ? "" : "s")" } ?? ""
+            note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(difference))\(warnings)")
+        }
+    }
+
+    /// The count of a lint report (`stationdb lint --out`).
+    static func lintCount(_ path: String) throws -> Int {
+        struct Report: Decodable { var count: Int }
+        do {
+            return try JSONDecoder().decode(Report.self, from: Data(try Files.read(path))).count
+        } catch let error as DecodingError {
+            throw InputError(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
         }
     }
 }

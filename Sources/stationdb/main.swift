@@ -20,7 +20,7 @@ struct StationDB: ParsableCommand {
         Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
         3 I/O or environment failure, 4 a guard refused to publish.
         """,
-        subcommands: [IngestCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
+        subcommands: [IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
 }

@@ -1,0 +1,241 @@
+import Ingest
+import Priority
+import StationIO
+import StationModel
+
+// `stationdb lint`: the values a maintainer should look at, each with file,
+// line and field and why. It never changes anything: the bundle publishes
+// every value as the master holds it, and lint says where the master is odd.
+
+/// One value worth a look.
+public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// Which rule found it (see `LintRule`).
+    public var rule: String
+    public var file: String
+    public var line: Int?
+    public var field: String?
+    public var message: String
+
+    public init(_ rule: LintRule, _ location: SourceLocation, _ message: String) {
+        self.rule = rule.rawValue; file = location.file; line = location.line; field = location.field; self.message = message
+    }
+
+    public var location: SourceLocation { SourceLocation(file: file, line: line, field: field) }
+    public var description: String { "\(location): \(message) [\(rule)]" }
+}
+
+public enum LintRule: String, CaseIterable, Sendable {
+    /// Outer white space or a control character in a text value.
+    case text
+    /// A reading holding characters other than hiragana and the marks real readings use.
+    case yomi
+    /// A code the known lists lack (operators.type, lines.l_type, N02's types).
+    case code
+    /// A station far from both its neighbours on a line: a likely coordinate typo.
+    case far
+    /// A station whose prefecture is none of its nearest stations'.
+    case pref
+    /// Two live stations of one line with the same name.
+    case sameName = "same-name"
+    /// A hand weight on a disabled station.
+    case handWeight = "hand-weight"
+    /// A fix whose value the sources already hold.
+    case fix
+}
+
+public struct LintReport: Codable, Sendable {
+    public var count: Int
+    /// Findings per rule, every rule listed.
+    public var byRule: [String: Int]
+    public var findings: [LintFinding]
+
+    public init(_ findings: [LintFinding]) {
+        self.findings = findings.sorted { ($0.file, $0.line ?? 0, $0.field ?? "", $0.rule, $0.message) < ($1.file, $1.line ?? 0, $1.field ?? "", $1.rule, $1.message) }
+        count = findings.count
+        byRule = Dictionary(uniqueKeysWithValues: LintRule.allCases.map { rule in (rule.rawValue, findings.count { $0.rule == rule.rawValue }) })
+    }
+
+    enum CodingKeys: String, CodingKey { case count, byRule = "by_rule", findings }
+
+    /// "12 warnings (text 3, yomi 1, far 8)".
+    public var summary: String {
+        let rules = LintRule.allCases.compactMap { rule in byRule[rule.rawValue].flatMap { $0 > 0 ? "\(rule.rawValue) \($0)" : nil } }
+        return "\(count) warning\(count == 1 ? "" : "s")" + (rules.isEmpty ? "" : " (" + rules.joined(separator: ", ") + ")")
+    }
+}
+
+public enum Lint {
+    /// A station further than this from both its neighbours on a line is reported.
+    public static let farMetres = 30_000.0
+    /// A station's prefecture is compared with those of its nearest stations: at
+    /// most `nearestStations` of them within `nearestWithinMetres`, and at least
+    /// `fewestNearStations` (a station alone in its valley is left alone). Stations
+    /// near a prefecture's border have stations of their own prefecture among the ten
+    /// nearest; a wrong code in the middle of a prefecture has none.
+    public static let nearestStations = 10
+    public static let fewestNearStations = 3
+    public static let nearestWithinMetres = 25_000.0
+
+    /// Reads raw/ as ingest does (writing nothing) and the hand weights, and checks every rule.
+    public static func run(_ options: IngestOptions, handWeights: String?) async throws -> LintReport {
+        let inputs = try await IngestPipeline.read(options)
+        let outcome = try IngestPipeline.assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes,
+                                                  meta: inputs.meta, problemLimit: options.problemLimit, keepOrigins: true)
+        var findings: [LintFinding] = []
+        for source in inputs.sources { findings += sourceValues(source) }
+        findings += fixValues(inputs.fixes)
+        findings += outcome.report.warnings.map { LintFinding(.code, $0.location, $0.message) }
+        findings += outcome.report.unneededFixes.map {
+            LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
+                        "the network already holds this value (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText)); the fix is no longer needed")
+        }
+        let network = outcome.staging.network
+        findings += geography(network, origins: outcome.stationOrigins)
+        if let handWeights, Files.exists(handWeights) {
+            let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
+            findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+        }
+        return LintReport(findings)
+    }
+
+    // MARK: - Text values
+
+    /// The text values of one source, each with where it is.
+    static func sourceValues(_ source: SourceNetwork) -> [LintFinding] {
+        let f = fieldNames(source.kind)
+        var findings: [LintFinding] = []
+        func at(_ origin: SourceLocation, _ field: String) -> SourceLocation { SourceLocation(file: origin.file, line: origin.line, field: field) }
+        for o in source.operators { findings += text(o.name, at(o.origin, f.operator)) }
+        for l in source.lines { findings += text(l.name, at(l.origin, f.line)) }
+        for s in source.stations {
+            findings += text(s.name, at(s.origin, f.station))
+            if let yomi = s.yomi { findings += text(yomi, at(s.origin, f.yomi)) + reading(yomi, at(s.origin, f.yomi)) }
+            if let wiki = s.wiki { findings += text(wiki, at(s.origin, f.wiki)) }
+            if let address = s.address { findings += text(address, at(s.origin, f.address)) }
+        }
+        return findings
+    }
+
+    /// The values fixes set, which reach the bundle as written too.
+    static func fixValues(_ fixes: [DataFix]) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        for fix in fixes where fix.action == .set && ["operator", "line", "station", "yomi", "wiki", "address"].contains(fix.field) {
+            let at = SourceLocation(file: fix.location.file, line: fix.location.line, field: "value")
+            findings += text(fix.value, at)
+            if fix.field == "yomi" { findings += reading(fix.value, at) }
+        }
+        return findings
+    }
+
+    static func fieldNames(_ kind: SourceKind) -> (operator: String, line: String, station: String, yomi: String, wiki: String, address: String) {
+        switch kind {
+        case .native: return ("operator", "line", "station", "yomi", "wiki", "address")
+        case .ekidata: return ("company_name", "line_name", "station_name", "station_name_k", "wiki", "address")
+        case .n02: return ("ksj:operationCompany", "ksj:railwayLineName", "ksj:stationName", "yomi", "wiki", "address")
+        }
+    }
+
+    /// Outer white space (spaces are data, and a trailing one is usually a slip) or a control character.
+    static func text(_ value: String, _ at: SourceLocation) -> [LintFinding] {
+        if let control = value.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            return [LintFinding(.text, at, "\(quoted(value)) holds the control character U+\(hex(control)); it is published as written")]
+        }
+        if let first = value.unicodeScalars.first, let last = value.unicodeScalars.last,
+           first.properties.isWhitespace || last.properties.isWhitespace {
+            return [LintFinding(.text, at, "\(quoted(value)) starts or ends with white space; it is published as written")]
+        }
+        return []
+    }
+
+    /// The scalars a reading holds besides hiragana: the long-vowel mark, a middle
+    /// dot, brackets and an ideographic space for a sub-name (bundle.md).
+    static let readingMarks: Set<Unicode.Scalar> = ["ー", "・", "\u{3000}", "(", ")", "（", "）", "「", "」", "『", "』", "〈", "〉", "【", "】", "〔", "〕", "［", "］"]
+
+    static func isReading(_ scalar: Unicode.Scalar) -> Bool {
+        (0x3041...0x3096).contains(scalar.value) || (0x3099...0x309F).contains(scalar.value) || readingMarks.contains(scalar)
+    }
+
+    static func reading(_ yomi: String, _ at: SourceLocation) -> [LintFinding] {
+        let odd = yomi.unicodeScalars.filter { !isReading($0) && !$0.properties.isWhitespace }
+        guard let first = odd.first else { return [] }
+        return [LintFinding(.yomi, at, "\(quoted(yomi)) holds \(quoted(String(first))) (U+\(hex(first)))\(odd.count > 1 ? " and \(odd.count - 1) more" : ""); a reading is hiragana with ー, ・, brackets or an ideographic space")]
+    }
+
+    static func quoted(_ s: String) -> String { "'" + shown(s) + "'" }
+    static func hex(_ scalar: Unicode.Scalar) -> String {
+        let h = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - h.count)) + h
+    }
+
+    // MARK: - Geography and lines
+
+    /// Far from both neighbours on a line, a prefecture none of its nearest
+    /// stations has, two stations of one name on one line: live stations only.
+    static func geography(_ network: RailNetwork, origins: [Int: SourceLocation]) -> [LintFinding] {
+        let live = network.stations.filter(\.enabled)
+        let station = Dictionary(uniqueKeysWithValues: live.map { ($0.id, $0) })
+        let liveLines = Dictionary(uniqueKeysWithValues: network.lines.filter(\.enabled).map { ($0.id, $0) })
+        func at(_ s: Station, _ field: String) -> SourceLocation {
+            let origin = origins[s.id] ?? SourceLocation(file: "s_id \(s.id)")
+            return SourceLocation(file: origin.file, line: origin.line, field: field)
+        }
+        func km(_ metres: Double) -> String { fixed(metres / 1000, decimals: 1) + " km" }
+        func metres(_ a: Station, _ b: Station) -> Double { MicroDegrees.distanceMetres(lat1: a.lat, lng1: a.lng, lat2: b.lat, lng2: b.lng) }
+
+        var findings: [LintFinding] = []
+        var reportedFar = Set<Int>()
+        var byLine: [Int: [StationLine]] = [:]
+        for x in network.stationLines where liveLines[x.lineID] != nil && station[x.stationID] != nil { byLine[x.lineID, default: []].append(x) }
+        for lineID in byLine.keys.sorted() {
+            let line = liveLines[lineID]!
+            let members = byLine[lineID]!.sorted { ($0.sort, $0.stationID) < ($1.sort, $1.stationID) }.map { station[$0.stationID]! }
+            for k in members.indices.dropFirst().dropLast() {
+                let (before, s, after) = (members[k - 1], members[k], members[k + 1])
+                let a = metres(before, s), b = metres(s, after)
+                if a > farMetres, b > farMetres, reportedFar.insert(s.id).inserted {
+                    findings.append(LintFinding(.far, at(s, "lat, lng"),
+                        "station \(s.id) \(s.name) lies \(km(a)) from \(before.name) and \(km(b)) from \(after.name), its neighbours on \(line.name): a likely coordinate typo"))
+                }
+            }
+            var firstOfName: [String: Station] = [:]
+            for s in members {
+                if let first = firstOfName[s.name], first.id != s.id {
+                    findings.append(LintFinding(.sameName, at(s, "station"),
+                        "station \(s.id) has the name \(quoted(s.name)) of station \(first.id), also on \(line.name)"))
+                } else {
+                    firstOfName[s.name] = s
+                }
+            }
+        }
+        findings += prefectures(live, at: { at($0, "pref") })
+        return findings
+    }
+
+    /// A station whose prefecture none of its nearest live stations has: its
+    /// `nearestStations` nearest within `nearestWithinMetres` (isolated stations are left alone).
+    static func prefectures(_ live: [Station], at: (Station) -> SourceLocation) -> [LintFinding] {
+        // Stations in cells of 0.25 degrees: the cells around a station hold everything within 25 km.
+        struct Cell: Hashable { var lat: Int, lng: Int }
+        func cell(_ s: Station) -> Cell { Cell(lat: s.lat / 250_000, lng: s.lng / 250_000) }
+        var grid: [Cell: [Station]] = [:]
+        for s in live { grid[cell(s), default: []].append(s) }
+        var findings: [LintFinding] = []
+        for s in live {
+            let c = cell(s)
+            var near: [(metres: Double, station: Station)] = []
+            for dy in -1...1 {
+                for dx in -1...1 {
+                    for t in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] where t.id != s.id {
+                        let d = MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: t.lat, lng2: t.lng)
+                        if d <= nearestWithinMetres { near.append((d, t)) }
+                    }
+                }
+            }
+            let nearest = near.sorted { ($0.metres, $0.station.id) < ($1.metres, $1.station.id) }.prefix(nearestStations)
+            guard nearest.count >= fewestNearStations, !nearest.contains(where: { $0.station.pref == s.pref }) else { continue }
+            let names = nearest.prefix(3).map { "\($0.station.name) (\($0.station.pref), \(fixed($0.metres / 1000, decimals: 1)) km)" }.joined(separator: ", ")
+            findings.append(LintFinding(.pref, at(s), "station \(s.id) \(s.name) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")"))
+        }
+        return findings
+    }
+}

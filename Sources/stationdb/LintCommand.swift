@@ -1,0 +1,76 @@
+import ArgumentParser
+import FoundationEssentials
+import Ingest
+import Lint
+import StationIO
+import StationModel
+
+struct LintCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "List the values of raw/ a maintainer should look at; changes nothing.",
+        discussion: """
+        Reads raw/ as `stationdb ingest` does (writing nothing) and the hand weights,
+        and lists, each with file:line:field and why:
+          text         outer white space or a control character in a text value
+          yomi         a reading with characters other than hiragana, ー, ・, brackets
+                       or an ideographic space
+          code         an operator type, line type or N02 code the known lists lack
+          far          a station more than 30 km from both its neighbours on a line
+          pref         a station whose prefecture none of its 3 nearest stations has
+          same-name    two live stations of one line with the same name
+          hand-weight  a hand weight on a disabled station
+          fix          a fix whose value the sources already hold
+        Every value is published as the sources hold it: lint only says where to look.
+
+        The list goes to stdout (text, or --format json for CI), a one-line count to
+        stderr; --out also writes the JSON report, which `stationdb build --lint`
+        reads to put the count into latest.json and the summary.
+
+        Examples:
+          stationdb lint --raw raw
+          stationdb lint --raw raw --format json > lint.json
+          stationdb lint --raw raw --quiet --out build/lint.json     # what make runs
+
+        Exit status: 0 (warnings or not), 2 bad input that ingest would refuse, 3 I/O failure.
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Option(help: "The raw folder holding the sources.")
+    var raw: String = "raw"
+
+    @Option(help: "The ID registry (default: RAW/registry.csv; read only).")
+    var registry: String?
+
+    @Option(help: "The fixes file (default: RAW/fixes.csv).")
+    var fixes: String?
+
+    @Option(help: "Hand weights CSV (default: RAW/weights.csv when present).")
+    var hand: String?
+
+    @Option(help: "text or json.")
+    var format: Format = .text
+
+    @Option(help: "Also write the JSON report to this file (for `stationdb build --lint`).")
+    var out: String?
+
+    @Flag(help: "Print only the one-line count (stderr), not the list.")
+    var quiet = false
+
+    func run() async throws {
+        let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes)
+        let report = try await Lint.run(options, handWeights: hand ?? joinPath(raw, "weights.csv"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let json = [UInt8](try encoder.encode(report)) + [0x0A]
+        if let out { try AtomicFile.write(json, to: out) }
+        if !quiet {
+            switch format {
+            case .text: StandardStream.output.write(report.findings.map { "warning: \($0)\n" }.joined())
+            case .json: StandardStream.output.write(String(decoding: json, as: UTF8.self))
+            }
+        }
+        note("lint: \(report.summary) in \(raw)" + (quiet && report.count > 0 ? "; `make lint` lists them" : ""))
+    }
+}
