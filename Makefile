@@ -75,17 +75,14 @@ $(shell mkdir -p $(BUILD))
 $(file >$(CONFIG),$(CONFIG_TEXT))
 endif
 
-$(STAGING): $(RAW_INPUTS) $(BIN) $(CONFIG)
-	$(BIN) ingest --raw $(RAW) --out $@
+# Ingest also checks the values as `stationdb lint` does (hand weights included), from the same reading.
+$(STAGING): $(RAW_INPUTS) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
+	$(BIN) ingest --raw $(RAW) --out $@ --lint $(LINT)
 
 $(WEIGHTS): $(STAGING) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
 	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS),--no-hand) --seed $(SEED) --out $@
 
-# The values of raw/ worth a maintainer's look: a one-line count here, the list with `make lint`.
-$(LINT): $(STAGING) $(HAND_WEIGHTS) $(BIN)
-	@$(BIN) lint --raw $(RAW) --quiet --out $@
-
-$(STAMP): $(WEIGHTS) $(STAGING) $(LINT) $(RENUMBERED) $(BIN)
+$(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
 	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) --lint $(LINT) \
 		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
 		$(GUARDS) $(if $(FORCE_PUBLISH),--force)

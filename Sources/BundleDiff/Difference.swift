@@ -167,7 +167,7 @@ public struct BundleDifference: Sendable {
                              "not a station bundle: table \(shape.name) has no column \(missing.joined(separator: ", "))")
         }
         // A key of several columns is unique only by an index an old bundle may lack; rows match by key.
-        if shape.key.count > 1 {
+        if shape.key.count > 1, try !hasUniqueIndex(on: shape, schema, db) {
             let key = shape.key.joined(separator: ", ")
             if let row = try db.query("SELECT \(key) FROM \(schema).\(shape.name) GROUP BY \(key) HAVING count(*) > 1 LIMIT 1").first {
                 throw InputError(SourceLocation(file: path, field: shape.name),
@@ -175,5 +175,14 @@ public struct BundleDifference: Sendable {
             }
         }
         return true
+    }
+
+    /// Whether a unique index (or the primary key) of the table covers exactly its key columns.
+    static func hasUniqueIndex(on shape: TableShape, _ schema: String, _ db: SQLiteDatabase) throws -> Bool {
+        for index in try db.query("SELECT name FROM pragma_index_list(?, ?) WHERE \"unique\" = 1", [.text(shape.name), .text(schema)]) {
+            let columns = try db.query("SELECT name FROM pragma_index_info(?, ?)", [index[0], .text(schema)]).compactMap { $0.first?.textValue }
+            if Set(columns) == Set(shape.key) { return true }
+        }
+        return false
     }
 }

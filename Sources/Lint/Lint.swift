@@ -1,3 +1,5 @@
+import FoundationEssentials
+import Glibc
 import Ingest
 import Priority
 import StationIO
@@ -57,6 +59,13 @@ public struct LintReport: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey { case count, byRule = "by_rule", findings }
 
+    /// The report as JSON: keys sorted, a trailing newline.
+    public func json() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(self)) + [0x0A]
+    }
+
     /// "12 warnings (text 3, yomi 1, far 8)".
     public var summary: String {
         let rules = LintRule.allCases.compactMap { rule in byRule[rule.rawValue].flatMap { $0 > 0 ? "\(rule.rawValue) \($0)" : nil } }
@@ -81,6 +90,11 @@ public enum Lint {
         let inputs = try await IngestPipeline.read(options)
         let outcome = try IngestPipeline.assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes,
                                                   meta: inputs.meta, problemLimit: options.problemLimit, keepOrigins: true)
+        return try check(inputs, outcome, options: options, handWeights: handWeights)
+    }
+
+    /// Every rule over what an ingest read and made (`outcome` made with `keepOrigins`).
+    public static func check(_ inputs: IngestInputs, _ outcome: IngestOutcome, options: IngestOptions, handWeights: String?) throws -> LintReport {
         var findings: [LintFinding] = []
         for source in inputs.sources { findings += sourceValues(source) }
         findings += fixValues(inputs.fixes)
@@ -217,23 +231,31 @@ public enum Lint {
         // Stations in cells of 0.25 degrees: the cells around a station hold everything within 25 km.
         struct Cell: Hashable { var lat: Int, lng: Int }
         func cell(_ s: Station) -> Cell { Cell(lat: s.lat / 250_000, lng: s.lng / 250_000) }
-        var grid: [Cell: [Station]] = [:]
-        for s in live { grid[cell(s), default: []].append(s) }
+        var grid: [Cell: [Int]] = [:]
+        for (i, s) in live.enumerated() { grid[cell(s), default: []].append(i) }
+        // Nearness on a flat map around each station (east-west scaled by its latitude):
+        // within 25 km it differs from the great circle by far less than a station's size.
+        let metresPerMicroDegree = 0.111_195
         var findings: [LintFinding] = []
         for s in live {
-            let c = cell(s)
-            var near: [(metres: Double, station: Station)] = []
+            let c = cell(s), scale = cos(MicroDegrees.degrees(s.lat) * .pi / 180)
+            var near: [(metres: Double, index: Int)] = []
             for dy in -1...1 {
                 for dx in -1...1 {
-                    for t in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] where t.id != s.id {
-                        let d = MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: t.lat, lng2: t.lng)
-                        if d <= nearestWithinMetres { near.append((d, t)) }
+                    for j in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] where live[j].id != s.id {
+                        let north = Double(live[j].lat - s.lat), east = Double(live[j].lng - s.lng) * scale
+                        let metres = (north * north + east * east).squareRoot() * metresPerMicroDegree
+                        if metres <= nearestWithinMetres { near.append((metres, j)) }
                     }
                 }
             }
-            let nearest = near.sorted { ($0.metres, $0.station.id) < ($1.metres, $1.station.id) }.prefix(nearestStations)
-            guard nearest.count >= fewestNearStations, !nearest.contains(where: { $0.station.pref == s.pref }) else { continue }
-            let names = nearest.prefix(3).map { "\($0.station.name) (\($0.station.pref), \(fixed($0.metres / 1000, decimals: 1)) km)" }.joined(separator: ", ")
+            // None of the nearest share the prefecture when the closest that does is beyond them all.
+            let closestSame = near.lazy.filter { live[$0.index].pref == s.pref }.map(\.metres).min() ?? .infinity
+            guard near.count >= fewestNearStations, near.count { $0.metres < closestSame } >= min(nearestStations, near.count) else { continue }
+            let nearest = near.sorted { ($0.metres, live[$0.index].id) < ($1.metres, live[$1.index].id) }.prefix(nearestStations).map { live[$0.index] }
+            let names = nearest.prefix(3).map {
+                "\($0.name) (\($0.pref), \(fixed(MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: $0.lat, lng2: $0.lng) / 1000, decimals: 1)) km)"
+            }.joined(separator: ", ")
             findings.append(LintFinding(.pref, at(s), "station \(s.id) \(s.name) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")"))
         }
         return findings

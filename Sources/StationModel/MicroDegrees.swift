@@ -5,11 +5,18 @@ import StationIO
 // text, never through a Double, rounded half away from zero (bundle.md).
 
 public enum MicroDegrees {
-    public static func parse(_ text: String) -> Int? { parse(Array(text.utf8)) }
+    public static func parse(_ text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    public static func parse(_ bytes: ArraySlice<UInt8>) -> Int? {
+        bytes.withUnsafeBufferPointer { parse($0) }
+    }
 
     /// An optional sign, digits, an optional point and decimals, rounded half
     /// away from zero on the 7th decimal.
-    public static func parse<Bytes: Collection<UInt8>>(_ b: Bytes) -> Int? {
+    public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         guard !b.isEmpty else { return nil }
         var negative = false
         var rest = b[...]

@@ -1,5 +1,7 @@
 import ArgumentParser
+import FoundationEssentials
 import Ingest
+import Lint
 import StationIO
 import StationModel
 
@@ -47,9 +49,17 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Stop listing problems after this many.")
     var maxProblems = 100
 
+    @Option(help: "Also check the values as `stationdb lint` does and write its JSON report here (what make does).")
+    var lint: String?
+
+    @Option(help: "Hand weights for --lint (default: RAW/weights.csv when present).")
+    var hand: String?
+
     func run() async throws {
         let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems)
-        let outcome = try await IngestPipeline.run(options)
+        let inputs = try await IngestPipeline.read(options)
+        let outcome = try IngestPipeline.assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes, meta: inputs.meta,
+                                                  problemLimit: maxProblems, keepOrigins: lint != nil)
         let n = outcome.staging.network
         if report { printReport(outcome) }
         let live = n.stations.count(where: \.enabled)
@@ -64,6 +74,11 @@ struct IngestCommand: AsyncParsableCommand {
         }
         try IngestPipeline.publish(outcome, stagingPath: out, registryPath: options.registryPath)
         note(summary + " -> \(out)")
+        if let lint {
+            let report = try Lint.check(inputs, outcome, options: options, handWeights: hand ?? joinPath(raw, "weights.csv"))
+            try AtomicFile.write(try report.json(), to: lint)
+            note("lint: \(report.summary) in \(raw)" + (report.count > 0 ? "; `make lint` lists them" : ""))
+        }
     }
 
     func printReport(_ outcome: IngestOutcome) {

@@ -25,12 +25,13 @@ struct LintCommand: AsyncParsableCommand {
 
         The list goes to stdout (text, or --format json for CI), a one-line count to
         stderr; --out also writes the JSON report, which `stationdb build --lint`
-        reads to put the count into latest.json and the summary.
+        reads to put the count into latest.json and the summary. (make has
+        `stationdb ingest --lint FILE` write it, from the same reading.)
 
         Examples:
           stationdb lint --raw raw
           stationdb lint --raw raw --format json > lint.json
-          stationdb lint --raw raw --quiet --out build/lint.json     # what make runs
+          stationdb lint --raw raw --quiet --out build/lint.json
 
         Exit status: 0 (warnings or not), 2 bad input that ingest would refuse, 3 I/O failure.
         """)
@@ -61,9 +62,7 @@ struct LintCommand: AsyncParsableCommand {
     func run() async throws {
         let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes)
         let report = try await Lint.run(options, handWeights: hand ?? joinPath(raw, "weights.csv"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let json = [UInt8](try encoder.encode(report)) + [0x0A]
+        let json = try report.json()
         if let out { try AtomicFile.write(json, to: out) }
         if !quiet {
             switch format {
