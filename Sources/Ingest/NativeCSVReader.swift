@@ -66,7 +66,7 @@ public enum NativeCSVReader {
                 let operatorID = reference(t, r, cOperator, in: operatorIDs, listedIn: operatorsTable.file, &problems)
                 let enabled = t.bool(r, cEnabled, default: true, &problems)
                 // A blank l_type is none; anything else must be a line type code.
-                let type: Int?? = t.withTrimmedBytes(r, cType, { $0.isEmpty }) ? .some(nil)
+                let type: Int?? = t.trimmedBytes(r, cType).isEmpty ? .some(nil)
                     : code(t, r, cType, LineType.valid, known: LineType.known, what: "line type", orNothing: true, &network.warnings, &problems).map { $0 }
                 if let id, unique, let name, let operatorID, let enabled, let type {
                     network.lines.append(SourceLine(key: lineKey(id), fixedID: id, name: name, operatorKey: operatorKey(operatorID),

@@ -48,7 +48,7 @@ public struct Registry: Sendable, Equatable {
         r.stations.reserveCapacity(t.count)
         for i in t.records {
             guard let id = t.int(i, c.id, &problems), let enabled = t.bool(i, c.enabled, default: true, &problems) else { continue }
-            let keys = t.withBytes(i, c.keys) { $0.split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) } }
+            let keys = t.bytes(i, c.keys).split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) }
             func duplicate(_ kind: String) { problems.add(t.location(i, c.id), "duplicate \(kind) id \(id)") }
             switch t.string(i, c.kind) {
             case Kind.operator_.rawValue:

@@ -151,7 +151,8 @@ public enum Lint {
 
     /// Outer white space (spaces are data, and a trailing one is usually a slip) or a control character.
     static func text(_ value: String, _ at: SourceLocation) -> [LintFinding] {
-        if let control = value.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+        // Unicode's control characters (Cc): C0, DEL and C1.
+        if let control = value.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             return [LintFinding(.text, at, "\(quoted(value)) holds the control character U+\(hex(control)); it is published as written")]
         }
         if let first = value.unicodeScalars.first, let last = value.unicodeScalars.last,
@@ -228,9 +229,11 @@ public enum Lint {
     /// A station whose prefecture none of its nearest live stations has: its
     /// `nearestStations` nearest within `nearestWithinMetres` (isolated stations are left alone).
     static func prefectures(_ live: [Station], at: (Station) -> SourceLocation) -> [LintFinding] {
-        // Stations in cells of 0.25 degrees: the cells around a station hold everything within 25 km.
+        // Stations in cells of 0.05 degrees (5.5 km north-south), searched ring by ring
+        // around each station until its nearest are all found.
         struct Cell: Hashable { var lat: Int, lng: Int }
-        func cell(_ s: Station) -> Cell { Cell(lat: s.lat / 250_000, lng: s.lng / 250_000) }
+        let cellSize = 50_000
+        func cell(_ s: Station) -> Cell { Cell(lat: s.lat / cellSize, lng: s.lng / cellSize) }
         var grid: [Cell: [Int]] = [:]
         for (i, s) in live.enumerated() { grid[cell(s), default: []].append(i) }
         // Nearness on a flat map around each station (east-west scaled by its latitude):
@@ -239,15 +242,23 @@ public enum Lint {
         var findings: [LintFinding] = []
         for s in live {
             let c = cell(s), scale = cos(MicroDegrees.degrees(s.lat) * .pi / 180)
+            // Every station within `reach` of s is found once the rings up to `ring` are searched.
+            let cellMetres = Double(cellSize) * metresPerMicroDegree * scale
             var near: [(metres: Double, index: Int)] = []
-            for dy in -1...1 {
-                for dx in -1...1 {
-                    for j in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] where live[j].id != s.id {
-                        let north = Double(live[j].lat - s.lat), east = Double(live[j].lng - s.lng) * scale
-                        let metres = (north * north + east * east).squareRoot() * metresPerMicroDegree
-                        if metres <= nearestWithinMetres { near.append((metres, j)) }
+            var ring = 0
+            while true {
+                for dy in -ring...ring {
+                    for dx in -ring...ring where max(abs(dy), abs(dx)) == ring {
+                        for j in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] where live[j].id != s.id {
+                            let north = Double(live[j].lat - s.lat), east = Double(live[j].lng - s.lng) * scale
+                            let metres = (north * north + east * east).squareRoot() * metresPerMicroDegree
+                            if metres <= nearestWithinMetres { near.append((metres, j)) }
+                        }
                     }
                 }
+                let reach = Double(ring) * cellMetres
+                if reach >= nearestWithinMetres || near.count { $0.metres <= reach } >= nearestStations { break }
+                ring += 1
             }
             // None of the nearest share the prefecture when the closest that does is beyond them all.
             let closestSame = near.lazy.filter { live[$0.index].pref == s.pref }.map(\.metres).min() ?? .infinity

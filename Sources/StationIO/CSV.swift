@@ -49,15 +49,18 @@ public struct CSVTable: Sendable {
     public func fieldCount(_ r: Int) -> Int { firstField[r + 1] - firstField[r] }
 
     /// The field's bytes, empty when the column is absent or the record short of it.
-    public func withBytes<R>(_ r: Int, _ column: CSVColumn, _ body: (ArraySlice<UInt8>) throws -> R) rethrows -> R {
-        guard let c = column.index, c < fieldCount(r) else { return try body([]) }
+    public func bytes(_ r: Int, _ column: CSVColumn) -> ArraySlice<UInt8> {
+        guard let c = column.index, c < fieldCount(r) else { return [] }
         let k = 2 * (firstField[r] + c)
-        return try body(bytes[Int(bounds[k])..<Int(bounds[k + 1])])
+        return bytes[Int(bounds[k])..<Int(bounds[k + 1])]
     }
+
+    /// The field's bytes without the blanks (space, tab) around them, for numbers.
+    public func trimmedBytes(_ r: Int, _ column: CSVColumn) -> ArraySlice<UInt8> { CSVNumbers.trimmed(bytes(r, column)) }
 
     /// The field exactly as the file holds it; "" when absent.
     public func string(_ r: Int, _ column: CSVColumn) -> String {
-        withBytes(r, column) { String(decoding: $0, as: UTF8.self) }
+        String(decoding: bytes(r, column), as: UTF8.self)
     }
 
     public func string(_ r: Int, _ name: String) -> String { string(r, column(name)) }
@@ -96,7 +99,7 @@ public struct CSVTable: Sendable {
     /// A required integer (blanks around it allowed), optionally within a range.
     public func int(_ r: Int, _ column: CSVColumn, range: ClosedRange<Int>? = nil,
                     _ problems: inout DiagnosticCollector) -> Int? {
-        guard let v = withBytes(r, column, CSVNumbers.int) else {
+        guard let v = CSVNumbers.int(bytes(r, column)) else {
             let value = string(r, column)
             problems.add(location(r, column), value.isEmpty ? "expected an integer, found nothing" : "expected an integer, found '\(shown(value))'")
             return nil
@@ -111,8 +114,8 @@ public struct CSVTable: Sendable {
     /// An optional integer: an empty field (or an absent column) is `.some(nil)`;
     /// anything else that is not an integer is a problem and gives nil.
     public func optionalInt(_ r: Int, _ column: CSVColumn, _ problems: inout DiagnosticCollector) -> Int?? {
-        if CSVNumbers.isBlank(withBytes(r, column) { $0 }) { return .some(nil) }
-        guard let v = withBytes(r, column, CSVNumbers.int) else {
+        if CSVNumbers.isBlank(bytes(r, column)) { return .some(nil) }
+        guard let v = CSVNumbers.int(bytes(r, column)) else {
             problems.add(location(r, column), "expected an integer or nothing, found '\(shown(string(r, column)))'")
             return nil
         }
@@ -121,12 +124,12 @@ public struct CSVTable: Sendable {
 
     /// An integer when the field holds one, else nil, without a problem.
     public func lenientInt(_ r: Int, _ column: CSVColumn) -> Int? {
-        withBytes(r, column, CSVNumbers.int)
+        CSVNumbers.int(bytes(r, column))
     }
 
     /// 0/1 (or true/false in any case); empty or an absent column gives the default.
     public func bool(_ r: Int, _ column: CSVColumn, default def: Bool, _ problems: inout DiagnosticCollector) -> Bool? {
-        let value = withTrimmedBytes(r, column) { String(decoding: $0, as: UTF8.self) }
+        let value = String(decoding: trimmedBytes(r, column), as: UTF8.self)
         switch value {
         case "": return def
         case "1", "true", "TRUE", "True": return true
@@ -137,10 +140,6 @@ public struct CSVTable: Sendable {
         }
     }
 
-    /// The field's bytes without the blanks (space, tab) around them, for numbers.
-    public func withTrimmedBytes<R>(_ r: Int, _ column: CSVColumn, _ body: (ArraySlice<UInt8>) throws -> R) rethrows -> R {
-        try withBytes(r, column) { try body(CSVNumbers.trimmed($0)) }
-    }
 
     init(file: String, header: [String], headerLine: Int, bytes: [UInt8], bounds: [UInt32], firstField: [Int], lines: [Int],
          columns: [String: Int]) {

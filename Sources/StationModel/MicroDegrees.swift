@@ -77,7 +77,7 @@ public enum MicroDegrees {
 extension CSVTable {
     /// Decimal degrees as integer micro-degrees (blanks around the number allowed).
     public func microDegrees(_ r: Int, _ column: CSVColumn, _ problems: inout DiagnosticCollector) -> Int? {
-        guard let v = withTrimmedBytes(r, column, { MicroDegrees.parse($0) }) else {
+        guard let v = MicroDegrees.parse(trimmedBytes(r, column)) else {
             let value = string(r, column)
             problems.add(location(r, column), value.isEmpty ? "expected decimal degrees, found nothing" : "expected decimal degrees, found '\(shown(value))'")
             return nil

@@ -207,7 +207,7 @@ final class CSVTests: XCTestCase {
         XCTAssertNil(t.name(1, b, &problems))
         XCTAssertNil(t.optionalText(1, b))
         XCTAssertEqual(t.optionalText(0, b), "x")
-        XCTAssertEqual(t.withBytes(0, b) { Array($0) }, [0x78])
+        XCTAssertEqual(Array(t.bytes(0, b)), [0x78])
         XCTAssertEqual(t.location(1, b), SourceLocation(file: "t.csv", line: 3, field: "b"))
         XCTAssertEqual(problems.diagnostics.map(\.description), [
             "t.csv:2: b: expected an integer or nothing, found 'x'",
@@ -241,7 +241,7 @@ final class CSVTests: XCTestCase {
         XCTAssertEqual(table.column("note").index, 2)
         XCTAssertNil(table.column("other").index)
         XCTAssertEqual(allFields(table), [["1", "a \"b\"", "x\ny"], ["2", "東京", ""], ["3", "", "\""]])
-        XCTAssertEqual(table.withBytes(1, table.column("name")) { Array($0) }, Array("東京".utf8))
+        XCTAssertEqual(Array(table.bytes(1, table.column("name"))), Array("東京".utf8))
         XCTAssertEqual(table.string(0, CSVColumn(name: "past", index: 7)), "")          // past the last column
         XCTAssertNoThrow(try table.require(["id", "note"]))
         XCTAssertThrowsError(try table.require(["pref"])) { error in
