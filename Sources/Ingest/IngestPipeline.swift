@@ -23,16 +23,19 @@ public struct IngestOutcome: Sendable {
     public var report: IngestReport
     /// The registry after this run: every key seen, every row as published.
     public var registry: Registry
-    /// The registry as read at the start of the run.
-    public var previousRegistry: Registry
+    /// Whether the registry read at the start already held all of that (then its file is left as it is).
+    public var registryUnchanged: Bool
     /// Where each station of the sources was first defined, by s_id (only when asked for: lint).
     public var stationOrigins: [Int: SourceLocation] = [:]
 }
 
-/// Everything a run reads before it merges: the sources in precedence order,
-/// the fixes, the registry and the digests of the source files.
-public struct IngestInputs: Sendable {
-    public var sources: [SourceNetwork]
+/// Everything a run reads before it assembles the network: the sources, merged in
+/// precedence order, the fixes, the registry and the digests of the source files.
+public struct IngestInputs {
+    let merger: NetworkMerger
+    public var labels: [String]
+    /// What the readers warned of (unknown codes).
+    public var warnings: [Diagnostic]
     public var fixes: [DataFix]
     public var registry: Registry
     public var meta: [String: String]
@@ -75,30 +78,39 @@ public enum IngestPipeline {
     }
 
     public static func run(_ options: IngestOptions) async throws -> IngestOutcome {
-        let inputs = try await read(options)
-        return try assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes, meta: inputs.meta,
-                            problemLimit: options.problemLimit)
+        try assemble(try await read(options), problemLimit: options.problemLimit)
     }
 
-    /// Reads every declared source, the fixes and the registry; bad input in any of them is one InputError.
-    public static func read(_ options: IngestOptions) async throws -> IngestInputs {
+    /// Reads every declared source and merges it as soon as it is read (so the sources
+    /// are never all held at once); `each` sees each source before it is let go. Then
+    /// the fixes and the registry. Bad input in any of them is one InputError.
+    public static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
-        // The registry and the sources' digests depend only on the files: they are
-        // read beside the sources, and a problem in the sources is still reported first.
-        async let registry = Registry.load(path: options.registryPath)
         async let meta = digests(config, options)
         var problems = DiagnosticCollector(limit: options.problemLimit)
-        var sources: [SourceNetwork] = []
+        let merger = NetworkMerger()
+        var labels: [String] = [], warnings: [Diagnostic] = []
         let progress = Progress("ingest: reading sources", total: config.sources.count)
         for (i, declaration) in config.sources.enumerated() {
-            do { sources.append(try read(declaration, options: options)) } catch let e as InputError { problems.add(e) }
+            do {
+                var source = try read(declaration, options: options)
+                source.sortByKey()
+                each(source)
+                labels.append(source.label)
+                warnings += source.warnings
+                if problems.isEmpty { merger.add(source, last: i == config.sources.count - 1) }
+            } catch let e as InputError {
+                problems.add(e)
+            }
             progress.update(i + 1)
         }
         progress.finish()
         var fixes: [DataFix] = []
         do { fixes = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError { problems.add(e) }
         try problems.check()
-        return IngestInputs(sources: sources, fixes: fixes, registry: try await registry, meta: try await meta)
+        // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
+        let registry = try Registry.load(path: options.registryPath)
+        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: try await meta)
     }
 
     /// Every source file's sha256, keyed relative to raw/, so the same sources give
@@ -115,15 +127,24 @@ public enum IngestPipeline {
     /// `fixes` and validates: everything of `run` but the file reading.
     public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], meta: [String: String] = [:],
                                 problemLimit: Int = 100, keepOrigins: Bool = false) throws -> IngestOutcome {
+        let merger = NetworkMerger()
+        for (i, var source) in sources.enumerated() {
+            source.sortByKey()
+            merger.add(source, last: i == sources.count - 1)
+        }
+        return try assemble(IngestInputs(merger: merger, labels: sources.map(\.label), warnings: sources.flatMap(\.warnings), fixes: fixes,
+                                         registry: registry, meta: meta),
+                            problemLimit: problemLimit, keepOrigins: keepOrigins)
+    }
+
+    /// Assigns IDs against the registry, builds the network, re-publishes vanished
+    /// entities disabled, applies the fixes and validates.
+    public static func assemble(_ inputs: consuming IngestInputs, problemLimit: Int = 100, keepOrigins: Bool = false) throws -> IngestOutcome {
         var problems = DiagnosticCollector(limit: problemLimit)
         var report = IngestReport()
-        report.sources = sources.map(\.label)
-        report.warnings = sources.flatMap(\.warnings)
-        let merger = NetworkMerger()
-        for var source in sources {
-            source.sortByKey()
-            merger.add(source)
-        }
+        report.sources = inputs.labels
+        report.warnings = inputs.warnings
+        let merger = inputs.merger, registry = inputs.registry
 
         let operatorIDs = IDAssigner.assign(registered: registry.operators, merger.operators.map { ($0.keys, $0.fixedID) })
         let lineIDs = IDAssigner.assign(registered: registry.lines, merger.lines.map { ($0.keys, $0.fixedID) })
@@ -137,6 +158,7 @@ public enum IngestPipeline {
             network.lines.append(Line(id: lineIDs[i], name: l.name, operatorID: operatorIDs[l.operatorIndex], enabled: l.enabled ?? true, type: l.type))
         }
         let prefs = fillPrefectures(merger.stations)
+        network.stations.reserveCapacity(merger.stations.count)
         for (i, s) in merger.stations.enumerated() {
             guard let pref = prefs[i] else {
                 problems.add(s.origin, "no prefecture: the source has none and no other source has a station within reach; add one with a fix (set,stations,...,pref,N)")
@@ -146,9 +168,20 @@ public enum IngestPipeline {
                                             address: s.address ?? "", lat: s.lat, lng: s.lng, operatorID: operatorIDs[s.operatorIndex],
                                             enabled: s.enabled ?? true))
         }
+        network.stationLines.reserveCapacity(merger.stationLines.count)
         for x in merger.stationLines {
             network.stationLines.append(StationLine(lineID: lineIDs[x.lineIndex], stationID: stationIDs[x.stationIndex], sort: x.sort))
         }
+        report.disagreements = merger.disagreements.map { (index, d) in var d = d; d.stationID = stationIDs[index]; return d }
+            .sorted { ($0.stationID, $0.kind.rawValue, $0.other) < ($1.stationID, $1.kind.rawValue, $1.other) }
+        var stationOrigins: [Int: SourceLocation] = [:]
+        if keepOrigins {
+            for (i, s) in merger.stations.enumerated() { stationOrigins[stationIDs[i]] = s.origin }
+        }
+        // Each entity's keys now; the merged rows themselves are no longer needed.
+        let operatorKeys = Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys)))
+        let lineKeys = Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys)))
+        let stationKeys = Dictionary(uniqueKeysWithValues: zip(stationIDs, merger.takeStations().map(\.keys)))
 
         report.newIDs[.operator_] = operatorIDs.count { registry.operators[$0] == nil }
         report.newIDs[.line] = lineIDs.count { registry.lines[$0] == nil }
@@ -168,31 +201,22 @@ public enum IngestPipeline {
         report.vanished[.station] = goneStations.count
 
         network.sortByKey()
-        do { report.unneededFixes = try DataFixes.apply(fixes, to: &network) } catch let e as InputError { problems.add(e) }
+        do { report.unneededFixes = try DataFixes.apply(inputs.fixes, to: &network) } catch let e as InputError { problems.add(e) }
         network.validate(&problems, place: "merged network")
         try problems.check()
 
-        report.disagreements = merger.disagreements.map { (index, d) in var d = d; d.stationID = stationIDs[index]; return d }
-            .sorted { ($0.stationID, $0.kind.rawValue, $0.other) < ($1.stationID, $1.kind.rawValue, $1.other) }
-
         var next = Registry()
-        next.operators = nextEntries(network.operators, id: \.id, old: registry.operators,
-                                     current: Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys))))
-        next.lines = nextEntries(network.lines, id: \.id, old: registry.lines,
-                                 current: Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys))))
-        next.stations = nextEntries(network.stations, id: \.id, old: registry.stations,
-                                    current: Dictionary(uniqueKeysWithValues: zip(stationIDs, merger.stations.map(\.keys))))
-        var outcome = IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registry: next, previousRegistry: registry)
-        if keepOrigins {
-            for (i, s) in merger.stations.enumerated() { outcome.stationOrigins[stationIDs[i]] = s.origin }
-        }
-        return outcome
+        next.operators = nextEntries(network.operators, id: \.id, old: registry.operators, current: operatorKeys)
+        next.lines = nextEntries(network.lines, id: \.id, old: registry.lines, current: lineKeys)
+        next.stations = nextEntries(network.stations, id: \.id, old: registry.stations, current: stationKeys)
+        return IngestOutcome(staging: Staging(network: network, meta: inputs.meta), report: report, registry: next,
+                             registryUnchanged: next == registry, stationOrigins: stationOrigins)
     }
 
     /// Writes the registry (only if changed), then the staging file, each
     /// through a temporary file: the staging file last, so it is the newer.
     public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
-        try outcome.registry.write(path: registryPath, read: outcome.previousRegistry)
+        if !outcome.registryUnchanged || !Files.exists(registryPath) { try outcome.registry.write(path: registryPath) }
         try StagingFile.write(outcome.staging, to: stagingPath)
     }
 

@@ -91,7 +91,10 @@ final class NetworkMerger {
     private var pairs: Set<MergedStationLine.Pair> = []
     private var maxSortOfLine: [Int: Int] = [:]
 
-    func add(_ source: SourceNetwork) {
+    /// Merges one source. The lookups by key that later sources match against are
+    /// kept only while one is to come: for the last (or only) source they would be
+    /// built and dropped unread, which at 100 times national is hundreds of MB.
+    func add(_ source: SourceNetwork, last: Bool) {
         // Name matching only ever looks at what earlier sources brought: within
         // one source, two entities are two entities.
         let operatorsBefore = operators.count, linesBefore = lines.count, stationsBefore = stations.count
@@ -125,7 +128,7 @@ final class NetworkMerger {
                 operators.append(MergedOperator(keys: [o.key], fixedID: o.fixedID, name: o.name, type: o.type, enabled: o.enabled, origin: o.origin))
                 operatorIndex[o.key] = operators.count - 1
             }
-            operatorByKey[o.key] = operatorIndex[o.key]
+            if !last { operatorByKey[o.key] = operatorIndex[o.key] }
         }
 
         // 3. Stations with no shared key: the same normalised name, the same
@@ -176,7 +179,7 @@ final class NetworkMerger {
                 lines.append(MergedLine(keys: [l.key], fixedID: l.fixedID, name: l.name, operatorIndex: op, type: l.type, enabled: l.enabled, origin: l.origin))
                 lineIndex[l.key] = lines.count - 1
             }
-            lineByKey[l.key] = lineIndex[l.key]
+            if !last { lineByKey[l.key] = lineIndex[l.key] }
         }
 
         // 5. Stations: fill matched ones field by field, add the rest.
@@ -196,11 +199,11 @@ final class NetworkMerger {
             }
             let m = stationIndex[i]
             if stationByKey[s.key] == nil, i == 0 || source.stations[i - 1].key != s.key {
-                stationByKey[s.key] = m
+                if !last { stationByKey[s.key] = m }
                 stations[m].keys.append(s.key)
             }
             for k in s.matchKeys where stationByKey[k] == nil && matchKeysHere.insert(k).inserted {
-                stationByKey[k] = m
+                if !last { stationByKey[k] = m }
                 stations[m].keys.append(k)
             }
         }
@@ -218,9 +221,17 @@ final class NetworkMerger {
             let sort = offset + x.sort
             pairs.insert(pair)
             stationLines.append(MergedStationLine(lineIndex: l, stationIndex: s, sort: sort))
-            linesOfStation[s, default: []].append(l)
-            maxSortOfLine[l] = max(maxSortOfLine[l] ?? 0, sort)
+            if !last {
+                linesOfStation[s, default: []].append(l)
+                maxSortOfLine[l] = max(maxSortOfLine[l] ?? 0, sort)
+            }
         }
+    }
+
+    /// Hands the merged stations over and forgets them.
+    func takeStations() -> [MergedStation] {
+        defer { stations = [] }
+        return stations
     }
 
     private func matchByKey(_ s: SourceStation) -> Int? {

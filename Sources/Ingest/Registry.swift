@@ -97,10 +97,8 @@ public struct Registry: Sendable, Equatable {
         return out
     }
 
-    /// Writes the file, unless it already holds this registry: a run with nothing
-    /// new changes nothing in raw/. `read` is the registry as the file held it.
-    public func write(path: String, read: Registry? = nil) throws {
-        if let read, read == self, Files.exists(path) { return }
+    /// Writes the file, unless it already holds this registry: a run with nothing new changes nothing in raw/.
+    public func write(path: String) throws {
         let text = text()
         if Files.exists(path), let old = try? Files.read(path), old == text { return }
         try AtomicFile.write(text, to: path)

@@ -87,17 +87,19 @@ public enum Lint {
 
     /// Reads raw/ as ingest does (writing nothing) and the hand weights, and checks every rule.
     public static func run(_ options: IngestOptions, handWeights: String?) async throws -> LintReport {
-        let inputs = try await IngestPipeline.read(options)
-        let outcome = try IngestPipeline.assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes,
-                                                  meta: inputs.meta, problemLimit: options.problemLimit, keepOrigins: true)
-        return try check(inputs, outcome, options: options, handWeights: handWeights)
+        var sourceFindings: [LintFinding] = []
+        let inputs = try await IngestPipeline.read(options) { sourceFindings += sourceValues($0) }
+        let fixes = inputs.fixes
+        let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: true)
+        return try check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights)
     }
 
-    /// Every rule over what an ingest read and made (`outcome` made with `keepOrigins`).
-    public static func check(_ inputs: IngestInputs, _ outcome: IngestOutcome, options: IngestOptions, handWeights: String?) throws -> LintReport {
-        var findings: [LintFinding] = []
-        for source in inputs.sources { findings += sourceValues(source) }
-        findings += fixValues(inputs.fixes)
+    /// Every rule: `sourceFindings` are those of `sourceValues` over each source as it
+    /// was read, `outcome` was assembled with `keepOrigins`.
+    public static func check(sourceFindings: [LintFinding], fixes: [DataFix], _ outcome: IngestOutcome, options: IngestOptions,
+                             handWeights: String?) throws -> LintReport {
+        var findings = sourceFindings
+        findings += fixValues(fixes)
         findings += outcome.report.warnings.map { LintFinding(.code, $0.location, $0.message) }
         findings += outcome.report.unneededFixes.map {
             LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
@@ -115,7 +117,7 @@ public enum Lint {
     // MARK: - Text values
 
     /// The text values of one source, each with where it is.
-    static func sourceValues(_ source: SourceNetwork) -> [LintFinding] {
+    public static func sourceValues(_ source: SourceNetwork) -> [LintFinding] {
         let f = fieldNames(source.kind)
         var findings: [LintFinding] = []
         func at(_ origin: SourceLocation, _ field: String) -> SourceLocation { SourceLocation(file: origin.file, line: origin.line, field: field) }

@@ -57,9 +57,10 @@ struct IngestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems)
-        let inputs = try await IngestPipeline.read(options)
-        let outcome = try IngestPipeline.assemble(sources: inputs.sources, registry: inputs.registry, fixes: inputs.fixes, meta: inputs.meta,
-                                                  problemLimit: maxProblems, keepOrigins: lint != nil)
+        var sourceFindings: [LintFinding] = []
+        let inputs = try await IngestPipeline.read(options) { if lint != nil { sourceFindings += Lint.sourceValues($0) } }
+        let fixes = inputs.fixes
+        let outcome = try IngestPipeline.assemble(inputs, problemLimit: maxProblems, keepOrigins: lint != nil)
         let n = outcome.staging.network
         if report { printReport(outcome) }
         let live = n.stations.count(where: \.enabled)
@@ -75,7 +76,8 @@ struct IngestCommand: AsyncParsableCommand {
         try IngestPipeline.publish(outcome, stagingPath: out, registryPath: options.registryPath)
         note(summary + " -> \(out)")
         if let lint {
-            let report = try Lint.check(inputs, outcome, options: options, handWeights: hand ?? joinPath(raw, "weights.csv"))
+            let report = try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options,
+                                        handWeights: hand ?? joinPath(raw, "weights.csv"))
             try AtomicFile.write(try report.json(), to: lint)
             note("lint: \(report.summary) in \(raw)" + (report.count > 0 ? "; `make lint` lists them" : ""))
         }
