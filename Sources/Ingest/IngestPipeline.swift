@@ -21,12 +21,17 @@ public struct IngestReport: Sendable {
 public struct IngestOutcome: Sendable {
     public var staging: Staging
     public var report: IngestReport
-    /// The registry after this run: every key seen, every row as published.
-    public var registry: Registry
+    /// The registry file after this run: every key seen, every row as published.
+    public var registryText: [UInt8]
     /// Whether the registry read at the start already held all of that (then its file is left as it is).
     public var registryUnchanged: Bool
     /// Where each station of the sources was first defined, by s_id (only when asked for: lint).
     public var stationOrigins: [Int: SourceLocation] = [:]
+
+    /// The registry after this run, read back from its text.
+    public var registry: Registry {
+        get throws { try Registry.parse(CSVReader.parse(registryText, file: Registry.fileName)) }
+    }
 }
 
 /// Everything a run reads before it assembles the network: the sources, merged in
@@ -146,9 +151,9 @@ public enum IngestPipeline {
         report.warnings = inputs.warnings
         let merger = inputs.merger, registry = inputs.registry
 
-        let operatorIDs = IDAssigner.assign(registered: registry.operators, merger.operators.map { ($0.keys, $0.fixedID) })
-        let lineIDs = IDAssigner.assign(registered: registry.lines, merger.lines.map { ($0.keys, $0.fixedID) })
-        let stationIDs = IDAssigner.assign(registered: registry.stations, merger.stations.map { ($0.keys, $0.fixedID) })
+        let operatorIDs = IDAssigner.assign(.operator_, registered: registry, merger.operators.map { ($0.keys, $0.fixedID) })
+        let lineIDs = IDAssigner.assign(.line, registered: registry, merger.lines.map { ($0.keys, $0.fixedID) })
+        let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map { ($0.keys, $0.fixedID) })
 
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {
@@ -179,20 +184,21 @@ public enum IngestPipeline {
             for (i, s) in merger.stations.enumerated() { stationOrigins[stationIDs[i]] = s.origin }
         }
         // Each entity's keys now; the merged rows themselves are no longer needed.
-        let operatorKeys = Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys)))
-        let lineKeys = Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys)))
-        let stationKeys = Dictionary(uniqueKeysWithValues: zip(stationIDs, merger.takeStations().map(\.keys)))
+        let keys = ByKind(operators: Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys))),
+                          lines: Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys))),
+                          stations: Dictionary(uniqueKeysWithValues: zip(stationIDs, merger.takeStations().map(\.keys))))
 
-        report.newIDs[.operator_] = operatorIDs.count { registry.operators[$0] == nil }
-        report.newIDs[.line] = lineIDs.count { registry.lines[$0] == nil }
-        report.newIDs[.station] = stationIDs.count { registry.stations[$0] == nil }
+        report.newIDs[.operator_] = operatorIDs.count { !registry.contains(.operator_, $0) }
+        report.newIDs[.line] = lineIDs.count { !registry.contains(.line, $0) }
+        report.newIDs[.station] = stationIDs.count { !registry.contains(.station, $0) }
         // An ID the registry knows and no source gives any more is published disabled, as last seen.
-        func vanished<Row>(_ registered: [Int: Registry.Entry<Row>], live: [Int]) -> [Row] {
+        func vanished(_ kind: Registry.Kind, live: [Int]) -> [Int] {
             let live = Set(live)
-            return registered.keys.filter { !live.contains($0) }.sorted().map { registered[$0]!.row }
+            return registry.ids(kind).filter { !live.contains($0) }
         }
-        let goneOperators = vanished(registry.operators, live: operatorIDs), goneLines = vanished(registry.lines, live: lineIDs)
-        let goneStations = vanished(registry.stations, live: stationIDs)
+        let goneOperators = vanished(.operator_, live: operatorIDs).map { registry.row(operator: $0)! }
+        let goneLines = vanished(.line, live: lineIDs).map { registry.row(line: $0)! }
+        let goneStations = vanished(.station, live: stationIDs).map { registry.row(station: $0)! }
         for var o in goneOperators { o.enabled = false; network.operators.append(o) }
         for var l in goneLines { l.enabled = false; network.lines.append(l) }
         for var s in goneStations { s.enabled = false; network.stations.append(s) }
@@ -204,39 +210,16 @@ public enum IngestPipeline {
         do { report.unneededFixes = try DataFixes.apply(inputs.fixes, to: &network) } catch let e as InputError { problems.add(e) }
         network.validate(&problems, place: "merged network")
         try problems.check()
-
-        var next = Registry()
-        next.operators = nextEntries(network.operators, id: \.id, old: registry.operators, current: operatorKeys)
-        next.lines = nextEntries(network.lines, id: \.id, old: registry.lines, current: lineKeys)
-        next.stations = nextEntries(network.stations, id: \.id, old: registry.stations, current: stationKeys)
-        return IngestOutcome(staging: Staging(network: network, meta: inputs.meta), report: report, registry: next,
-                             registryUnchanged: next == registry, stationOrigins: stationOrigins)
+        let registryText = registry.text(after: network, current: keys)
+        return IngestOutcome(staging: Staging(network: network, meta: inputs.meta), report: report, registryText: registryText,
+                             registryUnchanged: registry.isText(registryText), stationOrigins: stationOrigins)
     }
 
     /// Writes the registry (only if changed), then the staging file, each
     /// through a temporary file: the staging file last, so it is the newer.
     public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
-        if !outcome.registryUnchanged || !Files.exists(registryPath) { try outcome.registry.write(path: registryPath) }
+        if !outcome.registryUnchanged || !Files.exists(registryPath) { try AtomicFile.write(outcome.registryText, to: registryPath) }
         try StagingFile.write(outcome.staging, to: stagingPath)
-    }
-
-    /// The registry's entries after this run: each published row with its ID's
-    /// keys now, plus the keys it had before unless another entity now holds one.
-    static func nextEntries<Row>(_ rows: [Row], id: (Row) -> Int, old: [Int: Registry.Entry<Row>],
-                                 current: [Int: [String]]) -> [Int: Registry.Entry<Row>] {
-        var owner: [String: Int] = [:]
-        for (id, keys) in current { for k in keys { owner[k] = min(owner[k] ?? id, id) } }
-        var entries: [Int: Registry.Entry<Row>] = [:]
-        entries.reserveCapacity(rows.count)
-        for row in rows {
-            let rowID = id(row)
-            var keys = (current[rowID] ?? []).sorted()
-            if let previous = old[rowID]?.keys, previous != keys, !previous.isEmpty {
-                keys = Set(keys + previous.filter { owner[$0].map { $0 == rowID } ?? true }).sorted()
-            }
-            entries[rowID] = Registry.Entry(keys: keys, row: row)
-        }
-        return entries
     }
 
     static func relativePath(_ path: String, in folder: String) -> String {

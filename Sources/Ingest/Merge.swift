@@ -102,6 +102,7 @@ final class NetworkMerger {
         // 1. Stations that earlier sources already know by a shared key.
         var stationMatch = stationsBefore == 0 ? [Int?](repeating: nil, count: source.stations.count) : source.stations.map(matchByKey)
         var sourceStationIndex: [String: Int] = [:]
+        sourceStationIndex.reserveCapacity(source.stations.count)
         for (i, s) in source.stations.enumerated() { sourceStationIndex[s.key] = i }
 
         // 2. Operators: by key, else by the stations they run, else by name.
@@ -211,6 +212,8 @@ final class NetworkMerger {
         // 6. Station-line rows not yet known; a later source's additions to a
         // known line go after the stations it already has.
         var offsetOfLine: [Int: Int] = [:]
+        pairs.reserveCapacity(pairs.count + source.stationLines.count)
+        stationLines.reserveCapacity(stationLines.count + source.stationLines.count)
         for x in source.stationLines {
             guard let l = lineIndex[x.lineKey], let si = sourceStationIndex[x.stationKey] else { continue }
             let s = stationIndex[si]

@@ -82,6 +82,7 @@ public enum NativeCSVReader {
             let cPref = t.column("pref"), cAddress = t.column("address"), cLat = t.column("lat"), cLng = t.column("lng")
             let cOperator = t.column("o_id"), cEnabled = t.column("enabled")
             network.stations.reserveCapacity(t.count)
+            stationIDs.reserveCapacity(t.count)
             for r in t.records {
                 let id = t.int(r, cID, &problems)
                 let unique = id.map { stationIDs.insert($0, line: t.line(r), at: t.location(r, cID), what: "s_id", &problems) } ?? false
@@ -106,6 +107,7 @@ public enum NativeCSVReader {
             let cLine = t.column("l_id"), cStation = t.column("s_id"), cSort = t.column("s_sort")
             // (l_id, s_id) is unique in the bundle (stations_lines_unique_index).
             var pairs: [StationOnLine: Int] = [:]
+            pairs.reserveCapacity(t.count)
             network.stationLines.reserveCapacity(t.count)
             for r in t.records {
                 let lineID = reference(t, r, cLine, in: lineIDs, listedIn: linesTable.file, &problems)
@@ -201,6 +203,8 @@ func checkInJapan(_ t: CSVTable, _ r: Int, lat: Int, lng: Int, field: String, _ 
 /// Remembers where each ID was first defined, to name both lines of a duplicate.
 struct FirstSeen {
     private var lines: [Int: Int] = [:]
+
+    mutating func reserveCapacity(_ n: Int) { lines.reserveCapacity(n) }
 
     func contains(_ id: Int) -> Bool { lines[id] != nil }
 

@@ -7,94 +7,183 @@ import StationModel
 // published row of each ID so that an entity that vanishes from the sources
 // can still be published, disabled, under its old ID. IDs are never reused:
 // a new entity gets one above every ID the registry has ever held.
+//
+// A run needs every key but only the rows of vanished IDs, so the registry
+// stays the table it was read as and a row becomes a value only when asked
+// for (at 100 times national, a million stations as values passed 1 GiB).
 
 public struct Registry: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case operator_ = "operator", line, station }
 
-    /// One ID's keys (sorted) and its row as last published.
-    public struct Entry<Row: Hashable & Sendable>: Hashable, Sendable {
-        public var keys: [String]
-        public var row: Row
-
-        public init(keys: [String], row: Row) { self.keys = keys; self.row = row }
-    }
-
-    public var operators: [Int: Entry<Operator>] = [:]
-    public var lines: [Int: Entry<Line>] = [:]
-    public var stations: [Int: Entry<Station>] = [:]
-
-    public init() {}
-
     public static let fileName = "registry.csv"
     static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng"]
     /// Keys are joined with this; sources' keys never contain it.
-    static let keySeparator: Character = "|"
+    static let keySeparator = "|"
 
-    public var isEmpty: Bool { operators.isEmpty && lines.isEmpty && stations.isEmpty }
+    /// The file as read; nil for a registry that has no file yet.
+    private let table: CSVTable?
+    private let c: Columns?
+    /// Each ID's record in `table`, by kind.
+    private let records: ByKind<[Int: Int]>
+
+    public init() { table = nil; c = nil; records = ByKind([:]) }
+
+    private init(table: CSVTable, records: ByKind<[Int: Int]>) { self.table = table; c = Columns(table); self.records = records }
+
+    public var isEmpty: Bool { Kind.allCases.allSatisfy { records[$0].isEmpty } }
 
     public static func load(path: String) throws -> Registry {
         guard Files.exists(path) else { return Registry() }
         return try parse(CSVReader.read(path: path))
     }
 
-    /// The registry in a CSV table (the file, or the text `text()` made).
+    /// The registry in a CSV table (the file, or the text `text()` made). Every row
+    /// is checked here, so asking for one later cannot fail.
     static func parse(_ t: CSVTable) throws -> Registry {
         try t.require(columns)
         var problems = DiagnosticCollector()
-        var r = Registry()
-        let c = (kind: t.column("kind"), id: t.column("id"), keys: t.column("keys"), name: t.column("name"), operatorID: t.column("o_id"),
-                 type: t.column("type"), enabled: t.column("enabled"), yomi: t.column("yomi"), wiki: t.column("wiki"),
-                 pref: t.column("pref"), address: t.column("address"), lat: t.column("lat"), lng: t.column("lng"))
-        r.stations.reserveCapacity(t.count)
+        var records = ByKind<[Int: Int]>([:])
+        records.stations.reserveCapacity(t.count)
+        let c = Columns(t)
         for i in t.records {
-            guard let id = t.int(i, c.id, &problems), let enabled = t.bool(i, c.enabled, default: true, &problems) else { continue }
-            let keys = t.bytes(i, c.keys).split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) }
-            func duplicate(_ kind: String) { problems.add(t.location(i, c.id), "duplicate \(kind) id \(id)") }
-            switch t.string(i, c.kind) {
-            case Kind.operator_.rawValue:
-                guard let type = t.int(i, c.type, &problems) else { continue }
-                let row = Operator(id: id, name: t.string(i, c.name), type: type, enabled: enabled)
-                if r.operators.updateValue(Entry(keys: keys, row: row), forKey: id) != nil { duplicate("operator") }
-            case Kind.line.rawValue:
-                guard let operatorID = t.int(i, c.operatorID, &problems), let type = t.optionalInt(i, c.type, &problems) else { continue }
-                let row = Line(id: id, name: t.string(i, c.name), operatorID: operatorID, enabled: enabled, type: type)
-                if r.lines.updateValue(Entry(keys: keys, row: row), forKey: id) != nil { duplicate("line") }
-            case Kind.station.rawValue:
-                guard let operatorID = t.int(i, c.operatorID, &problems), let pref = t.int(i, c.pref, &problems),
-                      let lat = t.int(i, c.lat, &problems), let lng = t.int(i, c.lng, &problems) else { continue }
-                let row = Station(id: id, name: t.string(i, c.name), yomi: t.string(i, c.yomi), wiki: t.string(i, c.wiki), pref: pref,
-                                  address: t.string(i, c.address), lat: lat, lng: lng, operatorID: operatorID, enabled: enabled)
-                if r.stations.updateValue(Entry(keys: keys, row: row), forKey: id) != nil { duplicate("station") }
-            case let kind:
-                problems.add(t.location(i, c.kind), "expected operator, line or station, found '\(shown(kind))'")
+            guard let id = t.int(i, c.id, &problems), t.bool(i, c.enabled, default: true, &problems) != nil else { continue }
+            let kindText = t.string(i, c.kind)
+            guard let kind = Kind(rawValue: kindText) else {
+                problems.add(t.location(i, c.kind), "expected operator, line or station, found '\(shown(kindText))'")
+                continue
             }
+            // The first bad number of a row is the one reported.
+            let numbers: [CSVColumn] = switch kind {
+            case .operator_: [c.type]
+            case .line: [c.operatorID]
+            case .station: [c.operatorID, c.pref, c.lat, c.lng]
+            }
+            guard numbers.allSatisfy({ t.int(i, $0, &problems) != nil }),
+                  kind != .line || t.optionalInt(i, c.type, &problems) != nil else { continue }
+            if records.modify(kind, { $0.updateValue(i, forKey: id) }) != nil { problems.add(t.location(i, c.id), "duplicate \(kind.rawValue) id \(id)") }
         }
         try problems.check()
-        return r
+        return Registry(table: t, records: records)
+    }
+
+    /// The registry's columns, looked up once.
+    private struct Columns {
+        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng: CSVColumn
+        init(_ t: CSVTable) {
+            kind = t.column("kind"); id = t.column("id"); keys = t.column("keys"); name = t.column("name"); operatorID = t.column("o_id")
+            type = t.column("type"); enabled = t.column("enabled"); yomi = t.column("yomi"); wiki = t.column("wiki")
+            pref = t.column("pref"); address = t.column("address"); lat = t.column("lat"); lng = t.column("lng")
+        }
+    }
+
+    /// Every registered ID of a kind, in order.
+    public func ids(_ kind: Kind) -> [Int] { records[kind].keys.sorted() }
+
+    public func contains(_ kind: Kind, _ id: Int) -> Bool { records[kind][id] != nil }
+
+    /// The keys an ID is registered under (empty ones in a hand-edited field dropped).
+    public func keys(_ kind: Kind, _ id: Int) -> [String]? {
+        keysField(kind, id).map { $0.split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    private func keysField(_ kind: Kind, _ id: Int) -> ArraySlice<UInt8>? {
+        guard let table, let c, let r = records[kind][id] else { return nil }
+        return table.bytes(r, c.keys)
+    }
+
+    // The rows as last published. `parse` checked every field these read, so the
+    // problems collected here are always none.
+
+    public func row(operator id: Int) -> Operator? {
+        guard let table, let c, let r = records.operators[id] else { return nil }
+        var unused = DiagnosticCollector()
+        return Operator(id: id, name: table.string(r, c.name), type: table.int(r, c.type, &unused) ?? 0,
+                        enabled: table.bool(r, c.enabled, default: true, &unused) ?? true)
+    }
+
+    public func row(line id: Int) -> Line? {
+        guard let table, let c, let r = records.lines[id] else { return nil }
+        var unused = DiagnosticCollector()
+        return Line(id: id, name: table.string(r, c.name), operatorID: table.int(r, c.operatorID, &unused) ?? 0,
+                    enabled: table.bool(r, c.enabled, default: true, &unused) ?? true, type: table.optionalInt(r, c.type, &unused) ?? nil)
+    }
+
+    public func row(station id: Int) -> Station? {
+        guard let table, let c, let r = records.stations[id] else { return nil }
+        var unused = DiagnosticCollector()
+        func int(_ column: CSVColumn) -> Int { table.int(r, column, &unused) ?? 0 }
+        return Station(id: id, name: table.string(r, c.name), yomi: table.string(r, c.yomi), wiki: table.string(r, c.wiki), pref: int(c.pref),
+                       address: table.string(r, c.address), lat: int(c.lat), lng: int(c.lng), operatorID: int(c.operatorID),
+                       enabled: table.bool(r, c.enabled, default: true, &unused) ?? true)
+    }
+
+    /// Each registered key's ID (a key two IDs held goes to the smaller) and the highest ID ever given.
+    func keyToID(_ kind: Kind) -> (ids: [String: Int], maxID: Int) {
+        var ids: [String: Int] = [:]
+        for id in self.ids(kind) {
+            for key in keys(kind, id)! where ids[key] == nil { ids[key] = id }
+        }
+        return (ids, records[kind].keys.max() ?? 0)
     }
 
     /// The registry as its file: the header, then operators, lines and stations, each by ID.
-    /// Text fields are quoted when they must be, so every value reads back as it was.
     public func text() -> [UInt8] {
+        var network = RailNetwork()
+        network.operators = ids(.operator_).map { row(operator: $0)! }
+        network.lines = ids(.line).map { row(line: $0)! }
+        network.stations = ids(.station).map { row(station: $0)! }
+        return Self.text(of: network) { kind, id in (keys(kind, id) ?? []).joined(separator: Self.keySeparator) }
+    }
+
+    /// The file for `network`'s operators, lines and stations (each in ID order) under
+    /// the keys field `joined` gives. Text fields are quoted when they must be, so every
+    /// value reads back as it was.
+    static func text(of network: RailNetwork, keys joined: (Kind, Int) -> String) -> [UInt8] {
         var out: [UInt8] = []
-        CSVWriter.append(Self.columns, to: &out)
-        func keys(_ k: [String]) -> String { k.joined(separator: String(Self.keySeparator)) }
+        CSVWriter.append(columns, to: &out)
         func flag(_ v: Bool) -> String { v ? "1" : "0" }
-        for id in operators.keys.sorted() {
-            let e = operators[id]!, o = e.row
-            CSVWriter.append(["operator", String(o.id), keys(e.keys), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", ""], to: &out)
+        for o in network.operators {
+            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", ""],
+                             to: &out)
         }
-        for id in lines.keys.sorted() {
-            let e = lines[id]!, l = e.row
-            CSVWriter.append(["line", String(l.id), keys(e.keys), l.name, String(l.operatorID), l.type.map(String.init) ?? "", flag(l.enabled),
-                              "", "", "", "", "", ""], to: &out)
+        for l in network.lines {
+            CSVWriter.append(["line", String(l.id), joined(.line, l.id), l.name, String(l.operatorID), l.type.map(String.init) ?? "",
+                              flag(l.enabled), "", "", "", "", "", ""], to: &out)
         }
-        for id in stations.keys.sorted() {
-            let e = stations[id]!, s = e.row
-            CSVWriter.append(["station", String(s.id), keys(e.keys), s.name, String(s.operatorID), "", flag(s.enabled), s.yomi, s.wiki,
+        for s in network.stations {
+            CSVWriter.append(["station", String(s.id), joined(.station, s.id), s.name, String(s.operatorID), "", flag(s.enabled), s.yomi, s.wiki,
                               String(s.pref), s.address, String(s.lat), String(s.lng)], to: &out)
         }
         return out
+    }
+
+    /// The registry after a run that published `network`: each ID under its keys now
+    /// (`current`, by kind), plus the keys it had before unless another entity now holds one.
+    func text(after network: RailNetwork, current: ByKind<[Int: [String]]>) -> [UInt8] {
+        var owners = ByKind<[String: Int]?>(nil)
+        func owner(_ kind: Kind, _ key: String) -> Int? {
+            if owners[kind] == nil {
+                var owner: [String: Int] = [:]
+                for (id, keys) in current[kind] { for k in keys { owner[k] = min(owner[k] ?? id, id) } }
+                owners.modify(kind) { $0 = owner }
+            }
+            return owners[kind]![key]
+        }
+        return Self.text(of: network) { kind, id in
+            let now = (current[kind][id] ?? []).sorted().joined(separator: Self.keySeparator)
+            guard let field = keysField(kind, id), !field.elementsEqual(now.utf8) else { return now }
+            let before = keys(kind, id)!, nowKeys = now.isEmpty ? [] : now.split(separator: "|").map(String.init)
+            guard !before.isEmpty, before != nowKeys else { return now }
+            return Set(nowKeys + before.filter { owner(kind, $0).map { $0 == id } ?? true }).sorted().joined(separator: Self.keySeparator)
+        }
+    }
+
+    /// Whether `text` holds this registry: the file as read, byte for byte, or the
+    /// same IDs, keys and rows written another way (then the file is left as the
+    /// maintainer wrote it).
+    func isText(_ text: [UInt8]) -> Bool {
+        guard let table else { return false }
+        return table.fileBytes == text[...] || self.text() == text
     }
 
     /// Writes the file, unless it already holds this registry: a run with nothing new changes nothing in raw/.
@@ -104,13 +193,31 @@ public struct Registry: Sendable, Equatable {
         try AtomicFile.write(text, to: path)
     }
 
-    /// Each registered key's ID (a key two IDs held goes to the smaller) and the highest ID ever given.
-    static func keyToID<Row>(_ entries: [Int: Entry<Row>]) -> (ids: [String: Int], maxID: Int) {
-        var ids: [String: Int] = [:]
-        for (id, entry) in entries {
-            for key in entry.keys where ids[key].map({ id < $0 }) ?? true { ids[key] = id }
+    public static func == (a: Registry, b: Registry) -> Bool { a.text() == b.text() }
+}
+
+/// One value for each kind of entity.
+public struct ByKind<Value>: Sendable where Value: Sendable {
+    public var operators, lines, stations: Value
+
+    public init(operators: Value, lines: Value, stations: Value) { self.operators = operators; self.lines = lines; self.stations = stations }
+    public init(_ value: Value) { self.init(operators: value, lines: value, stations: value) }
+
+    public subscript(kind: Registry.Kind) -> Value {
+        switch kind {
+        case .operator_: operators
+        case .line: lines
+        case .station: stations
         }
-        return (ids, entries.keys.max() ?? 0)
+    }
+
+    /// Changes one kind's value in place.
+    public mutating func modify<Result>(_ kind: Registry.Kind, _ body: (inout Value) -> Result) -> Result {
+        switch kind {
+        case .operator_: body(&operators)
+        case .line: body(&lines)
+        case .station: body(&stations)
+        }
     }
 }
 
@@ -119,7 +226,7 @@ public struct Registry: Sendable, Equatable {
 /// entity this run, else a new ID above everything ever registered.
 enum IDAssigner {
     /// `entities` are (keys, fixedID); returns IDs in the same order.
-    static func assign<Row>(registered: [Int: Registry.Entry<Row>], _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
+    static func assign(_ kind: Registry.Kind, registered: Registry, _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
         var result = [Int](repeating: 0, count: entities.count)
         var taken = Set<Int>()
         var maxFixed = 0
@@ -132,7 +239,7 @@ enum IDAssigner {
         let firstKey = entities.map { $0.keys.min() ?? "" }
         let order = entities.indices.filter { result[$0] == 0 }.sorted { firstKey[$0] < firstKey[$1] }
         guard !order.isEmpty else { return result }
-        let (keyToID, maxRegistered) = Registry.keyToID(registered)
+        let (keyToID, maxRegistered) = registered.keyToID(kind)
         var maxID = max(maxRegistered, maxFixed)
         for i in order {
             if let id = entities[i].keys.compactMap({ keyToID[$0] }).filter({ !taken.contains($0) }).min() {

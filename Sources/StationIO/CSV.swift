@@ -21,12 +21,16 @@ public struct CSVTable: Sendable {
     public let headerLine: Int
     /// The file's bytes, then the text of quoted fields that held "", unescaped.
     private let bytes: [UInt8]
+    private let fileByteCount: Int
     /// Start and end of every field in `bytes`, record after record.
     private let bounds: [UInt32]
     /// Index of each record's first field in `bounds / 2`, plus one past the last.
     private let firstField: [Int]
     private let lines: [Int]
     private let columns: [String: Int]
+
+    /// The file exactly as read.
+    public var fileBytes: ArraySlice<UInt8> { bytes[..<fileByteCount] }
 
     /// Records are numbered 0..<count.
     public var count: Int { lines.count }
@@ -141,9 +145,9 @@ public struct CSVTable: Sendable {
     }
 
 
-    init(file: String, header: [String], headerLine: Int, bytes: [UInt8], bounds: [UInt32], firstField: [Int], lines: [Int],
+    init(file: String, header: [String], headerLine: Int, bytes: [UInt8], fileByteCount: Int, bounds: [UInt32], firstField: [Int], lines: [Int],
          columns: [String: Int]) {
-        self.file = file; self.header = header; self.headerLine = headerLine; self.bytes = bytes; self.bounds = bounds
+        self.file = file; self.header = header; self.headerLine = headerLine; self.bytes = bytes; self.fileByteCount = fileByteCount; self.bounds = bounds
         self.firstField = firstField; self.lines = lines; self.columns = columns
     }
 }
@@ -205,7 +209,8 @@ public enum CSVReader {
         guard n <= Int(UInt32.max) / 2 else { throw InputError(SourceLocation(file: file), "file of \(n) bytes; expected at most 2 GiB") }
         var problems = DiagnosticCollector(limit: 50)
         var i = n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
-        let wholeFileIsUTF8 = String(validating: input[i...], as: UTF8.self) != nil
+        let text = input.span
+        let wholeFileIsUTF8 = (try? UTF8Span(validating: text.extracting(i...))) != nil
 
         var bounds: [UInt32] = []
         bounds.reserveCapacity(n / 4)
@@ -216,32 +221,8 @@ public enum CSVReader {
         var line = 1
         var unescaped: [UInt8] = []
 
-        func columnName(_ c: Int) -> String {
-            if let header, c < header.count, !header[c].isEmpty { return header[c] }
-            return "column \(c + 1)"
-        }
-        func fieldBytes(_ k: Int) -> ArraySlice<UInt8> {
-            let start = Int(bounds[2 * k]), end = Int(bounds[2 * k + 1])
-            return start < n || start == end ? input[min(start, n)..<min(end, n)] : unescaped[(start - n)..<(end - n)]
-        }
-        /// On a file that is not all UTF-8, names the line and column of each bad field.
-        func checkUTF8(_ k: Int, column: Int, firstLine: Int) {
-            let field = fieldBytes(k)
-            guard String(validating: field, as: UTF8.self) == nil else { return }
-            var offset = 0, decoder = UTF8(), iterator = field.makeIterator()
-            scan: while true {
-                switch decoder.decode(&iterator) {
-                case .scalarValue(let s): offset += UTF8.width(s)
-                case .emptyInput, .error: break scan
-                }
-            }
-            let bad = field.index(field.startIndex, offsetBy: min(offset, field.count - 1))
-            let badLine = firstLine + field[..<bad].count { $0 == 0x0A }
-            let hex = String(field[bad], radix: 16, uppercase: true)
-            problems.add(SourceLocation(file: file, line: badLine, field: columnName(column)),
-                         "invalid UTF-8 (byte 0x\(hex.count == 1 ? "0" + hex : hex)); expected UTF-8 text")
-        }
-
+        // Nothing below is a local function over these variables: a function that captures
+        // them makes every access to them a checked one, which was a third of this loop.
         var recordStart = 0, recordLine = 1, atRecordStart = true
         while i < n || !atRecordStart {
             if atRecordStart { recordLine = line; recordStart = bounds.count / 2; atRecordStart = false }
@@ -262,7 +243,7 @@ public enum CSVReader {
                     i += 1
                 }
                 if !closed {
-                    problems.add(SourceLocation(file: file, line: openLine, field: columnName(column)),
+                    problems.add(SourceLocation(file: file, line: openLine, field: columnName(column, header)),
                                  "unterminated quoted field (a \" opened here is never closed)")
                     try problems.check()
                 }
@@ -278,9 +259,12 @@ public enum CSVReader {
                     bounds.append(UInt32(contentStart)); bounds.append(UInt32(i))
                 }
                 i += 1   // the closing quote
-                if !wholeFileIsUTF8 { checkUTF8(bounds.count / 2 - 1, column: column, firstLine: openLine) }
+                if !wholeFileIsUTF8, let (location, message) = utf8Problem(fieldBytes(bounds.count / 2 - 1, input, bounds, unescaped), firstLine: openLine,
+                                                                           at: SourceLocation(file: file, field: columnName(column, header))) {
+                    problems.add(location, message)
+                }
                 if i < n, bytes[i] != 0x2C, bytes[i] != 0x0A, bytes[i] != 0x0D {
-                    problems.add(SourceLocation(file: file, line: line, field: columnName(column)),
+                    problems.add(SourceLocation(file: file, line: line, field: columnName(column, header)),
                                  "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
                     while i < n, bytes[i] != 0x2C, bytes[i] != 0x0A { i += 1 }
                 }
@@ -288,7 +272,10 @@ public enum CSVReader {
                 let start = i
                 while i < n, bytes[i] != 0x2C, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
                 bounds.append(UInt32(start)); bounds.append(UInt32(i))
-                if !wholeFileIsUTF8 { checkUTF8(bounds.count / 2 - 1, column: column, firstLine: line) }
+                if !wholeFileIsUTF8, let (location, message) = utf8Problem(fieldBytes(bounds.count / 2 - 1, input, bounds, unescaped), firstLine: line,
+                                                                           at: SourceLocation(file: file, field: columnName(column, header))) {
+                    problems.add(location, message)
+                }
             }
             // What ends the field: a comma, or the end of the record.
             if i < n, bytes[i] == 0x2C { i += 1; continue }
@@ -304,7 +291,7 @@ public enum CSVReader {
             }
             if header == nil {
                 header = (0..<fieldsInRecord).map { k in
-                    String(decoding: CSVNumbers.trimmed(fieldBytes(recordStart + k)), as: UTF8.self)
+                    String(decoding: CSVNumbers.trimmed(fieldBytes(recordStart + k, input, bounds, unescaped)), as: UTF8.self)
                 }
                 headerLine = recordLine
                 bounds.removeLast(2 * fieldsInRecord)
@@ -331,8 +318,29 @@ public enum CSVReader {
             }
         }
         try problems.check()
-        return CSVTable(file: file, header: header ?? [], headerLine: headerLine, bytes: unescaped.isEmpty ? input : input + unescaped, bounds: bounds,
+        return CSVTable(file: file, header: header ?? [], headerLine: headerLine, bytes: unescaped.isEmpty ? input : input + unescaped,
+                        fileByteCount: n, bounds: bounds,
                         firstField: firstField, lines: lines, columns: columns)
+    }
+
+    private static func columnName(_ c: Int, _ header: [String]?) -> String {
+        if let header, c < header.count, !header[c].isEmpty { return header[c] }
+        return "column \(c + 1)"
+    }
+
+    /// Field `k`'s bytes: in the file, or after it for a quoted field that held "".
+    private static func fieldBytes(_ k: Int, _ input: [UInt8], _ bounds: [UInt32], _ unescaped: [UInt8]) -> ArraySlice<UInt8> {
+        let n = input.count, start = Int(bounds[2 * k]), end = Int(bounds[2 * k + 1])
+        return start < n || start == end ? input[min(start, n)..<min(end, n)] : unescaped[(start - n)..<(end - n)]
+    }
+
+    /// For a file that is not all UTF-8: where in a field that starts on `firstLine` its first bad byte is, and which.
+    private static func utf8Problem(_ field: ArraySlice<UInt8>, firstLine: Int, at place: SourceLocation) -> (SourceLocation, String)? {
+        let bad: Int
+        do { _ = try UTF8Span(validating: field.span); return nil } catch { bad = field.startIndex + error.byteOffsets.lowerBound }
+        let hex = String(field[bad], radix: 16, uppercase: true)
+        return (SourceLocation(file: place.file, line: firstLine + field[..<bad].count { $0 == 0x0A }, field: place.field),
+                "invalid UTF-8 (byte 0x\(hex.count == 1 ? "0" + hex : hex)); expected UTF-8 text")
     }
 }
 
@@ -340,24 +348,29 @@ public enum CSVWriter {
     /// Whether a field must be quoted: it holds a comma, quote or line break, or
     /// starts or ends with a space (which other readers may trim).
     public static func needsQuotes(_ s: String) -> Bool {
-        guard let first = s.utf8.first, let last = s.utf8.last else { return false }
+        var s = s
+        return s.withUTF8(needsQuotes)
+    }
+
+    static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = utf8.first, let last = utf8.last else { return false }
         if first == 0x20 || last == 0x20 { return true }
-        return s.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+        return utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
     }
 
     /// Appends one record and its newline, each field quoted only when it must be.
     public static func append(_ fields: [String], to out: inout [UInt8]) {
-        for (i, f) in fields.enumerated() {
+        for (i, field) in fields.enumerated() {
             if i > 0 { out.append(0x2C) }
-            if needsQuotes(f) {
+            var field = field
+            field.withUTF8 { utf8 in
+                guard needsQuotes(utf8) else { return out.append(contentsOf: utf8) }
                 out.append(0x22)
-                for b in f.utf8 {
+                for b in utf8 {
                     out.append(b)
                     if b == 0x22 { out.append(0x22) }
                 }
                 out.append(0x22)
-            } else {
-                out.append(contentsOf: f.utf8)
             }
         }
         out.append(0x0A)

@@ -120,11 +120,13 @@ public struct RailNetwork: Hashable, Sendable {
 
     /// Operators by o_id, lines by l_id, stations by s_id, stations_lines by
     /// (l_id, s_sort, s_id): each line's stations in order along it.
+    /// A table already in order is left alone, so a network shared with another
+    /// value stays shared (the staging file sorts what it is given).
     public mutating func sortByKey() {
-        operators.sort { $0.id < $1.id }
-        lines.sort { $0.id < $1.id }
-        stations.sort { $0.id < $1.id }
-        stationLines.sort { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
+        operators.sortIfNeeded { $0.id < $1.id }
+        lines.sortIfNeeded { $0.id < $1.id }
+        stations.sortIfNeeded { $0.id < $1.id }
+        stationLines.sortIfNeeded { ($0.lineID, $0.sort, $0.stationID) < ($1.lineID, $1.sort, $1.stationID) }
     }
 
     public var liveStations: [Station] { stations.filter(\.enabled) }
@@ -135,7 +137,8 @@ public struct RailNetwork: Hashable, Sendable {
     /// the network came from in the messages.
     public func validate(_ problems: inout DiagnosticCollector, place: String) {
         let here = SourceLocation(file: place)
-        var operatorIDs = Set<Int>(), lineIDs = Set<Int>(), stationIDs = Set<Int>()
+        var operatorIDs = Set<Int>(minimumCapacity: operators.count), lineIDs = Set<Int>(minimumCapacity: lines.count)
+        var stationIDs = Set<Int>(minimumCapacity: stations.count)
         for o in operators {
             if !operatorIDs.insert(o.id).inserted { problems.add(here, "operator \(o.id) \(o.name): o_id used twice; expected each once") }
             if !OperatorType.valid.contains(o.type) {
@@ -158,7 +161,7 @@ public struct RailNetwork: Hashable, Sendable {
             }
         }
         struct Pair: Hashable { var line: Int, station: Int }
-        var pairs = Set<Pair>()
+        var pairs = Set<Pair>(minimumCapacity: stationLines.count)
         for x in stationLines {
             if !lineIDs.contains(x.lineID) {
                 problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) names line \(x.lineID), which does not exist")
@@ -170,5 +173,11 @@ public struct RailNetwork: Hashable, Sendable {
                 problems.add(here, "stations_lines row (l_id \(x.lineID), s_id \(x.stationID)) appears twice; expected each station once per line")
             }
         }
+    }
+}
+
+extension Array {
+    mutating func sortIfNeeded(by areInIncreasingOrder: (Element, Element) -> Bool) {
+        if zip(self, dropFirst()).contains(where: { areInIncreasingOrder($1, $0) }) { sort(by: areInIncreasingOrder) }
     }
 }

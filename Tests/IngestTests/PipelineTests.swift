@@ -30,7 +30,7 @@ final class PipelineTests: XCTestCase {
         let out = try IngestPipeline.assemble(sources: [ekidataLike(stations: [akihabara, tokyo, kanda])], registry: Registry())
         XCTAssertEqual(out.staging.network.stations.map(\.name), ["東京", "神田", "秋葉原"])
         XCTAssertEqual(out.staging.network.stations.map(\.id), [1, 2, 3])
-        XCTAssertEqual(out.registry.stations[1]?.keys, ["code:1130101", "ekidata:station:2:1130101"])
+        XCTAssertEqual(try out.registry.keys(.station, 1), ["code:1130101", "ekidata:station:2:1130101"])
         XCTAssertEqual(out.staging.network.stationLines.map(\.stationID), [3, 1, 2], "s_sort keeps the line's own order")
         XCTAssertEqual(out.report.newIDs[.station], 3)
     }
@@ -42,14 +42,14 @@ final class PipelineTests: XCTestCase {
         let a = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda, akihabara])], registry: Registry())
         let b = try IngestPipeline.assemble(sources: [shuffled], registry: Registry())
         XCTAssertEqual(a.staging.network, b.staging.network)
-        XCTAssertEqual(a.registry, b.registry)
+        XCTAssertEqual(try a.registry, try b.registry)
     }
 
     func testVanishedStationKeepsItsIDDisabledAndComesBackUnderIt() throws {
         let first = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda, akihabara])], registry: Registry())
         let kandaID = first.staging.network.stations.first { $0.name == "神田" }!.id
 
-        let second = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, akihabara])], registry: first.registry)
+        let second = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, akihabara])], registry: try first.registry)
         let gone = second.staging.network.stations.first { $0.id == kandaID }
         XCTAssertEqual(gone?.name, "神田")
         XCTAssertEqual(gone?.enabled, false)
@@ -58,10 +58,10 @@ final class PipelineTests: XCTestCase {
 
         // A new station never takes a vanished ID.
         let ueno = (cd: 1130104, name: "上野", lat: 35_713_768, lng: 139_777_254)
-        let third = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, akihabara, ueno])], registry: second.registry)
+        let third = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, akihabara, ueno])], registry: try second.registry)
         XCTAssertEqual(third.staging.network.stations.first { $0.name == "上野" }?.id, 4)
 
-        let fourth = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda, akihabara, ueno])], registry: third.registry)
+        let fourth = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda, akihabara, ueno])], registry: try third.registry)
         let back = fourth.staging.network.stations.first { $0.name == "神田" }
         XCTAssertEqual(back?.id, kandaID)
         XCTAssertEqual(back?.enabled, true)
@@ -76,9 +76,19 @@ final class PipelineTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try out.registry.write(path: path)
         let loaded = try Registry.load(path: path)
-        XCTAssertEqual(loaded, out.registry)
+        XCTAssertEqual(loaded, try out.registry)
         let again = try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda])], registry: loaded)
         XCTAssertEqual(again.staging.network, out.staging.network)
+        XCTAssertTrue(again.registryUnchanged)
+
+        // A maintainer's own quoting is kept: the same registry written another way is left alone.
+        let requoted = String(decoding: out.registryText, as: UTF8.self).replacingOccurrences(of: ",東京,", with: ",\"東京\",")
+        XCTAssertNotEqual(Array(requoted.utf8), out.registryText)
+        let handWritten = try Registry.parse(CSVReader.parse(requoted, file: "registry.csv"))
+        XCTAssertTrue(try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda])], registry: handWritten).registryUnchanged)
+        // A new station is a change.
+        let ueno = (cd: 1130104, name: "上野", lat: 35_713_768, lng: 139_777_254)
+        XCTAssertFalse(try IngestPipeline.assemble(sources: [ekidataLike(stations: [tokyo, kanda, ueno])], registry: handWritten).registryUnchanged)
     }
 
     func testLaterSourceFillsGapsAndDisagreementsAreReported() throws {

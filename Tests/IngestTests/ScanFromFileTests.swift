@@ -42,12 +42,12 @@ final class ScanFromFileTests: XCTestCase {
 
             """#
         let r = try Registry.parse(CSVReader.parse(text, file: "registry.csv"))
-        XCTAssertEqual(r.operators.keys.sorted(), [1, 2])
-        XCTAssertEqual(r.operators[1]?.keys, ["o:1", "x:9"])
-        XCTAssertNil(r.operators[3])
-        XCTAssertEqual(r.operators[1]?.row, Operator(id: 1, name: "A", type: 1, enabled: false))
-        XCTAssertEqual(r.lines[7]?.row, Line(id: 7, name: "山手線", operatorID: 1, enabled: false, type: nil))
-        XCTAssertEqual(r.stations[5]?.row, Station(id: 5, name: "東京, 丸の内", yomi: "とうきょう", pref: 13, address: "千代田区 \"一丁目\"",
+        XCTAssertEqual(r.ids(.operator_), [1, 2])
+        XCTAssertEqual(r.keys(.operator_, 1), ["o:1", "x:9"])
+        XCTAssertNil(r.row(operator: 3))
+        XCTAssertEqual(r.row(operator: 1), Operator(id: 1, name: "A", type: 1, enabled: false))
+        XCTAssertEqual(r.row(line: 7), Line(id: 7, name: "山手線", operatorID: 1, enabled: false, type: nil))
+        XCTAssertEqual(r.row(station: 5), Station(id: 5, name: "東京, 丸の内", yomi: "とうきょう", pref: 13, address: "千代田区 \"一丁目\"",
                                                    lat: 35_681_236, lng: 139_767_125, operatorID: 1))
         // Written back: operators, lines, stations, each by ID, quoted only where needed.
         let written = String(decoding: r.text(), as: UTF8.self)
@@ -71,7 +71,7 @@ final class ScanFromFileTests: XCTestCase {
     func testRegistryKeysFieldWithEmptyKeys() throws {
         let text = CSVWriter.line(Registry.columns) + "operator,6,|o:6||x:2|,C,,1,1,,,,,,\noperator,7,o:7,D,,1,1,,,,,,\n"
         let r = try Registry.parse(CSVReader.parse(text, file: "registry.csv"))
-        XCTAssertEqual(r.operators[6]?.keys, ["o:6", "x:2"])
-        XCTAssertEqual(r.operators[7]?.keys, ["o:7"])
+        XCTAssertEqual(r.keys(.operator_, 6), ["o:6", "x:2"])
+        XCTAssertEqual(r.keys(.operator_, 7), ["o:7"])
     }
 }
