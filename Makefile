@@ -1,52 +1,66 @@
 # stationdb: `make` builds Japan's station bundle from raw/ into dist/;
-# `make test` runs the tests. Paths may be overridden from anywhere, e.g.
+# `make test` runs the tests; `make help` lists every target and variable.
+# Paths may be overridden from anywhere, e.g.
 #   make -f /path/to/stationdb/Makefile RAW=/data/raw DIST=/srv/dist
 ROOT  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 RAW   ?= $(ROOT)/raw
 BUILD ?= $(ROOT)/build
 DIST  ?= $(ROOT)/dist
-# Seed of the machine weights' random picks: changing it reshuffles the country.
-SEED  ?= 20240401
-# Empty: the next version after $(DIST)/latest.json (1 for an empty dist).
+# Empty: stationdb's one default seed (`stationdb priority --help`). Another
+# seed reshuffles every machine weight in the country.
+SEED  ?=
+# Empty: the next version after every one in $(DIST).
 VERSION ?=
-# Before publishing, `stationdb build` diffs the new bundle against the published one
-# and refuses (exit 4, nothing published) when a guard is exceeded: defaults
-# --max-removed 2 --max-disabled 2 --max-moved-m 5000 --max-weight-churn 10 (percent,
-# metres); see `stationdb build --help`. GUARDS overrides some, e.g.
+# Before publishing, the new bundle is compared with the published one and a
+# publish that exceeds a guard is refused (exit 4 from stationdb, nothing
+# published); see `stationdb build --help`. GUARDS overrides some, e.g.
 #   make GUARDS="--max-removed 5"
-# Set FORCE_PUBLISH=1 to publish a big intended change the guards refuse.
+# FORCE_PUBLISH=1 publishes a big intended change the guards refuse.
 GUARDS ?=
 FORCE_PUBLISH ?=
+# NO_WAIT=1: exit (status 3 from stationdb) instead of waiting while another
+# publish holds $(DIST).
+NO_WAIT ?=
+# make diff OLD=... NEW=... FORMAT=text|json|markdown|sql
+FORMAT ?=
 
-# Recipes go through /bin/sh, and the file lists below come from make's own
-# wildcard, not `find` in a shell: make then runs a plain command line itself,
-# without a shell. Each process started costs milliseconds here, and a whole
-# national `make` is a few hundred of them.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-BIN      := $(ROOT)/.build/release/stationdb
-SOURCES  := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
-# Every file of raw/ that ingest reads, four folders deep (hand weights and
-# renumberings are read later; dotfiles and fetch's .etag files not at all).
-RAW_ALL  := $(wildcard $(RAW)/* $(RAW)/*/* $(RAW)/*/*/* $(RAW)/*/*/*/*)
-RAW_DIRS := $(patsubst %/,%,$(wildcard $(RAW)/*/ $(RAW)/*/*/ $(RAW)/*/*/*/ $(RAW)/*/*/*/*/))
-RAW_INPUTS := $(sort $(filter-out $(RAW_DIRS) %/weights.csv %/renumbered.csv %.etag,$(RAW_ALL)))
-HAND_WEIGHTS := $(wildcard $(RAW)/weights.csv)
-RENUMBERED   := $(wildcard $(RAW)/renumbered.csv)
-STAGING  := $(BUILD)/staging.bin
-WEIGHTS  := $(BUILD)/weights.csv
-LINT     := $(BUILD)/lint.json
-STAMP    := $(DIST)/.published
-CONFIG   := $(BUILD)/.config
+RELEASE := $(ROOT)/.build/release/stationdb
+# The tests run make with the debug build: BIN=.../.build/debug/stationdb.
+BIN     ?= $(RELEASE)
+SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
 
-.PHONY: all setup fetch priority lint test bench diff clean
-.DELETE_ON_ERROR:
+.PHONY: all help setup fetch lint test bench diff clean
 
-# $(BUILD)/.ran holds "ran" while a publish of this run is not yet reported;
-# read and cleared with make's file function, so a run that did the work starts
-# no further process here.
-all: $(STAMP)
-	$(if $(file <$(BUILD)/.ran),$(file >$(BUILD)/.ran),@echo "stationdb: nothing changed; $(DIST) is up to date (version $$(sed -n 's/.*"version" *: *\([0-9]*\).*/\1/p' $(DIST)/latest.json | head -1))")
+# What make says when stationdb fails: its own exit status, which make turns into 2.
+EXPLAIN = status=$$?; case $$status in \
+	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
+	3) echo "make: I/O failure or another publish holds $(DIST) (exit 3 from stationdb); nothing was published" >&2 ;; \
+	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
+	esac; exit $$status
+
+# Every stage runs only when what it reads changed (by content: a deleted fix or
+# hand weight is a change too); stationdb decides that, not file times, so the
+# stages run by hand agree with make. The dist is locked for the whole run.
+all: $(BIN)
+	@$(BIN) publish --raw $(RAW) --build $(BUILD) --dist $(DIST) $(if $(SEED),--seed $(SEED)) \
+		$(if $(VERSION),--version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait); \
+	$(EXPLAIN)
+
+help:
+	@echo 'make                the nightly job: raw/ -> build/ -> a new version in dist/ when anything changed'
+	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
+	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
+	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
+	@echo '                    what changed between two bundles (succeeds whether same or different)'
+	@echo 'make test           the tests;  make bench: speed against sqlite3, sqldiff, xmllint'
+	@echo 'make setup          install the Debian packages the build needs'
+	@echo 'make clean          remove build/ (published versions in dist/ are kept)'
+	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
+	@echo '  SEED=N  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
+	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
+	@echo '  0 success/same  1 different (diff)  2 bad input  3 I/O or environment  4 refused by a guard'
 
 setup:
 	@$(ROOT)/scripts/setup
@@ -65,7 +79,7 @@ setup:
 # builds and links against), not on every run.
 STATIC := $(ROOT)/.build/static-libs
 LIBDIR := /usr/lib/$(shell uname -m)-linux-gnu
-$(BIN): $(SOURCES)
+$(RELEASE): $(SOURCES)
 	@$(ROOT)/scripts/setup
 	@mkdir -p $(STATIC)
 	@echo 'INPUT($(LIBDIR)/libsqlite3.a)' >$(STATIC)/libsqlite3.so
@@ -78,41 +92,13 @@ $(BIN): $(SOURCES)
 	cd $(ROOT) && PKG_CONFIG_PATH=$(STATIC) swift build -c release --product stationdb --static-swift-stdlib -Xlinker -no-pie
 	@touch $@
 
-# The paths and seed in force, rewritten only when they change, so that
-# switching RAW or SEED redoes exactly the stages they feed. Compared and
-# written with make's file functions while the Makefile is read.
-CONFIG_TEXT := RAW=$(abspath $(RAW)) SEED=$(SEED)
-ifneq ($(file <$(CONFIG)),$(CONFIG_TEXT))
-$(shell mkdir -p $(BUILD))
-$(file >$(CONFIG),$(CONFIG_TEXT))
-endif
-
-# Ingest also checks the values as `stationdb lint` does (hand weights included), from the same reading.
-$(STAGING): $(RAW_INPUTS) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
-	$(BIN) ingest --raw $(RAW) --out $@ --lint $(LINT)
-
-$(WEIGHTS): $(STAGING) $(HAND_WEIGHTS) $(BIN) $(CONFIG)
-	$(BIN) priority --staging $(STAGING) $(if $(HAND_WEIGHTS),--hand $(HAND_WEIGHTS),--no-hand) --seed $(SEED) --out $@
-
-$(STAMP): $(WEIGHTS) $(STAGING) $(RENUMBERED) $(BIN)
-	$(BIN) build --staging $(STAGING) --weights $(WEIGHTS) --dist $(DIST) --lint $(LINT) \
-		$(if $(RENUMBERED),--renumbered $(RENUMBERED)) $(if $(VERSION),--version $(VERSION)) \
-		$(GUARDS) $(if $(FORCE_PUBLISH),--force)
-	$(file >$(BUILD)/.ran,ran)
-	@touch $@
-
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: $(BIN)
-	$(BIN) fetch --raw $(RAW)
+	@$(BIN) fetch --raw $(RAW); $(EXPLAIN)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: $(BIN)
-	$(BIN) lint --raw $(RAW)
-
-# After a data fix or a change of hand weights: redo priorities and the bundle.
-priority: $(BIN) $(STAGING)
-	rm -f $(WEIGHTS)
-	$(MAKE) -f $(ROOT)/Makefile all
+	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
 test: setup
 	cd $(ROOT) && swift build --build-tests && swift test
@@ -120,10 +106,12 @@ test: setup
 bench: setup
 	$(ROOT)/bench/run
 
-# make diff OLD=dist/3 NEW=dist   (each a .sqlite, a version folder or a dist folder)
+# Succeeds when the diff ran, whether the bundles are the same (stationdb's 0)
+# or different (its 1); CI that must tell them apart calls `stationdb diff`.
 diff: $(BIN)
-	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...>"; exit 2; }
-	$(BIN) diff $(OLD) $(NEW)
+	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...> [FORMAT=text|json|markdown|sql]" >&2; exit 2; }
+	@$(BIN) diff $(OLD) $(NEW) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
+	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:

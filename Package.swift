@@ -52,6 +52,8 @@ let package = Package(
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "BuildDB", "StationModel", "StationIO"]),
+        // make as the nightly job runs it, with the stationdb built beside the tests.
+        .testTarget(name: "MakeTests", dependencies: ["StationIO"]),
     ],
     swiftLanguageModes: [.v6]
 )

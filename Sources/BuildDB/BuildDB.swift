@@ -31,13 +31,16 @@ public struct BuildRequest: Sendable {
     public var force: Bool
     /// How many values `stationdb lint` found worth a look, for latest.json.
     public var lintWarnings: Int?
+    /// The dist's lock when the caller already holds it (`stationdb publish` holds it
+    /// from ingest on); without one, the build takes it, waiting for another publish.
+    public var lock: FileLock?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], dist: String, requestedVersion: Int? = nil,
-                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil) {
+                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, lock: FileLock? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.dist = dist; self.requestedVersion = requestedVersion
-        self.guards = guards; self.force = force; self.lintWarnings = lintWarnings
+        self.guards = guards; self.force = force; self.lintWarnings = lintWarnings; self.lock = lock
     }
 }
 
@@ -59,8 +62,11 @@ public struct BundleBuilder: Sendable {
 
     public init(beforeStep: (@Sendable (PublishStep) throws -> Void)? = nil) { self.beforeStep = beforeStep }
 
-    /// The version to build: previous + 1, or `requested` when it is larger than previous.
-    public static func nextVersion(previous: Int?, requested: Int?) throws -> Int {
+    /// The version to build: one above every version latest.json named (`previous`) and
+    /// every version folder in dist (`highestFolder`, which may be a dead publish's that
+    /// latest.json never named), or `requested` when it is larger than all of those.
+    public static func nextVersion(previous: Int?, highestFolder: Int? = nil, requested: Int?) throws -> Int {
+        let taken = max(previous ?? 0, highestFolder ?? 0)
         if let requested {
             guard requested >= 1 else {
                 throw InputError(SourceLocation(file: "VERSION"), "the version must be a positive integer, found \(requested)")
@@ -69,17 +75,33 @@ public struct BundleBuilder: Sendable {
                 throw InputError(SourceLocation(file: "VERSION"),
                                  "version \(requested) is not larger than the published version \(previous); versions only grow")
             }
+            if requested <= taken {
+                throw InputError(SourceLocation(file: "VERSION"),
+                                 "version \(requested) is not larger than the version folder \(taken) already in dist/; a version is never replaced")
+            }
             return requested
         }
-        return (previous ?? 0) + 1
+        return taken + 1
+    }
+
+    /// The highest version folder in dist (a folder named by a number).
+    static func highestVersionFolder(in dist: String) -> Int? {
+        Files.names(in: dist).filter { name in name.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Files.isFolder(joinPath(dist, name)) }
+            .compactMap { Int($0) }.max()
     }
 
     public func build(_ request: BuildRequest) async throws -> BuildOutcome {
         let dist = request.dist
+        let lock = try request.lock ?? DistLock.acquire(dist: dist, wait: true)
+        defer { withExtendedLifetime(lock) {} }
         let previous = try PublishedBundle.latest(in: dist)
-        let version = try Self.nextVersion(previous: previous?.version, requested: request.requestedVersion)
+        let highestFolder = Self.highestVersionFolder(in: dist)
+        let version = try Self.nextVersion(previous: previous?.version, highestFolder: highestFolder, requested: request.requestedVersion)
+        if let highestFolder, highestFolder > previous?.version ?? 0 {
+            note("dist/\(highestFolder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)")
+        }
         try Self.validate(request, version: version)
-        try Files.createFolder(dist)
+        // Under the lock, every temporary folder is a dead run's.
         Self.removeLeftovers(in: dist)
         let temporary = joinPath(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
         let final = joinPath(dist, String(version))
@@ -163,12 +185,8 @@ public struct BundleBuilder: Sendable {
             try Files.sync(temporary)
 
             try step(.renameFolder)
-            if Files.exists(final) {
-                // Left by a publish that died between this rename and latest.json:
-                // never named by latest.json, so no client has seen it.
-                note("replacing \(final), left by an interrupted publish")
-                Files.remove(final)
-            }
+            // The version is above every folder, and the lock keeps others out: nothing is replaced.
+            if Files.exists(final) { throw EnvironmentError("\(final) appeared while this publish was running; nothing was replaced") }
             if rename(temporary, final) != 0 {
                 throw EnvironmentError("cannot rename \(temporary) to \(final): \(systemError())")
             }

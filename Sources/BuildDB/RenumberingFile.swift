@@ -5,7 +5,8 @@ import StationModel
 /// cumulative: every renumbering ever published stays in the file, because a client
 /// several versions behind needs them all.
 public enum RenumberingFile {
-    public static let defaultPath = "raw/renumbered.csv"
+    public static let fileName = "renumbered.csv"
+    public static let defaultPath = "raw/" + fileName
     public static let columns = ["new_s_id", "old_s_id", "version"]
 
     /// The renumberings, each with the line it came from (for error messages).

@@ -63,6 +63,9 @@ public struct IngestOptions: Sendable {
         self.problemLimit = problemLimit
     }
 
+    /// A path relative to the raw folder when it lies in it, else as given.
+    public func relativePath(_ path: String) -> String { IngestPipeline.relativePath(path, in: rawFolder) }
+
     /// How messages name a file: under raw/ by the raw folder's label, elsewhere as given.
     public func label(for path: String) -> String {
         let relative = IngestPipeline.relativePath(path, in: rawFolder)
@@ -90,6 +93,12 @@ public enum IngestPipeline {
     /// are never all held at once); `each` sees each source before it is let go. Then
     /// the fixes and the registry. Bad input in any of them is one InputError.
     public static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
+        // A nightly job whose raw/ is gone must fail, not find nothing new.
+        guard Files.isFolder(options.rawFolder) else {
+            throw InputError(SourceLocation(file: options.rawLabel),
+                             Files.exists(options.rawFolder) ? "not a folder; expected the raw folder of station sources"
+                                 : "no such folder; expected the raw folder of station sources (README: Layout of raw/); nothing was written")
+        }
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         async let meta = digests(config, options)
         var problems = DiagnosticCollector(limit: options.problemLimit)

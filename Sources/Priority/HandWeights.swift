@@ -8,7 +8,8 @@ import StationModel
 public enum HandWeights {
     public static let range = 1...10
     /// Where `stationdb priority` looks when no hand file is named.
-    public static let defaultPath = "raw/weights.csv"
+    public static let fileName = "weights.csv"
+    public static let defaultPath = "raw/" + fileName
 
     /// Reads and checks the hand weights against the network. Every problem is
     /// reported at once (exit 2): a malformed or unknown s_id, a weight outside
@@ -56,14 +57,18 @@ public enum HandWeights {
         return (weights, warnings)
     }
 
-    /// The hand weights a command uses: the file named, which must exist; without
+    /// The hand weights file a command uses: the one named (which must exist); without
     /// one, raw/weights.csv when present, and none otherwise (with a note).
-    public static func resolve(_ path: String?, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
-        if let path { return try read(path: path, network: network) }
+    public static func file(_ path: String?) -> String? {
+        if let path { return path }
         guard Files.exists(defaultPath) else {
             note("priority: no \(defaultPath); assigning without hand weights")
-            return ([], [])
+            return nil
         }
-        return try read(path: defaultPath, network: network)
+        return defaultPath
+    }
+
+    public static func resolve(_ path: String?, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
+        try file(path).map { try read(path: $0, network: network) } ?? ([], [])
     }
 }

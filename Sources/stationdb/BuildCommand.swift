@@ -57,69 +57,14 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "Renumbered stations CSV (new_s_id,old_s_id,version). Default: raw/renumbered.csv when present.")
     var renumbered: String?
 
-    @Option(name: .customLong("version"), help: "Version to publish (VERSION=N); must be larger than the published one.")
-    var requestedVersion: Int?
-
-    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse to publish when more than PCT % of the published stations are removed.", valueName: "PCT"))
-    var maxRemoved = DiffGuards.nightly.maxRemovedPercent!
-
-    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of the published enabled stations are disabled.", valueName: "PCT"))
-    var maxDisabled = DiffGuards.nightly.maxDisabledPercent!
-
-    @Option(name: .customLong("max-moved-m"), help: ArgumentHelp("Refuse when a station moved further than METRES.", valueName: "METRES"))
-    var maxMovedMetres = DiffGuards.nightly.maxMovedMetres!
-
-    @Option(name: .customLong("max-weight-churn"), help: ArgumentHelp("Refuse when more than PCT % of the stations enabled in both changed weight.", valueName: "PCT"))
-    var maxWeightChurn = DiffGuards.nightly.maxWeightChurnPercent!
-
-    @Flag(help: "Publish even when a guard is exceeded (make FORCE_PUBLISH=1).")
-    var force = false
+    @OptionGroup var guardOptions: GuardOptions
 
     @Option(help: "The report of `stationdb lint --out`: its count of warnings goes into latest.json and the summary.")
     var lint: String?
 
-    func validate() throws {
-        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled),
-                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] where !(value >= 0) {
-            throw ValidationError("\(name) must be a number of 0 or more")
-        }
-    }
-
     func run() async throws {
-        let staging = try StagingFile.read(from: self.staging)
-        let weights = try StationWeightsFile.read(from: self.weights)
-        var renumberings: [Renumbering: SourceLocation] = [:]
-        if let path = renumbered ?? (Files.exists(RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil) {
-            renumberings = try RenumberingFile.read(from: path)
-        }
-        let request = BuildRequest(staging: staging, stagingPath: self.staging, weights: weights, weightsPath: self.weights,
-                                   renumberings: renumberings, dist: dist, requestedVersion: requestedVersion,
-                                   guards: DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled,
-                                                      maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn),
-                                   force: force, lintWarnings: try lint.map(Self.lintCount))
-        let outcome: BuildOutcome
-        do {
-            outcome = try await BundleBuilder().build(request)
-        } catch let refusal as GuardRefusal {
-            note("nothing was published (\(dist) is as it was); if this change is intended, publish it with `make FORCE_PUBLISH=1` (stationdb build --force)")
-            throw refusal
-        }
-        switch outcome {
-        case .unchanged(let version):
-            note("unchanged (version \(version))")
-        case .published(let bundle, let difference):
-            let warnings = bundle.warnings.map { "; \($0) lint warning\($0 == 1 ? "" : "s")" } ?? ""
-            note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(difference))\(warnings)")
-        }
-    }
-
-    /// The count of a lint report (`stationdb lint --out`).
-    static func lintCount(_ path: String) throws -> Int {
-        struct Report: Decodable { var count: Int }
-        do {
-            return try JSONDecoder().decode(Report.self, from: Data(try Files.read(path))).count
-        } catch let error as DecodingError {
-            throw InputError(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
-        }
+        let renumbered = renumbered ?? (Files.exists(RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil)
+        _ = try await BuildStage(staging: staging, weights: weights, dist: dist, renumbered: renumbered, lint: lint,
+                                 requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards, force: guardOptions.force).run()
     }
 }

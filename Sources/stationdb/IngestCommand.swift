@@ -57,41 +57,6 @@ struct IngestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems)
-        var sourceFindings: [LintFinding] = []
-        let inputs = try await IngestPipeline.read(options) { if lint != nil { sourceFindings += Lint.sourceValues($0) } }
-        let fixes = inputs.fixes
-        let outcome = try IngestPipeline.assemble(inputs, problemLimit: maxProblems, keepOrigins: lint != nil)
-        let n = outcome.staging.network
-        if report { printReport(outcome) }
-        let live = n.stations.count(where: \.enabled)
-        var summary = "ingest: \(n.operators.count) operators, \(n.lines.count) lines, \(n.stations.count) stations (\(live) live), \(n.stationLines.count) station-line rows"
-        let newStations = outcome.report.newIDs[.station] ?? 0, gone = outcome.report.vanished[.station] ?? 0
-        if newStations > 0 || gone > 0 { summary += "; \(newStations) new station IDs, \(gone) vanished stations kept disabled" }
-        if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
-        for w in outcome.report.warnings { note("warning: \(w)") }
-        if check {
-            note(summary + " (checked; nothing written)")
-            return
-        }
-        try IngestPipeline.publish(outcome, stagingPath: out, registryPath: options.registryPath)
-        note(summary + " -> \(out)")
-        if let lint {
-            let report = try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options,
-                                        handWeights: hand ?? joinPath(raw, "weights.csv"))
-            try AtomicFile.write(try report.json(), to: lint)
-            note("lint: \(report.summary) in \(raw)" + (report.count > 0 ? "; `make lint` lists them" : ""))
-        }
-    }
-
-    func printReport(_ outcome: IngestOutcome) {
-        let d = outcome.report.disagreements
-        print("# Disagreements between sources (\(outcome.report.sources.joined(separator: " > ")); the first wins)")
-        if d.isEmpty { print("none"); return }
-        for kind in [Disagreement.Kind.name, .coordinates, .prefecture] {
-            let rows = d.filter { $0.kind == kind }
-            if rows.isEmpty { continue }
-            print("\n## \(kind.rawValue) (\(rows.count))")
-            for r in rows { print(r.description) }
-        }
+        try await IngestStage(options: options, staging: out, lint: lint, hand: hand).run(check: check, report: report)
     }
 }

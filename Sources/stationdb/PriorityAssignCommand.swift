@@ -45,14 +45,8 @@ struct PriorityAssignCommand: ParsableCommand {
     var tiers: String?
 
     func run() throws {
-        let network = try StagingFile.read(from: staging).network
-        let hand = noHand ? (weights: [], warnings: []) : try HandWeights.resolve(hand, network: network)
-        for w in hand.warnings { note("warning: \(w)") }
-        var config = PriorityConfig(seed: seed.seed)
-        if let tiers { config.tiers = try MeshTier.parse(list: tiers) }
-        let weights = PriorityAssigner.assign(network: network, hand: hand.weights, config: config)
-        try StationWeightsFile.write(weights, to: out)
-        note("priority: \(describeCounts(weights, network: network)); wrote \(out)")
+        let stage = PriorityStage(staging: staging, hand: noHand ? nil : HandWeights.file(hand), weights: out, seed: seed.seed, tiers: tiers)
+        let weights = try stage.run().weights
         if let previous {
             let before = Dictionary(uniqueKeysWithValues: try WeightedStations.read(bundle: previous).map { ($0.id, $0.weight) })
             let c = WeightChanges.between(previous: before, current: weights)

@@ -8,9 +8,11 @@ struct StationDB: ParsableCommand {
         commandName: "stationdb",
         abstract: "Build Japan's station bundle for the station-tracking map apps.",
         discussion: """
-        The nightly pipeline is ingest -> priority -> build; `make` runs it with the
-        right files. Each stage is also a subcommand:
+        The nightly pipeline is ingest -> priority -> build; `make` runs it as
+        `stationdb publish`, which runs each stage only when what it reads changed.
+        Each stage is also a subcommand:
 
+          stationdb publish --raw raw --build build --dist dist
           stationdb ingest --raw raw --out build/staging.bin
           stationdb priority --staging build/staging.bin --hand raw/weights.csv --out build/weights.csv
           stationdb build --staging build/staging.bin --weights build/weights.csv --dist dist
@@ -20,7 +22,8 @@ struct StationDB: ParsableCommand {
         Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
         3 I/O or environment failure, 4 a guard refused to publish.
         """,
-        subcommands: [IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
+        version: StationDBVersion.description,
+        subcommands: [PublishCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
 }

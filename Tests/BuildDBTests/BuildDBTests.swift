@@ -228,6 +228,11 @@ final class VersionTests: XCTestCase {
         XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, requested: 4)) { XCTAssertTrue($0 is InputError) }
         XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, requested: 3)) { XCTAssertTrue($0 is InputError) }
         XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: nil, requested: 0)) { XCTAssertTrue($0 is InputError) }
+        // A folder latest.json does not name (a dead publish's, or one announced before a rollback) is never reused.
+        XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: nil), 7)
+        XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, highestFolder: 4, requested: nil), 5)
+        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: 6)) { XCTAssertTrue($0 is InputError) }
+        XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: 8), 8)
     }
 
     func testVersionsGrowAndUnchangedPublishesNothing() async throws {
@@ -304,7 +309,7 @@ final class VersionTests: XCTestCase {
             XCTAssertTrue(text.contains("outside Japan"), text)
             XCTAssertTrue(text.contains("names line 77, which does not exist"), text)
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist), [DistLock.fileName], "nothing but the lock")
     }
 }
 
@@ -543,8 +548,10 @@ final class PublishFailureTests: XCTestCase {
 
         network.stations[0].name = "東京 (new)"
         let published = try await Fixtures.publish(network, dist: dist)
-        XCTAssertEqual(published.version, 2)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(), ["1", "2", "latest.json"])
+        // Folder 2 may have been announced before a rollback of latest.json: its number is never reused, nor the folder touched.
+        XCTAssertEqual(published.version, 3)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(), [DistLock.fileName, "1", "2", "3", "latest.json"])
+        XCTAssertEqual(try String(contentsOfFile: dist + "/2/stations.sqlite", encoding: .utf8), "stale")
         XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
     }
 }

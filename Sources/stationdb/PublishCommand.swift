@@ -1,0 +1,92 @@
+import ArgumentParser
+import BuildDB
+import Ingest
+import Priority
+import StationIO
+import StationModel
+
+struct PublishCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "The nightly job (what `make` runs): ingest, priority and build, each only when what it reads changed.",
+        discussion: """
+        Holds dist/.lock from the first read to the new latest.json, so two runs into
+        one dist never publish at once: a second run waits (saying for which pid),
+        or with --no-wait exits 3. Each stage runs only when the content of what it
+        reads differs from what its last run read (its record: BUILD/staging.bin.inputs,
+        BUILD/weights.csv.inputs, DIST/latest.json.inputs): a source, fix, hand
+        weight or registry changed, added or deleted, another seed or another
+        stationdb binary. The stages run by hand write the same records, so they and
+        this command agree on what has changed.
+
+        Reads RAW (sources.json, the sources, fixes.csv, registry.csv, weights.csv,
+        renumbered.csv), writes BUILD/staging.bin, BUILD/lint.json, BUILD/weights.csv
+        and a new version into DIST. When new stations get IDs, RAW/registry.csv
+        changes in that run only: commit it with the source change that caused it.
+
+        Examples:
+          stationdb publish --raw raw --build build --dist dist
+          stationdb publish --no-wait                    # a cron job that must not queue
+          stationdb publish --max-removed 5 --force      # see `stationdb build --help`
+
+        Exit status: 0 published or nothing changed, 2 bad input (a missing raw/ or
+        source file included; nothing is published), 3 I/O failure or another
+        publish holds the dist (--no-wait), 4 a guard refused to publish.
+        """)
+
+    @Option(help: "The raw folder holding the sources.")
+    var raw = "raw"
+
+    @Option(help: "Where the staging file, weights and lint report go.")
+    var build = "build"
+
+    @Option(help: "The publish folder holding latest.json and one folder per version.")
+    var dist = "dist"
+
+    @OptionGroup var seed: SeedOption
+
+    @OptionGroup var guardOptions: GuardOptions
+
+    @Flag(help: "Exit (status 3) instead of waiting when another publish holds the dist.")
+    var noWait = false
+
+    func run() async throws {
+        let lock = try DistLock.acquire(dist: dist, wait: !noWait)
+        try Files.createFolder(build)
+        let staging = joinPath(build, StagingFile.defaultName), weights = joinPath(build, "weights.csv"), lint = joinPath(build, "lint.json")
+        func inRaw(_ name: String) -> String? { Files.exists(joinPath(raw, name)) ? joinPath(raw, name) : nil }
+
+        let stages: [(name: String, stage: any Stage)] = [
+            ("ingest", IngestStage(options: IngestOptions(rawFolder: raw), staging: staging, lint: lint)),
+            ("priority", PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: seed.seed)),
+            ("build", BuildStage(staging: staging, weights: weights, dist: dist, renumbered: inRaw(RenumberingFile.fileName), lint: lint,
+                                 requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards, force: guardOptions.force)),
+        ]
+        var outcome: BuildOutcome?, ran = false
+        for (name, stage) in stages {
+            guard let reason = stage.reasonToRun() else {
+                note("\(name): up to date (nothing it reads has changed)")
+                continue
+            }
+            note("\(name): running (\(reason))")
+            ran = true
+            switch stage {
+            case let ingest as IngestStage: try await ingest.run()
+            case let priority as PriorityStage: try priority.run()
+            case let build as BuildStage: outcome = try await build.run(lock: lock)
+            default: preconditionFailure("unknown stage \(name)")
+            }
+        }
+
+        let version = try PublishedBundle.latest(in: dist)?.version
+        switch outcome {
+        case .published(let bundle, _)?:
+            note("stationdb: published version \(bundle.version) into \(dist)")
+        case .unchanged?:
+            note("stationdb: the bundle came out equal to version \(version.map(String.init) ?? "none"); nothing published, \(dist) is up to date")
+        case nil:
+            note("stationdb: \(ran ? "nothing in the bundle changed" : "nothing changed"); \(dist) is up to date (version \(version.map(String.init) ?? "none"))")
+        }
+        withExtendedLifetime(lock) {}
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import StationIO
+import XCTest
+
+/// `make` as the nightly job and a maintainer run it: the project's Makefile, the
+/// stationdb built with these tests (BIN=), and RAW, BUILD and DIST in a
+/// temporary folder of the test's own.
+struct MakeFixture {
+    let folder: String
+    var raw: String { folder + "/raw" }
+    var build: String { folder + "/build" }
+    var dist: String { folder + "/dist" }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The folder the build put the test bundle in, which holds the package's executables too.
+    static var productsFolder: URL {
+        if let xctest = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            return xctest.bundleURL.deletingLastPathComponent()
+        }
+        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0])
+        return executable.deletingLastPathComponent()
+    }
+
+    static func stationdb() throws -> String {
+        let path = productsFolder.appendingPathComponent("stationdb").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw XCTSkip("\(path) absent: run swift build (with the same --scratch-path) first")
+        }
+        return path
+    }
+
+    static func make() throws -> String {
+        for path in ["/usr/bin/make", "/bin/make"] where FileManager.default.isExecutableFile(atPath: path) { return path }
+        throw XCTSkip("make is not installed")
+    }
+
+    /// A fresh folder; `raw` is the small network below unless `copyingRaw` names another raw folder to copy.
+    init(copyingRaw source: String? = nil) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("make-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if let source {
+            try FileManager.default.copyItem(atPath: source, toPath: raw)
+        } else {
+            try Self.writeSmallNetwork(to: raw)
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+        /// The last line make or stationdb wrote on stderr before make's own "***" line.
+        var lastMessage: String {
+            err.split(separator: "\n").last { !$0.hasPrefix("make: ***") }.map(String.init) ?? ""
+        }
+    }
+
+    /// `make -f <project>/Makefile BIN=... RAW=... BUILD=... DIST=... <arguments>` in the fixture's folder.
+    func make(_ arguments: String...) throws -> Run {
+        let process = try start(arguments)
+        return Self.finish(process)
+    }
+
+    /// Starts make and returns without waiting (for two runs at once).
+    func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Self.make())
+        p.currentDirectoryURL = URL(fileURLWithPath: folder)
+        p.arguments = ["-f", Self.root + "/Makefile", "BIN=\(try Self.stationdb())", "RAW=\(raw)", "BUILD=\(build)", "DIST=\(dist)"] + arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        return (p, out, err)
+    }
+
+    static func finish(_ started: (Process, Pipe, Pipe)) -> Run {
+        let (p, out, err) = started
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs stationdb itself in the fixture's folder.
+    func stationdb(_ arguments: String...) throws -> Run { try stationdb(arguments) }
+
+    func stationdb(_ arguments: [String]) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Self.stationdb())
+        p.currentDirectoryURL = URL(fileURLWithPath: folder)
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        return Self.finish((p, out, err))
+    }
+
+    func latestVersion() throws -> Int? {
+        let path = dist + "/latest.json"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        return json?["version"] as? Int
+    }
+
+    /// Every file of a folder by relative path, with its sha256 (the lock file left out: it holds a pid).
+    static func snapshot(_ folder: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        guard let e = FileManager.default.enumerator(atPath: folder) else { return out }
+        while let rel = e.nextObject() as? String {
+            let path = folder + "/" + rel
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            if rel.hasSuffix(".lock") { continue }
+            out[rel] = isFolder.boolValue ? "folder" : try SHA256.hex(fileAt: path)
+        }
+        return out
+    }
+
+    func write(_ text: String, to relative: String) throws {
+        try text.write(toFile: folder + "/" + relative, atomically: true, encoding: .utf8)
+    }
+
+    /// A hundred stations (by default) on two lines of two operators around Tokyo, as a native master.
+    static func writeSmallNetwork(to raw: String, stations count: Int = 100) throws {
+        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+        try "o_id,operator,type,enabled\n1,東日本旅客鉄道,1,1\n2,東京地下鉄,2,1\n".write(toFile: raw + "/operators.csv", atomically: true, encoding: .utf8)
+        try "l_id,line,o_id,enabled,l_type\n11,山手線,1,1,\n21,銀座線,2,1,\n".write(toFile: raw + "/lines.csv", atomically: true, encoding: .utf8)
+        var stations = "s_id,station,yomi,wiki,pref,address,lat,lng,o_id,enabled\n", lines = "l_id,s_id,s_sort\n"
+        for i in 1...count {
+            let line = i <= 50 ? 11 : 21
+            let lat = String(format: "%.6f", 35.60 + 0.002 * Double(i % 50)), lng = line == 11 ? "139.700000" : "139.800000"
+            stations += "\(i),駅\(i),えき,,13,東京都,\(lat),\(lng),\(line == 11 ? 1 : 2),1\n"
+            lines += "\(line),\(i),\(i)\n"
+        }
+        try stations.write(toFile: raw + "/stations.csv", atomically: true, encoding: .utf8)
+        try lines.write(toFile: raw + "/stations_lines.csv", atomically: true, encoding: .utf8)
+    }
+}
