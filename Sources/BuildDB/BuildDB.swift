@@ -31,16 +31,23 @@ public struct BuildRequest: Sendable {
     public var force: Bool
     /// How many values `stationdb lint` found worth a look, for latest.json.
     public var lintWarnings: Int?
+    /// The ID registry the staging file was made with (raw/registry.csv), kept with the
+    /// version; every key the published version's registry gave an ID must still be in it.
+    public var registry: Registry?
+    /// How messages name the registry.
+    public var registryLabel: String
     /// The dist's lock when the caller already holds it (`stationdb publish` holds it
     /// from ingest on); without one, the build takes it, waiting for another publish.
     public var lock: FileLock?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], dist: String, requestedVersion: Int? = nil,
-                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, lock: FileLock? = nil) {
+                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registry: Registry? = nil,
+                registryLabel: String = "raw/registry.csv", lock: FileLock? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.dist = dist; self.requestedVersion = requestedVersion
-        self.guards = guards; self.force = force; self.lintWarnings = lintWarnings; self.lock = lock
+        self.guards = guards; self.force = force; self.lintWarnings = lintWarnings
+        self.registry = registry; self.registryLabel = registryLabel; self.lock = lock
     }
 }
 
@@ -101,6 +108,8 @@ public struct BundleBuilder: Sendable {
             note("dist/\(highestFolder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)")
         }
         try Self.validate(request, version: version)
+        try PublishedIDs.check(request.staging.network, renumbered: Set(request.renumberings.keys.map(\.oldID)),
+                               registry: request.registry, registryLabel: request.registryLabel, dist: dist)
         // Under the lock, every temporary folder is a dead run's.
         Self.removeLeftovers(in: dist)
         let temporary = joinPath(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
@@ -154,6 +163,11 @@ public struct BundleBuilder: Sendable {
                 let name = DistLayout.patch(from: previous.version)
                 digests[name] = try write(PatchWriter.patch(from: difference, toVersion: version), to: file(name))
                 patchName = name
+            }
+
+            if let registry = request.registry?.fileBytes {
+                try Files.write(registry, to: file(DistLayout.registry))
+                digests[DistLayout.registry] = SHA256.hex(registry)
             }
 
             try step(.writeSummary)

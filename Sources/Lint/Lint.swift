@@ -108,8 +108,13 @@ public enum Lint {
         let network = outcome.staging.network
         findings += geography(network, origins: outcome.stationOrigins)
         if let handWeights, Files.exists(handWeights) {
-            let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
-            findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+            // A lint reports; priority is where a bad hand weight stops the run.
+            do {
+                let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
+                findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+            } catch let error as InputError {
+                findings += error.diagnostics.map { LintFinding(.handWeight, $0.location, $0.message) }
+            }
         }
         return LintReport(findings)
     }

@@ -10,6 +10,7 @@ import StationIO
 //   <v>/patch-from-<p>.sql          the SQL that turns version p into v (Android form);
 //                                   absent for the first version ("patch": null)
 //   <v>/summary.txt                 rows added/removed/changed per table, weight changes
+//   <v>/registry.csv                the ID registry as this version was made (when given)
 //   <v>/manifest.json               latest.json's facts for v + "files": sha256 of every
 //                                   other file in <v>/
 
@@ -20,6 +21,8 @@ public enum DistLayout {
     public static let gzip = "stations.sqlite.gz"
     public static let manifest = "manifest.json"
     public static let summary = "summary.txt"
+    /// The ID registry the version was made with: the next publish checks that it only grew.
+    public static let registry = "registry.csv"
     /// Prefix of the folders a publish builds in.
     public static let temporaryPrefix = ".tmp-"
     public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }

@@ -57,6 +57,9 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "Renumbered stations CSV (new_s_id,old_s_id,version). Default: raw/renumbered.csv when present.")
     var renumbered: String?
 
+    @Option(help: "The ID registry the staging file was made with (default: raw/registry.csv when present): kept with the version, and every key the published version's registry held must still be in it.")
+    var registry: String?
+
     @OptionGroup var guardOptions: GuardOptions
 
     @Option(help: "The report of `stationdb lint --out`: its count of warnings goes into latest.json and the summary.")
@@ -64,7 +67,8 @@ struct BuildCommand: AsyncParsableCommand {
 
     func run() async throws {
         let renumbered = renumbered ?? (Files.exists(RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil)
-        _ = try await BuildStage(staging: staging, weights: weights, dist: dist, renumbered: renumbered, lint: lint,
+        let registry = registry ?? (Files.exists("raw/" + Registry.fileName) ? "raw/" + Registry.fileName : nil)
+        _ = try await BuildStage(staging: staging, weights: weights, dist: dist, renumbered: renumbered, registry: registry, lint: lint,
                                  requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards, force: guardOptions.force).run()
     }
 }

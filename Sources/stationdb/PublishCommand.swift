@@ -56,26 +56,34 @@ struct PublishCommand: AsyncParsableCommand {
         let staging = joinPath(build, StagingFile.defaultName), weights = joinPath(build, "weights.csv"), lint = joinPath(build, "lint.json")
         func inRaw(_ name: String) -> String? { Files.exists(joinPath(raw, name)) ? joinPath(raw, name) : nil }
 
-        let stages: [(name: String, stage: any Stage)] = [
-            ("ingest", IngestStage(options: IngestOptions(rawFolder: raw), staging: staging, lint: lint)),
-            ("priority", PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: seed.seed)),
-            ("build", BuildStage(staging: staging, weights: weights, dist: dist, renumbered: inRaw(RenumberingFile.fileName), lint: lint,
-                                 requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards, force: guardOptions.force)),
-        ]
-        var outcome: BuildOutcome?, ran = false
-        for (name, stage) in stages {
-            guard let reason = stage.reasonToRun() else {
-                note("\(name): up to date (nothing it reads has changed)")
-                continue
-            }
-            note("\(name): running (\(reason))")
+        let ingest = IngestStage(options: IngestOptions(rawFolder: raw), staging: staging, lint: lint)
+        let priority = PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: seed.seed)
+        let build = BuildStage(staging: staging, weights: weights, dist: dist, renumbered: inRaw(RenumberingFile.fileName),
+                               registry: joinPath(raw, Registry.fileName), lint: lint, requestedVersion: guardOptions.requestedVersion,
+                               guards: guardOptions.guards, force: guardOptions.force)
+        /// Says whether a stage runs and why; true when it must.
+        func announce(_ name: String, _ reason: String?) -> Bool {
+            note(reason.map { "\(name): running (\($0))" } ?? "\(name): up to date (nothing it reads has changed)")
+            return reason != nil
+        }
+
+        var ran = false
+        if announce("ingest", ingest.reasonToRun()) {
+            try await ingest.run()
             ran = true
-            switch stage {
-            case let ingest as IngestStage: try await ingest.run()
-            case let priority as PriorityStage: try priority.run()
-            case let build as BuildStage: outcome = try await build.run(lock: lock)
-            default: preconditionFailure("unknown stage \(name)")
-            }
+        }
+        let priorityReason = priority.reasonToRun(), buildReason = build.reasonToRun()
+        // Before weights are drawn for a station whose s_id a damaged registry changed.
+        if priorityReason != nil || buildReason != nil { try build.checkPublishedIDs() }
+        if announce("priority", priorityReason) {
+            try priority.run()
+            ran = true
+        }
+        var outcome: BuildOutcome?
+        // Priority may have changed the weights since the build's reason was taken.
+        if announce("build", priorityReason != nil ? build.reasonToRun() : buildReason) {
+            outcome = try await build.run(lock: lock)
+            ran = true
         }
 
         let version = try PublishedBundle.latest(in: dist)?.version

@@ -160,6 +160,8 @@ struct BuildStage: Stage {
     var weights: String
     var dist: String
     var renumbered: String?
+    /// The ID registry the staging file was made with (kept with the version, checked against the last).
+    var registry: String?
     var lint: String?
     var requestedVersion: Int?
     var guards: DiffGuards
@@ -174,7 +176,15 @@ struct BuildStage: Stage {
         return StageRecord(stage: "build", options: options,
                            inputs: ["staging": try StageRecord.digest(of: staging), "weights": try StageRecord.digest(of: weights),
                                     "renumbered": try renumbered.map(StageRecord.digest) ?? StageRecord.absent,
+                                    "registry": try registry.map(StageRecord.digest) ?? StageRecord.absent,
                                     "lint report": try lint.map(StageRecord.digest) ?? "not used"])
+    }
+
+    /// Checks the staging file's IDs against the published version (PublishedIDs).
+    func checkPublishedIDs() throws {
+        let renumbered = try self.renumbered.map { try RenumberingFile.read(from: $0) } ?? [:]
+        try PublishedIDs.check(try StagingFile.read(from: staging).network, renumbered: Set(renumbered.keys.map(\.oldID)),
+                               registry: try registry.map { try Registry.load(path: $0) }, registryLabel: registry ?? "raw/registry.csv", dist: dist)
     }
 
     /// Builds and, unless it equals the published version, publishes; `lock` is the dist's, when held already.
@@ -185,7 +195,8 @@ struct BuildStage: Stage {
         let renumberings = try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:]
         let request = BuildRequest(staging: staging, stagingPath: self.staging, weights: weights, weightsPath: self.weights,
                                    renumberings: renumberings, dist: dist, requestedVersion: requestedVersion, guards: guards,
-                                   force: force, lintWarnings: try lint.map(Self.lintCount), lock: lock)
+                                   force: force, lintWarnings: try lint.map(Self.lintCount),
+                                   registry: try registry.map { try Registry.load(path: $0) }, registryLabel: registry ?? "raw/registry.csv", lock: lock)
         let outcome: BuildOutcome
         do {
             outcome = try await BundleBuilder().build(request)

@@ -1,5 +1,4 @@
 import StationIO
-import StationModel
 
 // The ID registry (raw/registry.csv) is what keeps s_id, l_id and o_id
 // meaning the same thing across runs: clients key users' records by s_id.
@@ -16,7 +15,7 @@ public struct Registry: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case operator_ = "operator", line, station }
 
     public static let fileName = "registry.csv"
-    static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng"]
+    public static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng"]
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator = "|"
 
@@ -32,6 +31,9 @@ public struct Registry: Sendable, Equatable {
 
     public var isEmpty: Bool { Kind.allCases.allSatisfy { records[$0].isEmpty } }
 
+    /// The file exactly as read (nil for a registry that has no file yet).
+    public var fileBytes: [UInt8]? { table.map { Array($0.fileBytes) } }
+
     public static func load(path: String) throws -> Registry {
         guard Files.exists(path) else { return Registry() }
         return try parse(CSVReader.read(path: path))
@@ -39,7 +41,7 @@ public struct Registry: Sendable, Equatable {
 
     /// The registry in a CSV table (the file, or the text `text()` made). Every row
     /// is checked here, so asking for one later cannot fail.
-    static func parse(_ t: CSVTable) throws -> Registry {
+    public static func parse(_ t: CSVTable) throws -> Registry {
         try t.require(columns)
         var problems = DiagnosticCollector()
         var records = ByKind<[Int: Int]>([:])
@@ -118,7 +120,7 @@ public struct Registry: Sendable, Equatable {
     }
 
     /// Each registered key's ID (a key two IDs held goes to the smaller) and the highest ID ever given.
-    func keyToID(_ kind: Kind) -> (ids: [String: Int], maxID: Int) {
+    public func keyToID(_ kind: Kind) -> (ids: [String: Int], maxID: Int) {
         var ids: [String: Int] = [:]
         for id in self.ids(kind) {
             for key in keys(kind, id)! where ids[key] == nil { ids[key] = id }
@@ -159,7 +161,7 @@ public struct Registry: Sendable, Equatable {
 
     /// The registry after a run that published `network`: each ID under its keys now
     /// (`current`, by kind), plus the keys it had before unless another entity now holds one.
-    func text(after network: RailNetwork, current: ByKind<[Int: [String]]>) -> [UInt8] {
+    public func text(after network: RailNetwork, current: ByKind<[Int: [String]]>) -> [UInt8] {
         var owners = ByKind<[String: Int]?>(nil)
         func owner(_ kind: Kind, _ key: String) -> Int? {
             if owners[kind] == nil {
@@ -178,10 +180,31 @@ public struct Registry: Sendable, Equatable {
         }
     }
 
+    /// The keys `earlier` gave an ID that this registry no longer gives it, each with that
+    /// ID's name then: the registry only ever grows, so each is a line lost or edited by hand
+    /// (a bad merge), and the station that had the key would get a new s_id.
+    public func lostKeys(since earlier: Registry) -> [(kind: Kind, id: Int, key: String, name: String)] {
+        var lost: [(kind: Kind, id: Int, key: String, name: String)] = []
+        for kind in Kind.allCases {
+            for id in earlier.ids(kind) {
+                let now = Set(keys(kind, id) ?? [])
+                let name = earlier.name(kind, id)
+                for key in earlier.keys(kind, id) ?? [] where !now.contains(key) { lost.append((kind, id, key, name)) }
+            }
+        }
+        return lost
+    }
+
+    /// The name an ID's row holds.
+    public func name(_ kind: Kind, _ id: Int) -> String {
+        guard let table, let c, let r = records[kind][id] else { return "" }
+        return table.string(r, c.name)
+    }
+
     /// Whether `text` holds this registry: the file as read, byte for byte, or the
     /// same IDs, keys and rows written another way (then the file is left as the
     /// maintainer wrote it).
-    func isText(_ text: [UInt8]) -> Bool {
+    public func isText(_ text: [UInt8]) -> Bool {
         guard let table else { return false }
         return table.fileBytes == text[...] || self.text() == text
     }
@@ -221,35 +244,3 @@ public struct ByKind<Value>: Sendable where Value: Sendable {
     }
 }
 
-/// Gives each merged entity its ID: a fixed ID from the native master first,
-/// else the smallest registered ID among its keys not taken by another
-/// entity this run, else a new ID above everything ever registered.
-enum IDAssigner {
-    /// `entities` are (keys, fixedID); returns IDs in the same order.
-    static func assign(_ kind: Registry.Kind, registered: Registry, _ entities: [(keys: [String], fixedID: Int?)]) -> [Int] {
-        var result = [Int](repeating: 0, count: entities.count)
-        var taken = Set<Int>()
-        var maxFixed = 0
-        for (i, e) in entities.enumerated() {
-            guard let f = e.fixedID else { continue }
-            maxFixed = max(maxFixed, f)
-            if taken.insert(f).inserted { result[i] = f }
-        }
-        // The rest in key order, so file order never decides who keeps an ID.
-        let firstKey = entities.map { $0.keys.min() ?? "" }
-        let order = entities.indices.filter { result[$0] == 0 }.sorted { firstKey[$0] < firstKey[$1] }
-        guard !order.isEmpty else { return result }
-        let (keyToID, maxRegistered) = registered.keyToID(kind)
-        var maxID = max(maxRegistered, maxFixed)
-        for i in order {
-            if let id = entities[i].keys.compactMap({ keyToID[$0] }).filter({ !taken.contains($0) }).min() {
-                result[i] = id
-            } else {
-                maxID += 1
-                result[i] = maxID
-            }
-            taken.insert(result[i])
-        }
-        return result
-    }
-}
