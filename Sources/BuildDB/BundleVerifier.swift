@@ -6,6 +6,11 @@ public struct VerifyReport: Sendable {
     public var path: String
     public var version: Int
     public var rowCounts: [String: Int]
+    /// The bundle file checked.
+    public var database: String
+    /// What the apps can show but a user would miss: live stations on no line (absent from
+    /// every line list), lines with no stations (an empty list). Real data has a few.
+    public var warnings: [Diagnostic] = []
 
     public var line: String { "ok: \(path) version \(version), \(BundleBuilder.countsText(rowCounts))" }
 }
@@ -22,7 +27,7 @@ public enum BundleVerifier {
     public static func verify(path: String) throws -> VerifyReport {
         var problems = DiagnosticCollector(limit: 500)
         guard Files.exists(path) else { throw EnvironmentError("\(path) does not exist") }
-        let report: VerifyReport
+        var report: VerifyReport
         if Files.isFolder(path) {
             let latest = joinPath(path, DistLayout.latest)
             let manifest = joinPath(path, DistLayout.manifest)
@@ -36,9 +41,10 @@ public enum BundleVerifier {
             }
         } else {
             let (version, counts) = checkDatabase(path, expectedVersion: nil, &problems)
-            report = VerifyReport(path: path, version: version, rowCounts: counts)
+            report = VerifyReport(path: path, version: version, rowCounts: counts, database: path)
         }
         try problems.check()
+        report.warnings = lineWarnings(report.database)
         return report
     }
 
@@ -65,7 +71,7 @@ public enum BundleVerifier {
         } else {
             problems.add(SourceLocation(file: manifestPath), "missing")
         }
-        return VerifyReport(path: dist, version: bundle.version, rowCounts: counts)
+        return VerifyReport(path: dist, version: bundle.version, rowCounts: counts, database: databasePath)
     }
 
     static func verifyVersionFolder(_ folder: String, manifest path: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
@@ -76,7 +82,7 @@ public enum BundleVerifier {
         checkFiles(manifest, file: path, folder: folder, &problems)
         let (_, counts) = checkDatabase(databasePath, expectedVersion: manifest.version, &problems)
         checkRowCounts(manifest, file: path, counts, &problems)
-        return VerifyReport(path: folder, version: manifest.version, rowCounts: counts)
+        return VerifyReport(path: folder, version: manifest.version, rowCounts: counts, database: databasePath)
     }
 
     /// sha256/bytes of the database, the gzip (which must also inflate to the database) and the patch.
@@ -230,6 +236,23 @@ public enum BundleVerifier {
             } catch { add("stations.lat/lng", "cannot be checked: \(error)") }
         }
         return (version, counts)
+    }
+
+    /// Live stations on no line, and lines with no stations, in a bundle that passed every check.
+    static func lineWarnings(_ path: String) -> [Diagnostic] {
+        guard let db = try? SQLiteDatabase(path: path, mode: .readOnly) else { return [] }
+        defer { db.close() }
+        var warnings: [Diagnostic] = []
+        func list(_ sql: String, field: String, _ message: ([SQLValue]) -> String) {
+            let rows = (try? db.query(sql)) ?? []
+            for row in rows.prefix(listLimit) { warnings.append(Diagnostic(SourceLocation(file: path, field: field), message(row))) }
+            if rows.count > listLimit { warnings.append(Diagnostic(SourceLocation(file: path, field: field), "... and \(rows.count - listLimit) more")) }
+        }
+        list("SELECT s_id, station FROM stations WHERE enabled = 1 AND s_id NOT IN (SELECT s_id FROM stations_lines) ORDER BY s_id",
+             field: "stations") { "s_id \($0[0]) \($0[1].textValue ?? ""): a live station on no line (in no line's list)" }
+        list("SELECT l_id, line FROM lines WHERE l_id NOT IN (SELECT l_id FROM stations_lines) ORDER BY l_id",
+             field: "lines") { "l_id \($0[0]) \($0[1].textValue ?? ""): a line with no stations (an empty list)" }
+        return warnings
     }
 
     /// Compares tables and indexes with a reference made from BundleSchema in memory.

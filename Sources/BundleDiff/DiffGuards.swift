@@ -5,8 +5,10 @@ import StationModel
 ///
 /// A nil limit is not checked. A limit is exceeded when the figure is strictly above
 /// it (DiffSummary documents each figure):
-/// - maxRemovedPercent:     stations rows removed / stations in OLD, in %;
-/// - maxDisabledPercent:    stations going enabled 1 -> 0 / enabled stations in OLD, in %;
+/// - maxRemovedPercent:     rows removed / rows in OLD, in %, for stations, lines and operators each;
+/// - maxDisabledPercent:    rows going enabled 1 -> 0 / enabled rows in OLD, in %, for each of the three;
+/// - maxLineRowsRemovedPercent: stations_lines rows removed / its rows in OLD, in % (a line emptied,
+///                          or a master whose stations_lines lost its rows, empties the apps' line lists);
 /// - maxMovedMetres:        any station moved further than this;
 /// - maxWeightChurnPercent: live stations whose weight changed / live stations in both, in %.
 ///
@@ -15,12 +17,14 @@ import StationModel
 public struct DiffGuards: Sendable, Equatable {
     public var maxRemovedPercent: Double?
     public var maxDisabledPercent: Double?
+    public var maxLineRowsRemovedPercent: Double?
     public var maxMovedMetres: Double?
     public var maxWeightChurnPercent: Double?
 
-    public init(maxRemovedPercent: Double? = nil, maxDisabledPercent: Double? = nil,
+    public init(maxRemovedPercent: Double? = nil, maxDisabledPercent: Double? = nil, maxLineRowsRemovedPercent: Double? = nil,
                 maxMovedMetres: Double? = nil, maxWeightChurnPercent: Double? = nil) {
         self.maxRemovedPercent = maxRemovedPercent; self.maxDisabledPercent = maxDisabledPercent
+        self.maxLineRowsRemovedPercent = maxLineRowsRemovedPercent
         self.maxMovedMetres = maxMovedMetres; self.maxWeightChurnPercent = maxWeightChurnPercent
     }
 
@@ -32,23 +36,37 @@ public struct DiffGuards: Sendable, Equatable {
     /// stations open or close. These leave room for that and stop what a broken
     /// source or a bug looks like (a region vanishing, a mass switch-off, a station
     /// landing in the wrong town, the weights of a whole country being redrawn).
-    /// - removed 2% (about 200 of Japan's ~10,000 stations);
-    /// - disabled 2%;
+    /// - removed 2% (about 200 of Japan's ~10,000 stations), of lines and operators too;
+    /// - disabled 2%, of stations, lines and operators each (4 of ~170 operators is a mass switch-off);
+    /// - station-line rows removed 5%: a line or two re-drawn, not a region's lines emptied;
     /// - moved 5,000 m: further than any re-survey of a platform, less than the gap
     ///   between most neighbouring stations, so a move like that is a wrong station;
     /// - weight churn 10%.
-    public static let nightly = DiffGuards(maxRemovedPercent: 2, maxDisabledPercent: 2, maxMovedMetres: 5_000, maxWeightChurnPercent: 10)
+    public static let nightly = DiffGuards(maxRemovedPercent: 2, maxDisabledPercent: 2, maxLineRowsRemovedPercent: 5,
+                                           maxMovedMetres: 5_000, maxWeightChurnPercent: 10)
 
     public var isEmpty: Bool { self == .none }
 
     /// Why the difference is refused, one sentence per exceeded limit; empty when it passes.
     public func violations(of summary: DiffSummary) -> [String] {
         var reasons: [String] = []
-        if let limit = maxRemovedPercent, summary.removedPercent > limit {
-            reasons.append("\(summary.stationsRemoved) of \(summary.oldStations) stations removed (\(Self.percent(summary.removedPercent))), more than the limit of \(Self.percent(limit)) (--max-removed)")
+        func share(_ part: Int, _ whole: Int) -> Double { DiffSummary.percent(part, of: whole) }
+        if let limit = maxRemovedPercent {
+            for (part, whole, what) in [(summary.stationsRemoved, summary.oldStations, "stations"), (summary.linesRemoved, summary.oldLines, "lines"),
+                                        (summary.operatorsRemoved, summary.oldOperators, "operators")] where share(part, whole) > limit {
+                reasons.append("\(part) of \(whole) \(what) removed (\(Self.percent(share(part, whole)))), more than the limit of \(Self.percent(limit)) (--max-removed)")
+            }
         }
-        if let limit = maxDisabledPercent, summary.disabledPercent > limit {
-            reasons.append("\(summary.stationsDisabled) of \(summary.oldEnabledStations) enabled stations disabled (\(Self.percent(summary.disabledPercent))), more than the limit of \(Self.percent(limit)) (--max-disabled)")
+        if let limit = maxDisabledPercent {
+            for (part, whole, what) in [(summary.stationsDisabled, summary.oldEnabledStations, "stations"),
+                                        (summary.linesDisabled, summary.oldEnabledLines, "lines"),
+                                        (summary.operatorsDisabled, summary.oldEnabledOperators, "operators")] where share(part, whole) > limit {
+                reasons.append("\(part) of \(whole) enabled \(what) disabled (\(Self.percent(share(part, whole)))), more than the limit of \(Self.percent(limit)) (--max-disabled)")
+            }
+        }
+        if let limit = maxLineRowsRemovedPercent, summary.stationLinesRemovedPercent > limit {
+            reasons.append("\(summary.stationLinesRemoved) of \(summary.oldStationLines) stations_lines rows removed (\(Self.percent(summary.stationLinesRemovedPercent))), "
+                           + "more than the limit of \(Self.percent(limit)) (--max-line-rows-removed): the apps' line lists would lose them")
         }
         if let limit = maxMovedMetres {
             let far = summary.moves.filter { $0.metres > limit }

@@ -168,7 +168,14 @@ public struct DiffSummary: Sendable, Equatable {
     /// Stations whose position changed, furthest first (then by s_id).
     public var moves: [Move] = []
 
+    /// The same for lines and operators (their IDs never go from a build: PublishedIDs),
+    /// and the station-line rows removed, which is how a line empties.
+    public var oldLines = 0, linesRemoved = 0, oldEnabledLines = 0, linesDisabled = 0
+    public var oldOperators = 0, operatorsRemoved = 0, oldEnabledOperators = 0, operatorsDisabled = 0
+    public var oldStationLines = 0, stationLinesRemoved = 0
+
     public var removedPercent: Double { Self.percent(stationsRemoved, of: oldStations) }
+    public var stationLinesRemovedPercent: Double { Self.percent(stationLinesRemoved, of: oldStationLines) }
     public var disabledPercent: Double { Self.percent(stationsDisabled, of: oldEnabledStations) }
     public var weightChurnPercent: Double { Self.percent(weightChurn, of: liveInBoth) }
     public var weightChanges: Int { weightTransitions.reduce(0) { $0 + $1.stations } }
@@ -178,6 +185,16 @@ public struct DiffSummary: Sendable, Equatable {
 
     public init(difference: BundleDifference) {
         oldEnabledStations = difference.oldEnabledStations
+        oldEnabledLines = difference.oldEnabledLines
+        oldEnabledOperators = difference.oldEnabledOperators
+        if let t = difference["stations_lines"] { (oldStationLines, stationLinesRemoved) = (t.oldCount, t.removed.count) }
+        /// Rows enabled 1 -> 0 in a table with an enabled column.
+        func disabled(_ t: TableDiff) -> Int {
+            guard let enabled = t.shape.columns.firstIndex(of: "enabled") else { return 0 }
+            return t.changed.count { $0.old[enabled].intValue == 1 && $0.new[enabled].intValue != 1 }
+        }
+        if let t = difference["lines"] { (oldLines, linesRemoved, linesDisabled) = (t.oldCount, t.removed.count, disabled(t)) }
+        if let t = difference["operators"] { (oldOperators, operatorsRemoved, operatorsDisabled) = (t.oldCount, t.removed.count, disabled(t)) }
         guard let stations = difference["stations"] else { return }
         let columns = stations.shape.columns
         guard let enabled = columns.firstIndex(of: "enabled"), let weight = columns.firstIndex(of: "weight"),

@@ -48,6 +48,9 @@ public struct BundleDifference: Sendable {
     public var tables: [TableDiff]
     /// OLD's stations with enabled = 1 (the summary's share of disabled stations).
     public var oldEnabledStations: Int
+    /// OLD's lines and operators with enabled = 1.
+    public var oldEnabledLines = 0
+    public var oldEnabledOperators = 0
 
     /// True when the tables' contents are equal: user_version is not content, so
     /// two versions with equal rows are "unchanged".
@@ -72,10 +75,11 @@ public struct BundleDifference: Sendable {
         for shape in TableShape.all {
             tables.append(try difference(shape, in: db, oldPath: oldPath, newPath: newPath))
         }
-        let enabled = try db.scalarInt("SELECT count(*) FROM old_bundle.stations WHERE enabled = 1") ?? 0
+        func enabled(_ table: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM old_bundle.\(table) WHERE enabled = 1") ?? 0 }
         return BundleDifference(oldVersion: try db.scalarInt("PRAGMA old_bundle.user_version") ?? 0,
                                 newVersion: try db.scalarInt("PRAGMA new_bundle.user_version") ?? 0,
-                                tables: tables, oldEnabledStations: enabled)
+                                tables: tables, oldEnabledStations: try enabled("stations"),
+                                oldEnabledLines: try enabled("lines"), oldEnabledOperators: try enabled("operators"))
     }
 
     /// One connection with OLD attached as old_bundle and NEW as new_bundle, for

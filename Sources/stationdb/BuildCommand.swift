@@ -27,9 +27,13 @@ struct BuildCommand: AsyncParsableCommand {
         one (as `stationdb diff` does) and the guards are checked; when one is
         exceeded, the reasons are printed, nothing is published and the exit status
         is 4. Defaults, for the nightly: --max-removed 2 (% of the published
-        stations removed), --max-disabled 2 (% of its enabled stations disabled),
-        --max-moved-m 5000 (any station moved further), --max-weight-churn 10 (% of
-        the stations enabled in both whose weight changed). The first version has
+        stations removed), --max-disabled 2 (% of its enabled stations, lines or
+        operators disabled, each), --max-line-rows-removed 5 (% of its
+        stations_lines rows removed), --max-moved-m 5000 (any station moved further),
+        --max-weight-churn 10 (% of the stations enabled in both whose weight
+        changed). Apart from the guards, every o_id, l_id and s_id of the published
+        version must be in the new one (or renumbered in renumbered.csv), under every
+        key its registry held: a damaged registry is bad input (exit 2), --force or not. The first version has
         nothing to compare with and is never refused. A maintainer who has checked
         the reasons publishes a big intended change with --force, which
         `make FORCE_PUBLISH=1` passes.

@@ -80,11 +80,14 @@ struct DiffCommand: ParsableCommand {
     @Option(help: "Rows listed per table and kind (added, removed, changed) in text and markdown.")
     var limit = 50
 
-    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse (exit 4) when more than PCT % of OLD's stations are removed.", valueName: "PCT"))
+    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse (exit 4) when more than PCT % of OLD's stations, lines or operators are removed.", valueName: "PCT"))
     var maxRemoved: Double?
 
-    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of OLD's enabled stations are disabled.", valueName: "PCT"))
+    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of OLD's enabled stations, lines or operators are disabled.", valueName: "PCT"))
     var maxDisabled: Double?
+
+    @Option(name: .customLong("max-line-rows-removed"), help: ArgumentHelp("Refuse when more than PCT % of OLD's stations_lines rows are removed.", valueName: "PCT"))
+    var maxLineRowsRemoved: Double?
 
     @Option(name: .customLong("max-moved-m"), help: ArgumentHelp("Refuse when a station moved further than METRES.", valueName: "METRES"))
     var maxMovedMetres: Double?
@@ -94,7 +97,7 @@ struct DiffCommand: ParsableCommand {
 
     func validate() throws {
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
-        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled),
+        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled), ("--max-line-rows-removed", maxLineRowsRemoved),
                               ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] {
             if let value, !(value >= 0) { throw ValidationError("\(name) must be a number of 0 or more") }
         }
@@ -104,7 +107,7 @@ struct DiffCommand: ParsableCommand {
         let oldSide = try DiffSide.resolve(old)
         let newSide = try DiffSide.resolve(new)
         let report = try DiffReport.make(old: oldSide, new: newSide)
-        let guards = DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled,
+        let guards = DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxLineRowsRemovedPercent: maxLineRowsRemoved,
                                 maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
         let violations = guards.violations(of: report.summary)
         StandardStream.output.write(report.render(format, limit: limit, guardViolations: violations))

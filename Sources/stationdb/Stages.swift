@@ -231,8 +231,11 @@ struct GuardOptions: ParsableArguments {
     @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse to publish when more than PCT % of the published stations are removed.", valueName: "PCT"))
     var maxRemoved = DiffGuards.nightly.maxRemovedPercent!
 
-    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of the published enabled stations are disabled.", valueName: "PCT"))
+    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of the published enabled stations, lines or operators are disabled.", valueName: "PCT"))
     var maxDisabled = DiffGuards.nightly.maxDisabledPercent!
+
+    @Option(name: .customLong("max-line-rows-removed"), help: ArgumentHelp("Refuse when more than PCT % of the published stations_lines rows are removed.", valueName: "PCT"))
+    var maxLineRowsRemoved = DiffGuards.nightly.maxLineRowsRemovedPercent!
 
     @Option(name: .customLong("max-moved-m"), help: ArgumentHelp("Refuse when a station moved further than METRES.", valueName: "METRES"))
     var maxMovedMetres = DiffGuards.nightly.maxMovedMetres!
@@ -247,11 +250,12 @@ struct GuardOptions: ParsableArguments {
     var requestedVersion: Int?
 
     var guards: DiffGuards {
-        DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
+        DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxLineRowsRemovedPercent: maxLineRowsRemoved,
+                   maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
     }
 
     func validate() throws {
-        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled),
+        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled), ("--max-line-rows-removed", maxLineRowsRemoved),
                               ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] where !(value >= 0) {
             throw ValidationError("\(name) must be a number of 0 or more")
         }

@@ -15,6 +15,8 @@ struct VerifyCommand: ParsableCommand {
         database), user_version with the manifest's version, that stations_lines
         names existing stations and lines and that stations and lines name existing
         operators, weights 1..13, prefectures 1..47 and coordinates inside Japan.
+        It warns (exit 0) of live stations on no line and lines with no stations:
+        the apps would list neither.
 
         Example:
           stationdb verify dist
@@ -29,6 +31,7 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         let report = try BundleVerifier.verify(path: distOrDB)
-        print(report.line)
+        print(report.line + (report.warnings.isEmpty ? "" : " (\(report.warnings.count) warnings)"))
+        for w in report.warnings { note("warning: \(w)") }
     }
 }

@@ -281,13 +281,12 @@ final class VersionTests: XCTestCase {
         let dist = try Fixtures.temporaryFolder()
         var network = Fixtures.smallNetwork()
         try await Fixtures.publish(network, dist: dist)
-        network.stations.removeAll { $0.id == 101 }
-        network.stationLines.removeAll { $0.stationID == 101 }
+        let renumberings = Fixtures.renumber([101], in: &network, from: 110, version: 2)
         var weights = Fixtures.weights(for: network)
         weights[100] = 13; weights[200] = 12
-        let bundle = try await Fixtures.publish(network, dist: dist, weights: weights)
+        let bundle = try await Fixtures.publish(network, dist: dist, weights: weights, renumberings: renumberings)
         XCTAssertEqual(bundle.weightChanges, 2)
-        XCTAssertEqual(bundle.changesText, "stations +0 -1 ~2, stations_lines +0 -1 ~0, 2 weight changes")
+        XCTAssertEqual(bundle.changesText, "stations +1 -1 ~2, stations_lines +1 -1 ~0, renumbered_stations +1 -0 ~0, 2 weight changes")
         let summary = try String(contentsOfFile: dist + "/2/summary.txt", encoding: .utf8)
         XCTAssertTrue(summary.contains("weight changes: 2 stations"), summary)
         XCTAssertTrue(summary.contains("stations removed:\n  101 上野"), summary)
@@ -347,9 +346,9 @@ final class PatchRoundTripTests: XCTestCase {
 
         // Every kind of change, with awkward text in each.
         network.operators[1].name = "It's O'Hare, \"again\"; DROP TABLE x; --"
-        network.operators.removeAll { $0.id == 3 }
+        network.operators[network.operators.firstIndex { $0.id == 3 }!].enabled = false
         network.operators.append(Operator(id: 4, name: "Ünïcødé 鉄道 ™ 🚃", type: 10))
-        network.lines.removeAll { $0.id == 30 }
+        network.lines[network.lines.firstIndex { $0.id == 30 }!].enabled = false
         network.lines[0].type = 5
         network.lines.append(Line(id: 40, name: "新線, 'east'\nbranch", operatorID: 4))
         network.stations.removeAll { $0.id == 300 }
@@ -379,7 +378,7 @@ final class PatchRoundTripTests: XCTestCase {
         // And once more, from a version that skipped numbers.
         network.stations[0].name = "東京"
         network.stationLines.removeAll { $0.lineID == 40 }
-        network.lines.removeAll { $0.id == 40 }
+        network.lines[network.lines.firstIndex { $0.id == 40 }!].enabled = false
         try await Fixtures.publish(network, dist: dist, weights: weights, version: 5, renumberings: renumbered)
         try Self.assertPatchRoundTrip(dist: dist, from: 2, to: 5)
     }
@@ -405,15 +404,18 @@ final class PatchRoundTripTests: XCTestCase {
         for i in stride(from: 0, to: next.stations.count, by: 97) { next.stations[i].name += "（新）" }
         for i in stride(from: 5, to: next.stations.count, by: 211) { next.stations[i].lat += 123 }
         let closed = Set(next.stations.enumerated().filter { $0.offset % 389 == 3 }.map(\.element.id))
-        next.stations.removeAll { closed.contains($0.id) }
+        for i in next.stations.indices where closed.contains(next.stations[i].id) { next.stations[i].enabled = false }
         next.stationLines.removeAll { closed.contains($0.stationID) }
+        let renumbered = Set(next.stations.enumerated().filter { $0.offset % 401 == 5 }.map(\.element.id))
+        let renumberings = Fixtures.renumber(renumbered, in: &next, from: 98_000_000, version: 2)
         for i in stride(from: 1, to: next.stationLines.count, by: 50) { next.stationLines[i].sort += 1000 }
         next.stations.append(Station(id: 99_000_001, name: "高輪ゲートウェイ", yomi: "たかなわげーとうぇい", wiki: "高輪ゲートウェイ駅", pref: 13,
                                      address: "東京都港区港南二丁目", lat: 35_635_500, lng: 139_740_800, operatorID: next.operators[0].id))
         var weights = Fixtures.weights(for: next)
         for id in next.stations.prefix(300).map(\.id) { weights[id] = 13 }
-        let second = try await Fixtures.publish(next, dist: dist, weights: weights)
+        let second = try await Fixtures.publish(next, dist: dist, weights: weights, renumberings: renumberings)
         XCTAssertGreaterThan(second.difference?["stations"]?.rowChangeCount ?? 0, 100)
+        XCTAssertEqual(second.difference?["stations"]?.removed.count, renumbered.count)
         try Self.assertPatchRoundTrip(dist: dist, from: 1, to: 2)
         XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
     }

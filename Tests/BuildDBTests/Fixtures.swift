@@ -93,6 +93,17 @@ enum Fixtures {
         return try published(outcome, dist: dist, file: file, line: line)
     }
 
+    /// Gives the stations `ids` new s_ids from `firstNewID` on, as renumbered.csv would
+    /// declare them in `version` (the only way a published s_id leaves a bundle).
+    static func renumber(_ ids: Set<Int>, in network: inout RailNetwork, from firstNewID: Int, version: Int) -> [Renumbering: SourceLocation] {
+        var newID: [Int: Int] = [:]
+        for (k, id) in ids.sorted().enumerated() { newID[id] = firstNewID + k }
+        for i in network.stations.indices { if let n = newID[network.stations[i].id] { network.stations[i].id = n } }
+        for i in network.stationLines.indices { if let n = newID[network.stationLines[i].stationID] { network.stationLines[i].stationID = n } }
+        network.sortByKey()
+        return Dictionary(uniqueKeysWithValues: newID.map { (Renumbering(newID: $0.value, oldID: $0.key, version: version), SourceLocation(file: "renumbered.csv")) })
+    }
+
     // MARK: - Folders
 
     /// One root per test process, removed when each test class finishes.

@@ -20,16 +20,16 @@ final class NationalDiffTests: XCTestCase {
         for i in stride(from: 0, to: next.stations.count, by: 97) { next.stations[i].name += "（新）" }
         for i in stride(from: 5, to: next.stations.count, by: 211) { next.stations[i].lat += 123 }
         for i in stride(from: 7, to: next.stations.count, by: 503) { next.stations[i].enabled = false }
-        let closed = Set(next.stations.enumerated().filter { $0.offset % 389 == 3 }.map(\.element.id))
-        next.stations.removeAll { closed.contains($0.id) }
-        next.stationLines.removeAll { closed.contains($0.stationID) }
+        // Renumbered: the only way a published s_id leaves (its rows are deleted, its successor's inserted).
+        let renumbered = Set(next.stations.enumerated().filter { $0.offset % 389 == 3 }.map(\.element.id))
+        let renumberings = Fixtures.renumber(renumbered, in: &next, from: 98_000_000, version: 2)
         for i in stride(from: 1, to: next.stationLines.count, by: 50) { next.stationLines[i].sort += 1000 }
         for i in stride(from: 3, to: next.lines.count, by: 60) { next.lines[i].name += " (改)" }
         next.stations.append(Station(id: 99_000_001, name: "高輪ゲートウェイ", yomi: "たかなわげーとうぇい", wiki: "高輪ゲートウェイ駅", pref: 13,
                                      address: "東京都港区港南二丁目", lat: 35_635_500, lng: 139_740_800, operatorID: next.operators[0].id))
         var weights = Fixtures.weights(for: next)
         for id in next.stations.prefix(300).map(\.id) { weights[id] = 13 }
-        var request = Fixtures.request(next, dist: dist, weights: weights)
+        var request = Fixtures.request(next, dist: dist, weights: weights, renumberings: renumberings)
         request.force = true
         _ = try Fixtures.published(try await BundleBuilder().build(request), dist: dist)
         return (dist, dist + "/1/stations.sqlite", dist + "/2/stations.sqlite")

@@ -68,6 +68,29 @@ final class DiffGuardsTests: XCTestCase {
         XCTAssertEqual(all.compactMap { $0.split(separator: "(").last.map(String.init) }, ["--max-removed)", "--max-disabled)", "--max-weight-churn)"])
     }
 
+    /// Every table the clients read is guarded: lines and operators switched off, station-line rows lost.
+    func testLinesOperatorsAndStationLineRowsAreGuardedToo() throws {
+        let dir = try DiffFixtures.folder()
+        let operators = (1...50).map { "INSERT INTO operators VALUES (\($0), 'O\($0)', 1, 1)" }
+        let lines = (1...50).map { "INSERT INTO lines VALUES (\($0), 'L\($0)', \($0), 1, NULL)" }
+        let stations = (1...50).map { DiffFixtures.station($0, "S\($0)", operatorID: $0) }
+        let rows = (1...50).map { "INSERT INTO stations_lines VALUES (\($0), \($0), 1)" }
+        try DiffFixtures.bundle(dir + "/a.sqlite", version: 1, rows: operators + lines + stations + rows)
+        // Two operators and two lines switched off; the master's stations_lines emptied but for 10 rows.
+        try DiffFixtures.bundle(dir + "/b.sqlite", version: 2, rows: operators.map { $0.hasPrefix("INSERT INTO operators VALUES (1,") || $0.hasPrefix("INSERT INTO operators VALUES (2,") ? String($0.dropLast(2)) + "0)" : $0 }
+                                + lines.map { $0.hasPrefix("INSERT INTO lines VALUES (3,") || $0.hasPrefix("INSERT INTO lines VALUES (4,") ? $0.replacingOccurrences(of: ", 1, NULL)", with: ", 0, NULL)") : $0 }
+                                + stations + rows.prefix(10))
+        let s = try DiffReport.make(oldPath: dir + "/a.sqlite", newPath: dir + "/b.sqlite").summary
+        XCTAssertEqual([s.operatorsDisabled, s.oldEnabledOperators, s.linesDisabled, s.oldEnabledLines, s.stationLinesRemoved, s.oldStationLines],
+                       [2, 50, 2, 50, 40, 50])
+        XCTAssertEqual(DiffGuards.nightly.violations(of: s), [
+            "2 of 50 enabled lines disabled (4.00%), more than the limit of 2.00% (--max-disabled)",
+            "2 of 50 enabled operators disabled (4.00%), more than the limit of 2.00% (--max-disabled)",
+            "40 of 50 stations_lines rows removed (80.00%), more than the limit of 5.00% (--max-line-rows-removed): the apps' line lists would lose them",
+        ])
+        XCTAssertEqual(DiffGuards(maxDisabledPercent: 4, maxLineRowsRemovedPercent: 80).violations(of: s), [], "at the limits is not over them")
+    }
+
     func testEmptyBundlesAndNoLimits() throws {
         let dir = try DiffFixtures.folder()
         try DiffFixtures.bundle(dir + "/a.sqlite", version: 1, rows: [])
@@ -77,6 +100,7 @@ final class DiffGuardsTests: XCTestCase {
         XCTAssertEqual(DiffGuards.nightly.violations(of: s), [])
         XCTAssertTrue(DiffGuards.none.isEmpty)
         XCTAssertEqual(DiffGuards.none.violations(of: try summary(removed: 50, disabled: 0, reweighted: 10, moveMicroDegrees: 1_000_000)), [])
-        XCTAssertEqual(DiffGuards.nightly, DiffGuards(maxRemovedPercent: 2, maxDisabledPercent: 2, maxMovedMetres: 5_000, maxWeightChurnPercent: 10))
+        XCTAssertEqual(DiffGuards.nightly, DiffGuards(maxRemovedPercent: 2, maxDisabledPercent: 2, maxLineRowsRemovedPercent: 5,
+                                                      maxMovedMetres: 5_000, maxWeightChurnPercent: 10))
     }
 }

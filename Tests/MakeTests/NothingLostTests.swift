@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
 
-/// An s_id once published keeps its meaning: a registry damaged by a bad merge
-/// (a line deleted, a key edited away) stops the publish, naming the ID.
-final class PublishedIDTests: XCTestCase {
+/// Nothing published is lost: an s_id keeps its meaning however the registry is
+/// damaged, and the guards cover every table the apps read.
+final class NothingLostTests: XCTestCase {
+    /// A registry damaged by a bad merge (a line deleted, a key edited away) stops the publish, naming the ID.
     func testDamagedRegistryPublishesNothing() throws {
         let f = try MakeFixture(copyingRaw: MakeFixture.root + "/raw")
         defer { f.remove() }
@@ -36,5 +37,27 @@ final class PublishedIDTests: XCTestCase {
         run = try f.make()
         XCTAssertEqual(run.status, 0, run.err)
         XCTAssertEqual(try f.latestVersion(), 1)
+    }
+
+    /// A native master whose stations_lines.csv lost its rows would empty every line list.
+    func testEmptiedStationLinesAreRefusedAndVerifyWarns() throws {
+        let f = try MakeFixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.make().status, 0)
+        let published = try MakeFixture.snapshot(f.dist)
+        try f.write("l_id,s_id,s_sort\n", to: "raw/stations_lines.csv")
+        var run = try f.make()
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.err.contains("100 of 100 stations_lines rows removed (100.00%), more than the limit of 5.00% (--max-line-rows-removed)"), run.err)
+        XCTAssertTrue(run.lastMessage.contains("refused by a guard (exit 4 from stationdb)"), run.lastMessage)
+        XCTAssertEqual(try MakeFixture.snapshot(f.dist), published)
+
+        run = try f.make("FORCE_PUBLISH=1")
+        XCTAssertEqual(run.status, 0, run.err)
+        let verify = try f.stationdb("verify", "dist")
+        XCTAssertEqual(verify.status, 0)
+        XCTAssertTrue(verify.out.contains("warnings)"), verify.out)
+        XCTAssertTrue(verify.err.contains("s_id 1 駅1: a live station on no line"), verify.err)
+        XCTAssertTrue(verify.err.contains("l_id 11 山手線: a line with no stations"), verify.err)
     }
 }
