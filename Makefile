@@ -45,7 +45,7 @@ EXPLAIN = status=$$?; case $$status in \
 # stages run by hand agree with make. The dist is locked for the whole run.
 all: $(BIN)
 	@$(BIN) publish --raw $(RAW) --build $(BUILD) --dist $(DIST) $(if $(SEED),--seed $(SEED)) \
-		$(if $(VERSION),--version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait); \
+		$(if $(VERSION),--as-version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait); \
 	$(EXPLAIN)
 
 help:

@@ -92,7 +92,7 @@ public struct BundleBuilder: Sendable {
     }
 
     /// The highest version folder in dist (a folder named by a number).
-    static func highestVersionFolder(in dist: String) -> Int? {
+    public static func highestVersionFolder(in dist: String) -> Int? {
         Files.names(in: dist).filter { name in name.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Files.isFolder(joinPath(dist, name)) }
             .compactMap { Int($0) }.max()
     }

@@ -63,6 +63,13 @@ public struct IngestOptions: Sendable {
         self.problemLimit = problemLimit
     }
 
+    /// A nightly job whose raw/ is gone must fail, not find nothing new.
+    public func checkRawFolder() throws {
+        guard !Files.isFolder(rawFolder) else { return }
+        throw InputError(SourceLocation(file: rawLabel), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
+                             : "no such folder; expected the raw folder of station sources (README: Layout of raw/); nothing was written")
+    }
+
     /// A path relative to the raw folder when it lies in it, else as given.
     public func relativePath(_ path: String) -> String { IngestPipeline.relativePath(path, in: rawFolder) }
 
@@ -93,12 +100,7 @@ public enum IngestPipeline {
     /// are never all held at once); `each` sees each source before it is let go. Then
     /// the fixes and the registry. Bad input in any of them is one InputError.
     public static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
-        // A nightly job whose raw/ is gone must fail, not find nothing new.
-        guard Files.isFolder(options.rawFolder) else {
-            throw InputError(SourceLocation(file: options.rawLabel),
-                             Files.exists(options.rawFolder) ? "not a folder; expected the raw folder of station sources"
-                                 : "no such folder; expected the raw folder of station sources (README: Layout of raw/); nothing was written")
-        }
+        try options.checkRawFolder()
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
         async let meta = digests(config, options)
         var problems = DiagnosticCollector(limit: options.problemLimit)

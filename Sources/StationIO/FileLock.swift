@@ -4,8 +4,9 @@ import Glibc
 // would otherwise both take the next version number and the second would
 // replace a version the first had already announced. The lock is flock(2) on a
 // file: the kernel drops it when the process ends, however it ends, so a
-// killed run never leaves the dist locked. The holder writes its pid into the
-// file so that a second run can say whom it waits for.
+// killed run never leaves the dist locked. The file is never written (a run
+// with nothing to do changes nothing); whom a second run waits for comes from
+// the kernel's own list of locks, /proc/locks.
 
 public final class FileLock: Sendable {
     public let path: String
@@ -31,7 +32,7 @@ public final class FileLock: Sendable {
                 close(fd)
                 return nil
             }
-            waiting(holder(fd))
+            waiting(holder(of: path))
             while flock(fd, LOCK_EX) != 0 {
                 guard errno == EINTR else {
                     let reason = systemError()
@@ -40,24 +41,22 @@ public final class FileLock: Sendable {
                 }
             }
         }
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         return FileLock(path: path, fd: fd)
     }
 
-    /// The pid the holder wrote into the file, if any.
+    /// The pid of the process holding a flock on `path`, from /proc/locks
+    /// ("1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF"), matched by inode.
     public static func holder(of path: String) -> Int? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return holder(fd)
-    }
-
-    private static func holder(_ fd: Int32) -> Int? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return nil }
-        return Int(String(decoding: buffer[..<n].prefix { $0 != 0x0A }, as: UTF8.self))
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        // /proc files report a size of 0: read them a piece at a time.
+        var locks: [UInt8] = []
+        guard (try? Files.forEachChunk(of: "/proc/locks") { locks += $0 }) != nil else { return nil }
+        for line in String(decoding: locks, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5].split(separator: ":").last == Substring(String(info.st_ino)) else { continue }
+            return Int(fields[4])
+        }
+        return nil
     }
 }

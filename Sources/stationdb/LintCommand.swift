@@ -10,30 +10,32 @@ struct LintCommand: AsyncParsableCommand {
         commandName: "lint",
         abstract: "List the values of raw/ a maintainer should look at; changes nothing.",
         discussion: """
-        Reads raw/ as `stationdb ingest` does (writing nothing) and the hand weights,
-        and lists, each with file:line:field and why:
+        Reads raw/ as `stationdb ingest` does (writing nothing) and the hand
+        weights, and lists, each with file:line:field and why:
           text         outer white space or a control character in a text value
-          yomi         a reading with characters other than hiragana, ー, ・, brackets
-                       or an ideographic space
+          yomi         a reading with characters other than hiragana, ー, ・,
+                       brackets or an ideographic space
           code         an operator type, line type or N02 code the known lists lack
           far          a station more than 30 km from both its neighbours on a line
           pref         a station whose prefecture none of its 3 nearest stations has
           same-name    two live stations of one line with the same name
-          hand-weight  a hand weight on a disabled station
+          hand-weight  a hand weight on a disabled station (or on no station)
           fix          a fix whose value the sources already hold
-        Every value is published as the sources hold it: lint only says where to look.
+        Every value is published as the sources hold it: lint only says where to
+        look.
 
-        The list goes to stdout (text, or --format json for CI), a one-line count to
-        stderr; --out also writes the JSON report, which `stationdb build --lint`
-        reads to put the count into latest.json and the summary. (make has
-        `stationdb ingest --lint FILE` write it, from the same reading.)
+        The list goes to stdout (text, or --format json for CI), a one-line count
+        to stderr; --out also writes the JSON report, which `stationdb build
+        --lint` reads to put the count into latest.json and the summary. (make
+        has `stationdb ingest --lint FILE` write it, from the same reading.)
 
         Examples:
           stationdb lint --raw raw
           stationdb lint --raw raw --format json > lint.json
           stationdb lint --raw raw --quiet --out build/lint.json
 
-        Exit status: 0 (warnings or not), 2 bad input that ingest would refuse, 3 I/O failure.
+        Exit status: 0 (warnings or not), 2 bad input that ingest would refuse,
+        3 I/O failure.
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }

@@ -10,28 +10,34 @@ struct PublishCommand: AsyncParsableCommand {
         commandName: "publish",
         abstract: "The nightly job (what `make` runs): ingest, priority and build, each only when what it reads changed.",
         discussion: """
-        Holds dist/.lock from the first read to the new latest.json, so two runs into
-        one dist never publish at once: a second run waits (saying for which pid),
-        or with --no-wait exits 3. Each stage runs only when the content of what it
-        reads differs from what its last run read (its record: BUILD/staging.bin.inputs,
+        Holds dist/.lock from the first read to the new latest.json, so two runs
+        into one dist never publish at once: a second run waits (saying for
+        which pid), or with --no-wait exits 3. Each stage runs only when the
+        content of what it reads differs from what its last run read (its
+        record beside its output: BUILD/staging.bin.inputs,
         BUILD/weights.csv.inputs, DIST/latest.json.inputs): a source, fix, hand
         weight or registry changed, added or deleted, another seed or another
-        stationdb binary. The stages run by hand write the same records, so they and
-        this command agree on what has changed.
+        stationdb binary. The stages run by hand write the same records, so
+        they and this command agree on what has changed.
 
-        Reads RAW (sources.json, the sources, fixes.csv, registry.csv, weights.csv,
-        renumbered.csv), writes BUILD/staging.bin, BUILD/lint.json, BUILD/weights.csv
-        and a new version into DIST. When new stations get IDs, RAW/registry.csv
-        changes in that run only: commit it with the source change that caused it.
+        Reads RAW (sources.json, the sources, fixes.csv, registry.csv,
+        weights.csv, renumbered.csv), writes BUILD/staging.bin, BUILD/lint.json
+        and BUILD/weights.csv, and a new version into DIST. When a version
+        gives new stations IDs, RAW/registry.csv takes them as it is published
+        (never on a refused or failed run): commit it with the source change
+        that caused it.
 
         Examples:
           stationdb publish --raw raw --build build --dist dist
-          stationdb publish --no-wait                    # a cron job that must not queue
-          stationdb publish --max-removed 5 --force      # see `stationdb build --help`
+          stationdb publish --no-wait          # a cron job that must not queue
+          stationdb publish --max-disabled 5   # see `stationdb build --help`
 
-        Exit status: 0 published or nothing changed, 2 bad input (a missing raw/ or
-        source file included; nothing is published), 3 I/O failure or another
-        publish holds the dist (--no-wait), 4 a guard refused to publish.
+        Every run that publishes nothing ends "stationdb: nothing changed; DIST
+        is up to date (version N)".
+
+        Exit status: 0 published or nothing changed, 2 bad input (a missing raw/
+        or source file included; nothing is published), 3 I/O failure or
+        another publish holds the dist (--no-wait), 4 a guard refused to publish.
         """)
 
     @Option(help: "The raw folder holding the sources.")
@@ -51,8 +57,13 @@ struct PublishCommand: AsyncParsableCommand {
     var noWait = false
 
     func run() async throws {
+        // What makes the run pointless is said before the dist is even locked.
+        try IngestOptions(rawFolder: raw).checkRawFolder()
+        if let requested = guardOptions.requestedVersion {
+            _ = try BundleBuilder.nextVersion(previous: try PublishedBundle.latest(in: dist)?.version,
+                                              highestFolder: BundleBuilder.highestVersionFolder(in: dist), requested: requested)
+        }
         let lock = try DistLock.acquire(dist: dist, wait: !noWait)
-        try Files.createFolder(build)
         let staging = joinPath(build, StagingFile.defaultName), weights = joinPath(build, "weights.csv"), lint = joinPath(build, "lint.json")
         func inRaw(_ name: String) -> String? { Files.exists(joinPath(raw, name)) ? joinPath(raw, name) : nil }
 
@@ -67,33 +78,27 @@ struct PublishCommand: AsyncParsableCommand {
             return reason != nil
         }
 
-        var ran = false
         if announce("ingest", ingest.reasonToRun()) {
             try await ingest.run()
-            ran = true
         }
         let priorityReason = priority.reasonToRun(), buildReason = build.reasonToRun()
         // Before weights are drawn for a station whose s_id a damaged registry changed.
         if priorityReason != nil || buildReason != nil { try build.checkPublishedIDs() }
         if announce("priority", priorityReason) {
             try priority.run()
-            ran = true
         }
         var outcome: BuildOutcome?
         // Priority may have changed the weights since the build's reason was taken.
         if announce("build", priorityReason != nil ? build.reasonToRun() : buildReason) {
             outcome = try await build.run(lock: lock)
-            ran = true
         }
 
-        let version = try PublishedBundle.latest(in: dist)?.version
-        switch outcome {
-        case .published(let bundle, _)?:
+        // One wording for every run that publishes nothing, for a cron job to look for.
+        if case .published(let bundle, _)? = outcome {
             note("stationdb: published version \(bundle.version) into \(dist)")
-        case .unchanged?:
-            note("stationdb: the bundle came out equal to version \(version.map(String.init) ?? "none"); nothing published, \(dist) is up to date")
-        case nil:
-            note("stationdb: \(ran ? "nothing in the bundle changed" : "nothing changed"); \(dist) is up to date (version \(version.map(String.init) ?? "none"))")
+        } else {
+            let version = try PublishedBundle.latest(in: dist)?.version
+            note("stationdb: nothing changed; \(dist) is up to date (version \(version.map(String.init) ?? "none"))")
         }
         withExtendedLifetime(lock) {}
     }

@@ -39,7 +39,11 @@ extension Stage {
     }
 }
 
-/// raw/ -> the staging file (and the lint report).
+/// Where ingest leaves the registry its staging file was made with, for build to copy into
+/// raw/ once the version is published: a refused or failed publish leaves raw/ as it was.
+func pendingRegistry(for staging: String) -> String { staging + ".registry.csv" }
+
+/// raw/ -> the staging file, the registry to publish with it (and the lint report).
 struct IngestStage: Stage {
     var options: IngestOptions
     var staging: String
@@ -51,7 +55,7 @@ struct IngestStage: Stage {
     var handWeights: String { hand ?? joinPath(options.rawFolder, HandWeights.fileName) }
     var recordOwner: String { staging }
     var outputs: [String: String] {
-        var outputs = ["staging": staging]
+        var outputs = ["staging": staging, "registry": pendingRegistry(for: staging)]
         if let lint { outputs["lint report"] = lint }
         return outputs
     }
@@ -87,19 +91,17 @@ struct IngestStage: Stage {
             note(summary + " (checked; nothing written)")
             return
         }
-        try IngestPipeline.publish(outcome, stagingPath: staging, registryPath: options.registryPath)
-        if !outcome.registryUnchanged {
-            let newIDs = outcome.report.newIDs.values.reduce(0, +)
-            note("ingest: \(options.label(for: options.registryPath)) updated (\(newIDs > 0 ? "\(newIDs) new IDs" : "rows as now published")); "
-                 + "commit it with the source change that caused it")
-        }
+        try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging))
+        try StagingFile.write(outcome.staging, to: staging)
+        let newIDs = outcome.report.newIDs.values.reduce(0, +)
+        if newIDs > 0 { note("ingest: \(newIDs) new IDs; \(options.label(for: options.registryPath)) takes them when the version is published") }
         note(summary + " -> \(staging)")
         if let lint {
             let report = try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights)
             try AtomicFile.write(try report.json(), to: lint)
             note("lint: \(report.summary) in \(options.rawLabel)" + (report.count > 0 ? "; `make lint` lists them" : ""))
         }
-        // The registry as this run left it: the next run reads it.
+        // The registry as it will be once published: a run after that finds nothing new.
         record?.inputs["registry"] = SHA256.hex(outcome.registryText)
         if let record { try writeRecord(record) }
     }
@@ -160,7 +162,7 @@ struct BuildStage: Stage {
     var weights: String
     var dist: String
     var renumbered: String?
-    /// The ID registry the staging file was made with (kept with the version, checked against the last).
+    /// raw/registry.csv: it takes the registry the staging file was made with once the version is published.
     var registry: String?
     var lint: String?
     var requestedVersion: Int?
@@ -176,15 +178,34 @@ struct BuildStage: Stage {
         return StageRecord(stage: "build", options: options,
                            inputs: ["staging": try StageRecord.digest(of: staging), "weights": try StageRecord.digest(of: weights),
                                     "renumbered": try renumbered.map(StageRecord.digest) ?? StageRecord.absent,
-                                    "registry": try registry.map(StageRecord.digest) ?? StageRecord.absent,
+                                    "registry": try StageRecord.digest(of: stagingRegistry),
                                     "lint report": try lint.map(StageRecord.digest) ?? "not used"])
     }
+
+    /// The registry the staging file was made with: ingest's, or raw/'s for a staging file made without one.
+    var stagingRegistry: String {
+        let pending = pendingRegistry(for: staging)
+        return Files.exists(pending) || registry == nil ? pending : registry!
+    }
+    var registryLabel: String { registry ?? "raw/registry.csv" }
 
     /// Checks the staging file's IDs against the published version (PublishedIDs).
     func checkPublishedIDs() throws {
         let renumbered = try self.renumbered.map { try RenumberingFile.read(from: $0) } ?? [:]
         try PublishedIDs.check(try StagingFile.read(from: staging).network, renumbered: Set(renumbered.keys.map(\.oldID)),
-                               registry: try registry.map { try Registry.load(path: $0) }, registryLabel: registry ?? "raw/registry.csv", dist: dist)
+                               registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel, dist: dist)
+    }
+
+    /// Once the version is published (or found equal to the published one), raw/registry.csv
+    /// takes the registry it was made with: the memory of every ID that version holds.
+    func commitRegistry() throws {
+        guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return }
+        let next = try Files.read(stagingRegistry)
+        if Files.exists(registry), try Files.read(registry) == next { return }
+        let before = try Registry.load(path: registry), after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
+        let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !before.contains(kind, $0) } }
+        try AtomicFile.write(next, to: registry)
+        note("build: \(registry) updated (\(newIDs > 0 ? "\(newIDs) new IDs" : "rows as now published")); commit it with the source change that caused it")
     }
 
     /// Builds and, unless it equals the published version, publishes; `lock` is the dist's, when held already.
@@ -196,14 +217,16 @@ struct BuildStage: Stage {
         let request = BuildRequest(staging: staging, stagingPath: self.staging, weights: weights, weightsPath: self.weights,
                                    renumberings: renumberings, dist: dist, requestedVersion: requestedVersion, guards: guards,
                                    force: force, lintWarnings: try lint.map(Self.lintCount),
-                                   registry: try registry.map { try Registry.load(path: $0) }, registryLabel: registry ?? "raw/registry.csv", lock: lock)
+                                   registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel, lock: lock)
         let outcome: BuildOutcome
         do {
             outcome = try await BundleBuilder().build(request)
         } catch let refusal as GuardRefusal {
+            note(refusal.description)
             note("nothing was published (\(dist) is as it was); if this change is intended, publish it with `make FORCE_PUBLISH=1` (stationdb build --force)")
-            throw refusal
+            throw CommandExit(status: .guardRefused)
         }
+        try commitRegistry()
         switch outcome {
         case .unchanged(let version):
             note("build: the bundle equals the published version \(version); nothing published")
@@ -246,7 +269,7 @@ struct GuardOptions: ParsableArguments {
     @Flag(help: "Publish even when a guard is exceeded (make FORCE_PUBLISH=1).")
     var force = false
 
-    @Option(name: .customLong("version"), help: "Version to publish (make VERSION=N); must be larger than every published one.")
+    @Option(name: .customLong("as-version"), help: ArgumentHelp("Publish as version N (make VERSION=N); it must be larger than every version in dist.", valueName: "N"))
     var requestedVersion: Int?
 
     var guards: DiffGuards {

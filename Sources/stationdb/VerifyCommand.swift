@@ -8,22 +8,23 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check a published bundle: integrity, schema, checksums, version, references, weights, coordinates.",
         discussion: """
-        DIST_OR_DB is a dist folder (checked through latest.json), a version folder
-        (through its manifest.json) or a bare .sqlite bundle. It runs SQLite's
-        integrity check, compares the tables and indexes with bundle.md, the files'
-        sha256 and sizes with the manifest (and that the gzip inflates to the
-        database), user_version with the manifest's version, that stations_lines
-        names existing stations and lines and that stations and lines name existing
-        operators, weights 1..13, prefectures 1..47 and coordinates inside Japan.
-        It warns (exit 0) of live stations on no line and lines with no stations:
-        the apps would list neither.
+        DIST_OR_DB is a dist folder (checked through latest.json), a version
+        folder (through its manifest.json) or a bare .sqlite bundle. It runs
+        SQLite's integrity check, compares the tables and indexes with bundle.md,
+        the files' sha256 and sizes with the manifest (and that the gzip inflates
+        to the database), user_version with the manifest's version, that
+        stations_lines names existing stations and lines and that stations and
+        lines name existing operators, weights 1..13, prefectures 1..47 and
+        coordinates inside Japan. It warns (exit 0) of live stations on no line
+        and lines with no stations: the apps would list neither.
 
-        Example:
+        Examples:
           stationdb verify dist
           stationdb verify dist/12
           stationdb verify dist/12/stations.sqlite
 
-        Prints "ok: ..." and exits 0, or lists every problem, one per line, and exits 2.
+        Prints "ok: ..." (and any warnings on stderr) and exits 0, or lists
+        every problem, one per line, and exits 2.
         """)
 
     @Argument(help: "A dist folder, a version folder or a .sqlite file.")

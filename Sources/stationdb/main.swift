@@ -9,23 +9,35 @@ struct StationDB: ParsableCommand {
         abstract: "Build Japan's station bundle for the station-tracking map apps.",
         discussion: """
         The nightly pipeline is ingest -> priority -> build; `make` runs it as
-        `stationdb publish`, which runs each stage only when what it reads changed.
-        Each stage is also a subcommand:
+        `stationdb publish`, which runs each stage only when what it reads
+        changed. Each stage is also a subcommand (what publish runs):
 
           stationdb publish --raw raw --build build --dist dist
-          stationdb ingest --raw raw --out build/staging.bin
-          stationdb priority --staging build/staging.bin --hand raw/weights.csv --out build/weights.csv
-          stationdb build --staging build/staging.bin --weights build/weights.csv --dist dist
+          stationdb ingest --raw raw --out build/staging.bin \\
+            --lint build/lint.json
+          stationdb priority --staging build/staging.bin \\
+            --hand raw/weights.csv --out build/weights.csv
+          stationdb build --staging build/staging.bin \\
+            --weights build/weights.csv --lint build/lint.json --dist dist
           stationdb diff dist/3 dist/4
           stationdb verify dist
 
         Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
         3 I/O or environment failure, 4 a guard refused to publish.
         """,
-        version: StationDBVersion.description,
         subcommands: [PublishCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
+
+    // A flag of its own rather than ArgumentParser's `version:`; either way it is
+    // claimed on every subcommand too, which is why build and publish take `--as-version N`.
+    @Flag(help: "Say which stationdb this is: its version, the formats it writes and its binary's build ID.")
+    var version = false
+
+    func run() throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(StationDBVersion.description)
+    }
 }
 
 /// Runs the command and maps every failure to the exit statuses of the guide.

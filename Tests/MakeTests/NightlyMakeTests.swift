@@ -163,12 +163,21 @@ final class NightlyMakeTests: XCTestCase {
         XCTAssertEqual(try f.stationdb("diff", "dist/1", "dist/2").status, 1)
         XCTAssertEqual(try f.stationdb("diff", "dist/2", "dist/2").status, 0)
 
-        // Five of a hundred stations gone: over the guard of 2% disabled.
+        // Five of a hundred stations gone: over the guard of 2% disabled. A refused run leaves raw/ as it was.
+        let registry = try MakeFixture.snapshot(f.raw)["registry.csv"]
         try MakeFixture.writeSmallNetwork(to: f.raw, stations: 95)
         run = try f.make()
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.lastMessage.contains("refused by a guard (exit 4 from stationdb)"), run.err)
+        XCTAssertLessThan(run.err.range(of: "refused: ")!.lowerBound, run.err.range(of: "nothing was published")!.lowerBound, "the reason, then the advice")
         XCTAssertEqual(try f.latestVersion(), 2)
+        XCTAssertEqual(try MakeFixture.snapshot(f.raw)["registry.csv"], registry, "the registry changes only with a publish")
+
+        // A version that cannot be published stops the run before any stage.
+        run = try f.make("VERSION=2")
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.err.contains("version 2 is not larger than the published version 2"), run.err)
+        XCTAssertFalse(run.err.contains("running"), run.err)
         assertPublished(try f.make("FORCE_PUBLISH=1"), version: 3)
     }
 
