@@ -21,6 +21,8 @@ public struct BuildRequest: Sendable {
     public var weightsPath: String
     /// Every renumbering ever made (raw/renumbered.csv), with its line in that file.
     public var renumberings: [Renumbering: SourceLocation]
+    /// How messages name the renumbering file.
+    public var renumberedLabel: String
     public var dist: String
     /// VERSION=N: must be larger than the published version.
     public var requestedVersion: Int?
@@ -41,11 +43,12 @@ public struct BuildRequest: Sendable {
     public var lock: FileLock?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
-                renumberings: [Renumbering: SourceLocation] = [:], dist: String, requestedVersion: Int? = nil,
+                renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.defaultPath,
+                dist: String, requestedVersion: Int? = nil,
                 guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registry: Registry? = nil,
                 registryLabel: String = "raw/registry.csv", lock: FileLock? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
-        self.renumberings = renumberings; self.dist = dist; self.requestedVersion = requestedVersion
+        self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.dist = dist; self.requestedVersion = requestedVersion
         self.guards = guards; self.force = force; self.lintWarnings = lintWarnings
         self.registry = registry; self.registryLabel = registryLabel; self.lock = lock
     }
@@ -276,7 +279,7 @@ public struct BundleBuilder: Sendable {
         let stationIDs = Set(network.stations.map(\.id))
         for s in network.stations {
             switch request.weights[s.id] {
-            case nil: problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(s.id)"), "station \(s.id) (\(s.name)) has no weight")
+            case nil: problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(s.id)"), "station \(s.id) (\(shown(s.name))) has no weight")
             case let w? where !(1...13).contains(w):
                 problems.add(SourceLocation(file: request.weightsPath, field: "s_id \(s.id)"), "weight \(w) is not 1..13")
             default: break
@@ -307,17 +310,17 @@ public struct BundleBuilder: Sendable {
         for row in t.added {
             let newID = row[0].intValue ?? 0, oldID = row[1].intValue ?? 0, v = row[2].intValue ?? 0
             if v != version {
-                let loc = byPair[[newID, oldID]] ?? SourceLocation(file: RenumberingFile.defaultPath)
+                let loc = byPair[[newID, oldID]] ?? SourceLocation(file: request.renumberedLabel)
                 problems.add(SourceLocation(file: loc.file, line: loc.line, field: "version"),
                              "\(newID) <- \(oldID) is new in this build, so its version must be \(version), not \(v)")
             }
         }
         for row in t.removed {
-            problems.add(SourceLocation(file: RenumberingFile.defaultPath),
+            problems.add(SourceLocation(file: request.renumberedLabel),
                          "\(row[0]) <- \(row[1]) (version \(row[2])) was published and must stay listed")
         }
         for change in t.changed {
-            let loc = byPair[[change.key[0].intValue ?? 0, change.key[1].intValue ?? 0]] ?? SourceLocation(file: RenumberingFile.defaultPath)
+            let loc = byPair[[change.key[0].intValue ?? 0, change.key[1].intValue ?? 0]] ?? SourceLocation(file: request.renumberedLabel)
             problems.add(SourceLocation(file: loc.file, line: loc.line, field: "version"),
                          "\(change.key[0]) <- \(change.key[1]) was published with version \(change.old[2]), not \(change.new[2])")
         }

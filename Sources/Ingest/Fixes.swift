@@ -90,7 +90,9 @@ public enum DataFixes {
 
     /// Without outer blanks: keys and names of columns are compared this way, values are kept as written.
     static func trimmed(_ s: String) -> String {
-        String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        func blank(_ c: Character) -> Bool { c == " " || c == "\t" }
+        guard let first = s.firstIndex(where: { !blank($0) }), let last = s.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(s[first...last])
     }
 
     /// Applies every fix in file order; collects every problem. Rows are found

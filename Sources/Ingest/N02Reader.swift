@@ -222,6 +222,7 @@ final class N02Parser {
     // MARK: Driving libxml2
 
     func parse(path: String) throws {
+        if Files.isFolder(path) { throw InputError(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
         guard let file = fopen(path, "rb") else {
             throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
         }

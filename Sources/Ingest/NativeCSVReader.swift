@@ -145,7 +145,8 @@ func loadTable(_ folder: String, _ label: String, _ name: String, required: [Str
     let display = label.isEmpty ? name : label + "/" + name
     let path = joinPath(folder, name)
     guard Files.exists(path), !Files.isFolder(path) else {
-        problems.add(SourceLocation(file: display), "file not found; expected \(name) in the source folder \(label)")
+        problems.add(SourceLocation(file: display), Files.exists(path) ? "a folder, not a file; expected the file \(name) in the source folder \(label)"
+                                                                       : "file not found; expected \(name) in the source folder \(label)")
         return nil
     }
     do {

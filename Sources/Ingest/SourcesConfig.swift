@@ -77,7 +77,7 @@ extension SourceKind {
         let container = try decoder.singleValueContainer()
         let name = try container.decode(String.self)
         guard let kind = SourceKind(rawValue: name) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown kind \"\(name)\"; expected one of \(SourceKind.names)")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown kind \"\(shown(name))\"; expected one of \(SourceKind.names)")
         }
         self = kind
     }

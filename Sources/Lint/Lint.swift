@@ -216,14 +216,14 @@ public enum Lint {
                 let a = metres(before, s), b = metres(s, after)
                 if a > farMetres, b > farMetres, reportedFar.insert(s.id).inserted {
                     findings.append(LintFinding(.far, at(s, "lat, lng"),
-                        "station \(s.id) \(s.name) lies \(km(a)) from \(before.name) and \(km(b)) from \(after.name), its neighbours on \(line.name): a likely coordinate typo"))
+                        "station \(s.id) \(shown(s.name)) lies \(km(a)) from \(shown(before.name)) and \(km(b)) from \(shown(after.name)), its neighbours on \(shown(line.name)): a likely coordinate typo"))
                 }
             }
             var firstOfName: [String: Station] = [:]
             for s in members {
                 if let first = firstOfName[s.name], first.id != s.id {
                     findings.append(LintFinding(.sameName, at(s, "station"),
-                        "station \(s.id) has the name \(quoted(s.name)) of station \(first.id), also on \(line.name)"))
+                        "station \(s.id) has the name \(quoted(s.name)) of station \(first.id), also on \(shown(line.name))"))
                 } else {
                     firstOfName[s.name] = s
                 }
@@ -272,9 +272,9 @@ public enum Lint {
             guard near.count >= fewestNearStations, near.count { $0.metres < closestSame } >= min(nearestStations, near.count) else { continue }
             let nearest = near.sorted { ($0.metres, live[$0.index].id) < ($1.metres, live[$1.index].id) }.prefix(nearestStations).map { live[$0.index] }
             let names = nearest.prefix(3).map {
-                "\($0.name) (\($0.pref), \(fixed(MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: $0.lat, lng2: $0.lng) / 1000, decimals: 1)) km)"
+                "\(shown($0.name)) (\($0.pref), \(fixed(MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: $0.lat, lng2: $0.lng) / 1000, decimals: 1)) km)"
             }.joined(separator: ", ")
-            findings.append(LintFinding(.pref, at(s), "station \(s.id) \(s.name) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")"))
+            findings.append(LintFinding(.pref, at(s), "station \(s.id) \(shown(s.name)) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")"))
         }
         return findings
     }

@@ -51,7 +51,8 @@ public enum Files {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw EnvironmentError("cannot read \(path): not a file") }
+        // A folder named where a file belongs is the user's to fix: bad input, not a failing disk.
+        guard info.st_mode & S_IFMT == S_IFREG else { throw InputError(SourceLocation(file: path), "a folder, not a file; expected a file here") }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var done = 0
         while done < bytes.count {

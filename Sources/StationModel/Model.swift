@@ -140,24 +140,24 @@ public struct RailNetwork: Hashable, Sendable {
         var operatorIDs = Set<Int>(minimumCapacity: operators.count), lineIDs = Set<Int>(minimumCapacity: lines.count)
         var stationIDs = Set<Int>(minimumCapacity: stations.count)
         for o in operators {
-            if !operatorIDs.insert(o.id).inserted { problems.add(here, "operator \(o.id) \(o.name): o_id used twice; expected each once") }
+            if !operatorIDs.insert(o.id).inserted { problems.add(here, "operator \(o.id) \(shown(o.name)): o_id used twice; expected each once") }
             if !OperatorType.valid.contains(o.type) {
-                problems.add(here, "operator \(o.id) \(o.name): type \(o.type) is not an operator type code (\(OperatorType.valid.lowerBound)..\(OperatorType.valid.upperBound))")
+                problems.add(here, "operator \(o.id) \(shown(o.name)): type \(o.type) is not an operator type code (\(OperatorType.valid.lowerBound)..\(OperatorType.valid.upperBound))")
             }
         }
         for l in lines {
-            if !lineIDs.insert(l.id).inserted { problems.add(here, "line \(l.id) \(l.name): l_id used twice; expected each once") }
-            if !operatorIDs.contains(l.operatorID) { problems.add(here, "line \(l.id) \(l.name) names operator \(l.operatorID), which does not exist") }
+            if !lineIDs.insert(l.id).inserted { problems.add(here, "line \(l.id) \(shown(l.name)): l_id used twice; expected each once") }
+            if !operatorIDs.contains(l.operatorID) { problems.add(here, "line \(l.id) \(shown(l.name)) names operator \(l.operatorID), which does not exist") }
             if let t = l.type, !LineType.valid.contains(t) {
-                problems.add(here, "line \(l.id) \(l.name): l_type \(t) is not a line type code (\(LineType.valid.lowerBound)..\(LineType.valid.upperBound))")
+                problems.add(here, "line \(l.id) \(shown(l.name)): l_type \(t) is not a line type code (\(LineType.valid.lowerBound)..\(LineType.valid.upperBound))")
             }
         }
         for s in stations {
-            if !stationIDs.insert(s.id).inserted { problems.add(here, "station \(s.id) \(s.name): s_id used twice; expected each once") }
-            if !operatorIDs.contains(s.operatorID) { problems.add(here, "station \(s.id) \(s.name) names operator \(s.operatorID), which does not exist") }
-            if !(1...47).contains(s.pref) { problems.add(here, "station \(s.id) \(s.name): pref expected 1..47, found \(s.pref)") }
+            if !stationIDs.insert(s.id).inserted { problems.add(here, "station \(s.id) \(shown(s.name)): s_id used twice; expected each once") }
+            if !operatorIDs.contains(s.operatorID) { problems.add(here, "station \(s.id) \(shown(s.name)) names operator \(s.operatorID), which does not exist") }
+            if !(1...47).contains(s.pref) { problems.add(here, "station \(s.id) \(shown(s.name)): pref expected 1..47, found \(s.pref)") }
             if !MicroDegrees.inJapan(lat: s.lat, lng: s.lng) {
-                problems.add(here, "station \(s.id) \(s.name): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
+                problems.add(here, "station \(s.id) \(shown(s.name)): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
             }
         }
         struct Pair: Hashable { var line: Int, station: Int }

@@ -215,7 +215,7 @@ struct BuildStage: Stage {
         let weights = try StationWeightsFile.read(from: self.weights)
         let renumberings = try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:]
         let request = BuildRequest(staging: staging, stagingPath: self.staging, weights: weights, weightsPath: self.weights,
-                                   renumberings: renumberings, dist: dist, requestedVersion: requestedVersion, guards: guards,
+                                   renumberings: renumberings, renumberedLabel: renumbered ?? RenumberingFile.defaultPath, dist: dist, requestedVersion: requestedVersion, guards: guards,
                                    force: force, lintWarnings: try lint.map(Self.lintCount),
                                    registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel, lock: lock)
         let outcome: BuildOutcome

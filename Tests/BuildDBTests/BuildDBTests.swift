@@ -482,10 +482,14 @@ final class RenumberingTests: XCTestCase {
         let loc = SourceLocation(file: "renumbered.csv", line: 2)
         try await Fixtures.publish(network, dist: dist, renumberings: [Renumbering(newID: 100, oldID: 90, version: 1): loc])
         let snapshot = try Fixtures.snapshot(dist)
-        // Dropped.
+        // Dropped: the message names the renumbering file given, wherever it is.
         var changed = network
         changed.stations[0].wiki = "東京駅 (JR)"
-        await assertThrowsAsync(try await Fixtures.publish(changed, dist: dist)) { XCTAssertTrue("\($0)".contains("was published and must stay listed"), "\($0)") }
+        var request = Fixtures.request(changed, dist: dist)
+        request.renumberedLabel = "data/renumbered-2026.csv"
+        await assertThrowsAsync(try await BundleBuilder().build(request)) {
+            XCTAssertTrue("\($0)".contains("data/renumbered-2026.csv: 100 <- 90 (version 1) was published and must stay listed"), "\($0)")
+        }
         // Re-dated.
         await assertThrowsAsync(try await Fixtures.publish(changed, dist: dist, renumberings: [Renumbering(newID: 100, oldID: 90, version: 2): loc])) {
             XCTAssertTrue("\($0)".contains("was published with version 1, not 2"), "\($0)")

@@ -162,6 +162,20 @@ final class N02ReaderTests: XCTestCase {
         return doc
     }
 
+    /// A folder named where the N02 file belongs is bad input (exit 2), not an I/O failure; so is a long value, cut.
+    func testFolderInsteadOfTheFileAndLongValuesInMessages() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("n02-folder-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/N02.xml", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        XCTAssertEqual(inputErrorMessages { try N02Reader.read(path: folder + "/N02.xml", label: "raw/N02.xml") },
+                       ["raw/N02.xml: a folder, not a file; expected the N02 XML file"])
+        let kind = String(repeating: "k", count: 1_000)
+        try #"{ "sources": [ { "kind": "\#(kind)", "path": "x" } ] }"#.write(toFile: folder + "/sources.json", atomically: true, encoding: .utf8)
+        let message = inputErrorMessages { try SourcesConfig.load(rawFolder: folder) }.first ?? ""
+        XCTAssertTrue(message.hasSuffix("... (1000 bytes)\"; expected one of native, ekidata, n02"), message)
+        XCTAssertLessThan(message.count, 300)
+    }
+
     func testReadsASmallNetwork() throws {
         let doc = sampleDoc()
         let network = try read(doc.text)

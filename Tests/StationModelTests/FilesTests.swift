@@ -58,8 +58,9 @@ final class FilesTests: XCTestCase {
         XCTAssertThrowsError(try Files.read(path("missing"))) {
             XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read \(self.path("missing")): No such file or directory")
         }
+        // A folder where a file belongs is the user's to fix: bad input (exit 2), not an I/O failure.
         XCTAssertThrowsError(try Files.read(folder)) {
-            XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read \(self.folder!): not a file")
+            XCTAssertEqual(($0 as? InputError)?.description, "error: \(self.folder!): a folder, not a file; expected a file here")
         }
         XCTAssertThrowsError(try Files.write([1], to: path("no/such/folder/f"))) {
             XCTAssertTrue(($0 as? EnvironmentError)?.message.hasPrefix("cannot write \(self.path("no/such/folder/f")): ") == true, "\($0)")

@@ -142,8 +142,9 @@ final class StagingFileTests: XCTestCase {
         XCTAssertThrowsError(try StagingFile.read(from: path("missing.bin"))) {
             XCTAssertEqual(($0 as? EnvironmentError)?.message, "no staging file at \(self.path("missing.bin")); run `stationdb ingest` first")
         }
+        // A folder where a file belongs is the user's to fix: bad input (exit 2), not an I/O failure.
         XCTAssertThrowsError(try StagingFile.read(from: folder)) {
-            XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read \(self.folder!): not a file")
+            XCTAssertEqual(($0 as? InputError)?.description, "error: \(self.folder!): a folder, not a file; expected a file here")
         }
     }
 }
