@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Priority", dependencies: ["StationModel", "StationIO"]),
         .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO", "CSQLite"]),
         .target(name: "BuildDB", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
-        .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "BundleDiff", "CCurl"]),
+        .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "Ingest", "BundleDiff", "CCurl"]),
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "Priority", "StationModel", "StationIO"]),
         // The bench's inputs and helpers: scaled copies of the national network.

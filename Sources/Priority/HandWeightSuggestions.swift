@@ -72,9 +72,52 @@ public enum HandWeightSuggestions {
             guard !reasons.isEmpty else { continue }
             out.append(HandWeightSuggestion(stationID: s.id, name: s.name, pref: s.pref, score: score, suggestedWeight: weight, reasons: reasons))
         }
+        // A town's gateway: in each municipality that has none of the above, the station with
+        // the most lines at its place (then the smaller s_id).
+        let suggested = Set(out.map(\.stationID))
+        var towns: [String: [Station]] = [:]
+        for s in live where !handIDs.contains(s.id) { if let town = municipality(of: s.address) { towns[s.pref.description + town, default: []].append(s) } }
+        for key in towns.keys.sorted() {
+            let stations = towns[key]!
+            guard !stations.contains(where: { suggested.contains($0.id) }),
+                  let gateway = stations.max(by: { (placeLines($0).count, -$0.id) < (placeLines($1).count, -$1.id) }) else { continue }
+            let lines = placeLines(gateway).count
+            out.append(HandWeightSuggestion(stationID: gateway.id, name: gateway.name, pref: gateway.pref, score: 5 + lines, suggestedWeight: 9,
+                                            reasons: ["main station of \(municipality(of: gateway.address)!) (\(stations.count) stations, \(lines) lines here)"]))
+        }
         out.sort { ($0.score, -$0.stationID) > ($1.score, -$1.stationID) }
         if let limit { return Array(out.prefix(limit)) }
         return out
+    }
+
+    /// The municipality an address names: what follows the prefecture, up to its first
+    /// 市, 区, 町 or 村 ("東京都千代田区丸の内" -> "千代田区"); nil when there is none.
+    static func municipality(of address: String) -> String? {
+        var rest = Substring(address)
+        if let end = rest.prefix(4).firstIndex(where: { "都道府県".contains($0) }) { rest = rest[rest.index(after: end)...] }
+        guard let end = rest.firstIndex(where: { "市区町村".contains($0) }), end > rest.startIndex else { return nil }
+        return String(rest[...end])
+    }
+
+    /// A real master's hand weights by weight 1..10: 1,416 of its 9,520 live stations.
+    public static let realMasterCounts = [53, 102, 354, 0, 406, 1, 313, 29, 156, 2]
+
+    /// A test bed as dense as a real master's hand weights: the top suggestions, in rank
+    /// order, given weights 1..10 in the real master's proportions (scaled to this
+    /// network's live stations), the best ranked the smallest weight.
+    public static func testBed(network: RailNetwork) -> [HandWeight] {
+        let live = network.stations.count(where: \.enabled)
+        let scale = Double(live) / 9_520
+        let counts = realMasterCounts.map { Int((Double($0) * scale).rounded()) }
+        let ranked = suggest(network: network, hand: [], limit: counts.reduce(0, +))
+        var weights: [HandWeight] = []
+        var weight = 1, left = counts[0]
+        for s in ranked {
+            while left == 0, weight < 10 { weight += 1; left = counts[weight - 1] }
+            weights.append(HandWeight(stationID: s.stationID, weight: weight, note: "test bed", location: SourceLocation(file: "test bed")))
+            left -= 1
+        }
+        return weights.sorted { $0.stationID < $1.stationID }
     }
 
     /// As raw/weights.csv rows (s_id,weight,note), ready to review and paste.

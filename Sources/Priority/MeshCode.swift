@@ -75,7 +75,17 @@ public enum MeshLevel: String, CaseIterable, Sendable, Comparable {
         (Double(latitudeStep) / 3_000_000, Double(longitudeStep) / 1_000_000)
     }
 
-    private var order: Int { MeshLevel.allCases.firstIndex(of: self)! }
+    /// Coarsest first, 0...5.
+    var order: Int {
+        switch self {
+        case .first: 0
+        case .second: 1
+        case .fiveKilometre: 2
+        case .third: 3
+        case .half: 4
+        case .quarter: 5
+        }
+    }
     public static func < (a: MeshLevel, b: MeshLevel) -> Bool { a.order < b.order }
 }
 

@@ -67,28 +67,45 @@ public struct MeshTier: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// How the machine weights are drawn.
+public enum PriorityMethod: Hashable, Sendable {
+    /// The default: blue noise that sees the neighbouring squares and the hand pins.
+    case blueNoise(BlueNoiseTiers)
+    /// The classic per-square lottery (`--tiers` or `--method mesh-lottery`).
+    case meshLottery([MeshTier])
+
+    public var description: String {
+        switch self {
+        case .blueNoise(let t): t.description
+        case .meshLottery(let tiers): "mesh lottery: " + tiers.map(\.description).joined(separator: "; ")
+        }
+    }
+}
+
 public struct PriorityConfig: Hashable, Sendable {
     public var seed: UInt64
-    /// Tiers from the smallest weight up; stations no tier picks get `restWeight`.
-    public var tiers: [MeshTier]
+    public var method: PriorityMethod
+    /// Stations no tier picks get `restWeight`.
     public var restWeight: Int
     /// Disabled stations take no part in the lottery (clients never show them)
     /// and get this weight, so the column is never empty.
     public var disabledWeight: Int
 
-    public init(seed: UInt64 = StationHash.defaultSeed, tiers: [MeshTier] = PriorityConfig.standardTiers,
+    public init(seed: UInt64 = StationHash.defaultSeed, method: PriorityMethod = .blueNoise(.standard),
                 restWeight: Int = 13, disabledWeight: Int = 13) {
-        self.seed = seed; self.tiers = tiers; self.restWeight = restWeight; self.disabledWeight = disabledWeight
+        self.seed = seed; self.method = method; self.restWeight = restWeight; self.disabledWeight = disabledWeight
     }
 
-    /// The tuned tiers (chosen with `stationdb priority report`, see the stage
-    /// report): 11 for the first ticket of each 2nd-mesh square (10 km); 12 for
-    /// the first ticket of each 5 km square plus one more per 6 live stations
-    /// in it beyond the first (dense squares get more 12s, at most 20), so a
-    /// dense city view is not left to the distance order of the 13s. On the
-    /// national stand-in data (9,521 live stations) this gives 1,823 at 11,
-    /// 2,189 at 12 and 5,509 at 13 without hand weights; with 1,207 hand
-    /// weights from `suggest`, 1,322 / 1,768 / 5,224.
+    /// The classic lottery with these tiers.
+    public init(seed: UInt64 = StationHash.defaultSeed, tiers: [MeshTier]) {
+        self.init(seed: seed, method: .meshLottery(tiers))
+    }
+
+    /// The classic lottery's tuned tiers (chosen with `stationdb priority report`):
+    /// 11 for the first ticket of each 2nd-mesh square (10 km); 12 for the first
+    /// ticket of each 5 km square plus one more per 6 live stations in it beyond
+    /// the first (at most 20). On the national stand-in data (9,521 live stations)
+    /// this gives 1,823 at 11, 2,189 at 12 and 5,509 at 13 without hand weights.
     public static let standardTiers = [
         MeshTier(weight: 11, level: .second, picks: 1),
         MeshTier(weight: 12, level: .fiveKilometre, picks: 1, stationsPerExtraPick: 6, maxPicks: 20),
@@ -109,9 +126,21 @@ public enum PriorityAssigner {
         var weights = stations.map { handWeight[$0.id] ?? ($0.enabled ? config.restWeight : config.disabledWeight) }
         // The live stations in s_id order: a station's place here breaks ties between equal tickets.
         let live = stations.indices.filter { stations[$0].enabled }.sorted { stations[$0].id < stations[$1].id }
+        switch config.method {
+        case .blueNoise(let tiers):
+            let tickets = live.map { StationHash.ticket(seed: config.seed, stationID: stations[$0].id) }
+            tiers.assign(stations: stations, live: live, weights: &weights, tickets: tickets, restWeight: config.restWeight)
+        case .meshLottery(let tiers):
+            meshLottery(tiers, stations: stations, live: live, handWeight: handWeight, weights: &weights, seed: config.seed)
+        }
+        return weights
+    }
+
+    /// The classic lottery: in every square of a tier's level, the first tickets get its weight.
+    static func meshLottery(_ tiers: [MeshTier], stations: [Station], live: [Int], handWeight: [Int: Int], weights: inout [Int], seed: UInt64) {
         // A hand-weighted station holds ticket 0, so it takes the first place of its square.
-        let tickets = live.map { handWeight[stations[$0].id] != nil ? 0 : StationHash.ticket(seed: config.seed, stationID: stations[$0].id) }
-        for tier in config.tiers {
+        let tickets = live.map { handWeight[stations[$0].id] != nil ? 0 : StationHash.ticket(seed: seed, stationID: stations[$0].id) }
+        for tier in tiers {
             // Live stations by square; in each square the lottery's order: the tickets'
             // top 44 bits, equal ones to the smaller s_id.
             let drawn = live.indices.map { k in
@@ -128,7 +157,6 @@ public enum PriorityAssigner {
                 start = end
             }
         }
-        return weights
     }
 
     /// How many live stations hold each weight, index 0 unused: counts[w] for w in 1...13.

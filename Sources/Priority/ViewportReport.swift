@@ -173,13 +173,14 @@ public enum ViewportReport {
     }
 
     static let bandEdges: [Double] = [0.3, 2]
+    public static var bandLabels: [String] {
+        ["span < \(bandEdges[0])"] + (1..<bandEdges.count).map { "span \(bandEdges[$0 - 1])..\(bandEdges[$0])" } + ["span >= \(bandEdges.last!)"]
+    }
 
     public static func run(stations: [WeightedStation], config: ViewportReportConfig) -> ViewportReportResult {
         let views = viewports(stations: stations, config: config)
         let map = PinMap(stations: stations)
-        var labels = ["span < \(bandEdges[0])"]
-        for k in 1..<bandEdges.count { labels.append("span \(bandEdges[k - 1])..\(bandEdges[k])") }
-        labels.append("span >= \(bandEdges.last!)")
+        let labels = bandLabels
         var sums = [Sums](repeating: Sums(), count: labels.count)
         var total = Sums()
         for v in views {

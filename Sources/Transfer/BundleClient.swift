@@ -49,6 +49,7 @@ public final class BundleClient {
 
     public func pull() throws -> PullReport {
         try ensureParentFolder()
+        removeLeftovers()
         let manifest = try fetchManifest()
         let local = try localVersion()
         var report = PullReport(kind: .upToDate, localVersion: local, publishedVersion: manifest.version, recordsCopied: 0)
@@ -60,14 +61,10 @@ public final class BundleClient {
                 report.recordsCopied = try applyPatch(patch, manifest: manifest, localVersion: local)
                 report.kind = .patched
                 return report
-            } catch let error as TransferError where !error.isRetryable && error.exitStatus == .environment {
-                // A patch that does not fit is not fatal: the full file does the same job.
-                report.patchProblem = error.description
-            } catch let error as SQLiteError {
-                report.patchProblem = "the patch failed: \(error)"
-            } catch let error as InputError {
-                // What BundleDiff's AndroidPatchRunner throws for an unclosed quote.
-                report.patchProblem = "the patch is malformed: \(error)"
+            } catch {
+                // Whatever kept the patch from applying (missing, damaged, refused,
+                // failing), the full database does the same job.
+                report.patchProblem = "\(error)"
             }
             onNote?("patch not used (\(report.patchProblem ?? "")); downloading the full database")
         }
@@ -84,6 +81,24 @@ public final class BundleClient {
         do { try Files.createFolder(folder) } catch { throw TransferError.io("\(error)") }
     }
 
+    /// The endings of the temporary files a pull makes beside the database
+    /// (`.<db>.tmp-<pid>` and one of these): the manifest, the patch, the gzip,
+    /// the new database and SQLite's files for it.
+    static let temporarySuffixes: Set<Substring> = ["", ".latest.json", ".patch", ".gz", "-journal", "-wal", "-shm"]
+
+    /// Removes what killed pulls left beside the database; the files of a pull
+    /// still running in another process stay.
+    func removeLeftovers() {
+        let parent = parentFolder(of: databasePath)
+        let folder = parent.isEmpty ? "." : parent
+        let prefix = "." + fileName(of: databasePath) + ".tmp-"
+        for name in Files.names(in: folder) where name.hasPrefix(prefix) {
+            guard let (pid, rest) = leadingProcessID(name.dropFirst(prefix.count)),
+                  Self.temporarySuffixes.contains(rest), isGone(pid) else { continue }
+            unlink(joinPath(folder, name))
+        }
+    }
+
     func fetchManifest() throws -> PublishedBundle {
         let manifestURL = url("latest.json")
         let data = try http.fetchData(manifestURL, to: temporaryBase + ".latest.json")
@@ -91,7 +106,7 @@ public final class BundleClient {
         do {
             manifest = try JSONDecoder().decode(PublishedBundle.self, from: Data(data))
         } catch {
-            throw TransferError.corrupt(what: manifestURL, reason: "not a usable manifest (\(error)); is this the dist/ folder of a build?")
+            throw TransferError.corrupt(what: manifestURL, reason: "not a usable manifest (\(shown("\(error)"))); is this the dist/ folder of a build?")
         }
         if manifest.version <= 0 || manifest.bytes <= 0 || manifest.gzipBytes <= 0 {
             throw TransferError.corrupt(what: manifestURL, reason: "version, bytes and gzip_bytes must be positive")
@@ -148,7 +163,7 @@ public final class BundleClient {
 
         let db = try SQLiteDatabase(path: copyPath, mode: .readWrite)
         do {
-            try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL)
+            try PatchRunner.apply(sql: sql, to: db, file: patchURL)
             if try db.userVersion != manifest.version {
                 try db.execute("PRAGMA user_version = \(manifest.version)")
             }
@@ -166,6 +181,11 @@ public final class BundleClient {
     /// Downloads the gzip of the full database, verifies both digests, moves
     /// the user's completions over and swaps it in.
     private func replaceWithFullDatabase(manifest: PublishedBundle, localVersion: Int) throws -> Int {
+        // The limit is ours, whatever the manifest claims: a larger claim is refused before the download.
+        let limit = http.options.maxBytes
+        if manifest.bytes > limit {
+            throw TransferError.tooLarge(url: url(manifest.database), limit: limit)
+        }
         let gzipURL = url(manifest.gzip)
         let gzipPath = temporaryBase + ".gz"
         let newPath = temporaryBase
@@ -180,7 +200,7 @@ public final class BundleClient {
         }
         removeDatabaseFiles(newPath)
         let inflated = try TransferError.inflating(what: gzipURL) {
-            try Gzip.decompress(fileAt: gzipPath, to: newPath, maxBytes: max(http.options.maxBytes, manifest.bytes))
+            try Gzip.decompress(fileAt: gzipPath, to: newPath, maxBytes: limit)
         }
         if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
             throw TransferError.checksumMismatch(what: url(manifest.database),
@@ -210,7 +230,7 @@ public final class BundleClient {
     /// The (new, old) pairs introduced after `version`, in the order they were
     /// made, so a station renumbered twice passes its record along the chain.
     func renumberings(manifest: PublishedBundle, bundle: SQLiteDatabase?, after version: Int) throws -> [PublishedBundle.Renumbered] {
-        var pairs = Set((manifest.renumbered ?? []).filter { $0.version > version })
+        var pairs = Set(manifest.renumbered.filter { $0.version > version })
         if let bundle, try bundle.tableExists("renumbered_stations") {
             for row in try bundle.query("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
                 guard let n = row[0].intValue, let o = row[1].intValue, let v = row[2].intValue else { continue }

@@ -3,12 +3,16 @@ import Glibc
 import StationIO
 import StationModel
 
-/// One file of a source: where it comes from and where it lives under raw/.
+/// One file of a source: where it comes from, where it lives under raw/, and
+/// what it must be to replace the file there.
 public struct RemoteFile: Sendable, Hashable {
     public var url: String
     public var path: String
+    public var format: FileFormat
 
-    public init(url: String, path: String) { self.url = url; self.path = path }
+    public init(url: String, path: String, format: FileFormat) {
+        self.url = url; self.path = path; self.format = format
+    }
 }
 
 /// What `stationdb fetch` remembers beside each file (`<file>.etag`): the
@@ -56,37 +60,58 @@ public struct FetchReport: Sendable, Equatable {
     public var outcome: Outcome
 }
 
-/// Downloads the files of one source and replaces them only when every one of
-/// them arrived whole: a source is never left half old, half new.
+/// Downloads the files of one source, checks each as its source's format, and
+/// replaces them all together or not at all.
+///
+/// A kill at any moment leaves the source all old or all new:
+/// 1. each new file, and its `.etag` state, is downloaded, checked and flushed
+///    in a staging folder beside the source's files, `.fetch-<pid>/`;
+/// 2. the names to move are written to `.fetch-<pid>/journal`, which appears
+///    whole or not at all (written beside, flushed, renamed);
+/// 3. each named file is renamed over the old one, then the journal and the
+///    staging folder are removed.
+/// A kill before the journal exists leaves the old files and a staging folder
+/// that the next fetch removes. A kill after it leaves the journal, and the
+/// next fetch replays it before anything else: a name whose staged file is
+/// still there is a rename still to do. Until then the source may be half
+/// old, half new, so `make fetch all` fetches before it ingests.
 public final class SourceFetcher {
     public let http: HTTPClient
+    static let journalName = "journal"
+    static let stagingPrefix = ".fetch-"
 
     public init(http: HTTPClient) { self.http = http }
 
+    /// Fetches the files of one source; they must all live in one folder.
     public func fetch(_ files: [RemoteFile]) throws -> [FetchReport] {
-        var staged: [(file: RemoteFile, temporary: String, state: FetchedFileState)] = []
-        var reports: [FetchReport] = []
-        var scratch: [String] = []
-        var createdFolders: [String] = []
-        var committed = false
+        guard let first = files.first else { return [] }
+        let parent = parentFolder(of: first.path)
+        precondition(files.allSatisfy { parentFolder(of: $0.path) == parent }, "the files of one source live in one folder")
+        let folder = parent.isEmpty ? "." : parent
+
+        // A failed first fetch leaves no empty folder behind (rmdir removes only empty ones).
+        let createdFolder = !Files.exists(folder)
+        try TransferError.locally { try Files.createFolder(folder) }
+        try Self.finishEarlierFetches(in: folder, names: files.map { fileName(of: $0.path) })
+
+        let staging = joinPath(folder, Self.stagingPrefix + "\(getpid())")
+        var journaled = false
         defer {
-            for path in scratch { unlink(path) }
-            // A failed first fetch leaves no empty folder behind (rmdir removes only empty ones).
-            if !committed { for folder in createdFolders.reversed() { rmdir(folder) } }
+            // Once the journal exists, only its replay may remove the staging folder.
+            if !journaled { Files.remove(staging) }
+            if !journaled && createdFolder { rmdir(folder) }
         }
+        try TransferError.locally { try Files.createFolder(staging) }
 
+        var reports: [FetchReport] = []
+        var newFiles: [String] = []
+        var states: [String] = []
         for file in files {
-            let folder = parentFolder(of: file.path)
-            if !folder.isEmpty && !Files.exists(folder) {
-                try Files.createFolder(folder)
-                createdFolders.append(folder)
-            }
+            let name = fileName(of: file.path)
+            let staged = joinPath(staging, name)
             let previous = FetchedFileState.load(for: file.path, url: file.url)
-            let final = AtomicFile.temporaryPath(for: file.path)
-            let part = final + ".part"
-            scratch += [part, final]
-
             let conditional = previous.map { Validators(etag: $0.etag, lastModified: $0.lastModified) }
+            let part = staged + ".part"
             let result = try http.download(file.url, to: part, conditional: conditional)
             if result.notModified {
                 reports.append(FetchReport(file: file, outcome: .unchanged))
@@ -97,32 +122,86 @@ public final class SourceFetcher {
             }
             var bytes = result.bytes
             var sha256 = result.sha256
-            // A .gz body for a file stored plain (a compressed N02 or CSV): gunzip it; zlib checks its CRC.
-            if !file.path.hasSuffix(".gz") && Self.isGzip(part) {
+            // A gzip body (a compressed N02 or CSV) is stored inflated; zlib checks its CRC.
+            if Self.isGzip(part) {
                 (bytes, sha256) = try TransferError.inflating(what: file.url) {
-                    try Gzip.decompress(fileAt: part, to: final, maxBytes: http.options.maxBytes)
+                    try Gzip.decompress(fileAt: part, to: staged, maxBytes: http.options.maxBytes)
                 }
-            } else if rename(part, final) != 0 {
-                throw TransferError.io("cannot rename \(part) to \(final): \(String(cString: strerror(errno)))")
+                unlink(part)
+            } else if rename(part, staged) != 0 {
+                throw TransferError.io("cannot rename \(part) to \(staged): \(systemError())")
             }
+            try check(staged, as: file)
+
             let state = FetchedFileState(url: file.url, etag: result.validators.etag,
                                          lastModified: result.validators.lastModified, sha256: sha256, bytes: bytes)
+            try TransferError.locally { try state.save(for: staged) }
+            states.append(name + FetchedFileState.suffix)
             if let previous, previous.sha256 == sha256, previous.bytes == bytes {
-                // Same bytes from a server that ignores validators: keep the file, refresh the state.
-                try state.save(for: file.path)
+                // Same bytes from a server that ignores validators: keep the file, refresh its state.
                 reports.append(FetchReport(file: file, outcome: .unchanged))
                 continue
             }
-            staged.append((file, final, state))
+            try TransferError.locally { try Files.sync(staged) }
+            newFiles.append(name)
             reports.append(FetchReport(file: file, outcome: .downloaded(bytes: bytes, sha256: sha256)))
         }
+        if states.isEmpty { return reports }
 
-        committed = true
-        for item in staged {
-            try AtomicFile.commit(temporary: item.temporary, to: item.file.path)
-            try item.state.save(for: item.file.path)
-        }
+        let journal = (newFiles + states).map { $0 + "\n" }.joined()
+        try TransferError.locally { try AtomicFile.write(journal, to: joinPath(staging, Self.journalName)) }
+        journaled = true
+        try Self.replayJournal(of: staging, into: folder)
         return reports
+    }
+
+    /// Refuses a staged file that its source's reader would refuse.
+    private func check(_ staged: String, as file: RemoteFile) throws {
+        if let problem = try file.format.problem(withFileAt: staged, name: file.path) {
+            throw TransferError.badContent(url: file.url, file: file.path, reason: problem)
+        }
+    }
+
+    /// Moves every file the journal in `staging` names into `folder`, then
+    /// removes the journal and the staging folder. A name whose staged file is
+    /// gone was moved by an earlier, interrupted replay.
+    static func replayJournal(of staging: String, into folder: String) throws {
+        let journal = joinPath(staging, journalName)
+        let text = try TransferError.locally { try Files.read(journal) }
+        let names = String(decoding: text, as: UTF8.self).split(separator: "\n").map(String.init)
+        for name in names where !name.contains("/") {
+            let from = joinPath(staging, name)
+            guard Files.exists(from) else { continue }
+            let to = joinPath(folder, name)
+            if rename(from, to) != 0 {
+                throw TransferError.io("cannot rename \(from) to \(to): \(systemError()); the next fetch completes the change")
+            }
+        }
+        try TransferError.locally { try Files.sync(folder) }
+        unlink(journal)
+        Files.remove(staging)
+    }
+
+    /// Completes or removes what killed fetches left in `folder`: a staging
+    /// folder with a journal is replayed (its files were all checked), one
+    /// without is removed, and so are the temporary files that earlier versions
+    /// of fetch made beside each file (`.<name>.tmp-<pid>`, `.part`).
+    static func finishEarlierFetches(in folder: String, names: [String]) throws {
+        let temporaryPrefixes = names.flatMap { [".\($0).tmp-", ".\($0)\(FetchedFileState.suffix).tmp-"] }
+        for entry in Files.names(in: folder) {
+            let path = joinPath(folder, entry)
+            if entry.hasPrefix(stagingPrefix) {
+                guard let (pid, rest) = leadingProcessID(entry.dropFirst(stagingPrefix.count)), rest.isEmpty, isGone(pid) else { continue }
+                if Files.exists(joinPath(path, journalName)) {
+                    try replayJournal(of: path, into: folder)
+                } else {
+                    Files.remove(path)
+                }
+            } else if let prefix = temporaryPrefixes.first(where: { entry.hasPrefix($0) }) {
+                guard let (pid, rest) = leadingProcessID(entry.dropFirst(prefix.count)), rest.isEmpty || rest == ".part", isGone(pid) else { continue }
+                unlink(path)
+            }
+        }
     }
 
     /// Whether a file starts with gzip's magic bytes 1f 8b.

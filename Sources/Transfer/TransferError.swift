@@ -17,6 +17,9 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
     case checksumMismatch(what: String, expected: String, actual: String)
     /// The body is not what it claims to be (bad gzip, a manifest that is not JSON, a patch that fails).
     case corrupt(what: String, reason: String)
+    /// A source file that arrived whole but is not in its source's format (an
+    /// error page sent with 200, a wrong header): the url serves the wrong thing.
+    case badContent(url: String, file: String, reason: String)
     /// A local file could not be read or written.
     case io(String)
 
@@ -24,14 +27,16 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .httpStatus(_, let status): return status >= 500
         case .network, .timedOut: return true
-        case .tooLarge, .checksumMismatch, .corrupt, .io: return false
+        case .tooLarge, .checksumMismatch, .corrupt, .badContent, .io: return false
         }
     }
 
-    /// 2 when the request itself is wrong (4xx: a bad URL in the configuration), 3 otherwise.
+    /// 2 when the request itself is wrong (4xx: a bad URL in the configuration)
+    /// or what it sent is not a file of its source, 3 otherwise.
     public var exitStatus: ExitStatus {
         switch self {
         case .httpStatus(_, let status) where status >= 400 && status < 500: return .badInput
+        case .badContent: return .badInput
         default: return .environment
         }
     }
@@ -52,6 +57,8 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(what): expected \(expected) but got \(actual); the download is damaged or the server is mid-publish, try again"
         case .corrupt(let what, let reason):
             return "\(what): \(reason)"
+        case .badContent(let url, let file, let reason):
+            return "\(url): not usable as \(file): \(reason); check the url, or the server may be down for maintenance"
         case .io(let message):
             return message
         }
@@ -69,6 +76,17 @@ extension TransferError {
             case .truncated: throw TransferError.corrupt(what: what, reason: "the gzip stream ends early; the download was cut short, try again")
             case .tooLarge(let limit): throw TransferError.tooLarge(url: what, limit: limit)
             }
+        } catch let error as EnvironmentError {
+            throw TransferError.io(error.message)
+        }
+    }
+}
+
+extension TransferError {
+    /// Runs a step on local files, saying what went wrong as an I/O failure (exit 3).
+    static func locally<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as EnvironmentError {
             throw TransferError.io(error.message)
         }

@@ -22,16 +22,26 @@ struct FetchCommand: ParsableCommand {
                    stations_lines.csv are appended to it
 
         A gzip body is stored inflated (zlib checks it), and Content-Encoding
-        gzip is undone. Each file is written to a temporary file beside its
-        target; a source's files replace the old ones only once every one of them
-        has arrived whole, within --max-bytes. Timeouts, connection errors and
-        5xx are retried with backoff (--attempts, --backoff); 4xx is not.
-        On any failure the old files stay as they were; the other sources are
-        still fetched.
+        gzip is undone. Each file must arrive whole within --max-bytes and be
+        of its source's format: a CSV must be UTF-8 with a header naming the
+        columns its reader needs and at least one row; an N02 document is read
+        whole by the N02 reader (libxml2). A maintenance page sent with 200 is
+        refused, naming the url, the file and why.
 
-        Exit status: 0 all fetched or unchanged; 2 bad sources.json or a 4xx
-        (fix the url); 3 network or disk failure (timeout, 5xx after retries,
-        connection refused, a body cut short, a damaged gzip): try again later.
+        A source's files are replaced together: they are staged in a folder
+        beside them (.fetch-<pid>), then a journal lists them and they are
+        renamed into place. A fetch killed before the journal leaves the old
+        files; one killed after it is completed by the next fetch, which also
+        removes what killed runs left. Timeouts, connection errors and 5xx are
+        retried with backoff (--attempts, --backoff); 4xx is not. On any
+        failure the old files stay as they were; the other sources are still
+        fetched.
+
+        Exit status: 0 all fetched or unchanged; 2 bad sources.json, a 4xx or a
+        file not of its source's format (fix the url, or wait for the server's
+        maintenance to end); 3 network or disk failure (timeout, 5xx after
+        retries, connection refused, a body cut short, a damaged gzip): try
+        again later.
 
         Example raw/sources.json:
           { "sources": [
@@ -77,6 +87,20 @@ struct FetchCommand: ParsableCommand {
         if worst != .success { throw CommandExit(status: worst) }
     }
 
+    /// The columns the readers of Ingest require in each CSV file of a source
+    /// (EkidataReader, NativeCSVReader). The readers keep these lists inline,
+    /// not as constants fetch could use, so they are repeated here: keep them in step.
+    static let requiredColumns: [String: [String]] = [
+        EkidataReader.companyFile: ["company_cd", "company_name", "company_type", "e_status"],
+        EkidataReader.lineFile: ["line_cd", "company_cd", "line_name", "e_status"],
+        EkidataReader.stationFile: ["station_cd", "station_g_cd", "station_name", "line_cd", "pref_cd", "lon", "lat", "e_status"],
+        EkidataReader.joinFile: ["line_cd", "station_cd1", "station_cd2"],
+        NativeCSVReader.operatorsFile: ["o_id", "operator", "type"],
+        NativeCSVReader.linesFile: ["l_id", "line", "o_id"],
+        NativeCSVReader.stationsFile: ["s_id", "station", "pref", "lat", "lng", "o_id"],
+        NativeCSVReader.stationLinesFile: ["l_id", "s_id", "s_sort"],
+    ]
+
     /// The files of each source that has a url, with the url of each file.
     func plan(_ config: SourcesConfig) throws -> [(SourceDeclaration, [RemoteFile])] {
         var out: [(SourceDeclaration, [RemoteFile])] = []
@@ -93,10 +117,13 @@ struct FetchCommand: ParsableCommand {
             let files: [RemoteFile]
             switch source.kind {
             case .n02:
-                files = paths.map { RemoteFile(url: url, path: $0) }
+                files = paths.map { RemoteFile(url: url, path: $0, format: .n02) }
             case .ekidata, .native:
                 let base = url.hasSuffix("/") ? url : url + "/"
-                files = paths.map { RemoteFile(url: base + fileName(of: $0), path: $0) }
+                files = paths.map { path in
+                    let name = fileName(of: path)
+                    return RemoteFile(url: base + name, path: path, format: .csv(requiredColumns: Self.requiredColumns[name] ?? []))
+                }
             }
             out.append((source, files))
         }

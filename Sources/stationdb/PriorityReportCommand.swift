@@ -8,20 +8,30 @@ struct PriorityReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Score a weighting by replaying the clients' map query over random viewports.",
         discussion: """
-        Draws phone-shaped viewports (latitude spans log-uniform from 0.05 to 13
-        degrees, centred near random live stations), runs the clients' query (ORDER
-        BY weight, distance LIMIT N on the view enlarged 1.1x) and prints, over the
-        viewports holding more than N stations:
-          coverage        share of the view's occupied 8x8 cells showing at least one pin
-          pan stability   share of shown pins still shown after a 10% pan (among those still inside)
+        Draws phone-shaped viewports (latitude spans log-uniform from 0.05 to
+        13 degrees, centred near random live stations), runs the clients' query
+        (ORDER BY weight, distance LIMIT N on the view enlarged 1.1x) and
+        prints, over the viewports holding more than N stations:
+          coverage        share of the view's occupied 8x8 cells showing a pin
+          pan stability   share of shown pins still shown after a 10% pan
+                          (among those still inside)
           zoom stability  the same after zooming out 10%
         Works on any bundle, so a weighting can be compared with a previous or
-        foreign one. --compare-random also scores the same hand weights with the
-        11/12/13 weights shuffled at random (same counts), the baseline a mesh
+        foreign one. --compare-random also scores the same hand weights with
+        the 11/12/13 weights shuffled at random (same counts), the baseline a
         weighting must beat.
 
+        --test-bed (with --staging alone) weighs the stations itself, with blue
+        noise and with the classic mesh lottery, under raw/weights.csv's hand
+        weights and under a real master's density of them (the top suggestions
+        as 1,416 hand weights per 9,520 live stations, with a real master's
+        counts per weight 1..10), each against random tiers of the same counts.
+
           stationdb priority report --bundle dist/5/stations.sqlite --compare-random
-          stationdb priority report --staging build/staging.bin --weights build/weights.csv --pins 50,100,300
+          stationdb priority report --staging build/staging.bin \\
+            --weights build/weights.csv --pins 50,100,300
+          stationdb priority report --staging build/staging.bin --test-bed \\
+            --pins 50,100,200
         """
     )
 
@@ -38,10 +48,20 @@ struct PriorityReportCommand: ParsableCommand {
     @Flag(help: "Also score a uniform random 11/12/13 assignment with the same hand weights and counts.")
     var compareRandom = false
 
+    @Flag(help: "With --staging alone: weigh the stations with each method, under raw/weights.csv's hand weights and under a real master's density of them (the test bed), and compare.")
+    var testBed = false
+
+    @Option(help: ArgumentHelp("Blue-noise settings to try with --test-bed: r11:r12[:exponent[:min11:min12:max11:max12[:northSouth]]].", visibility: .hidden))
+    var blueNoise: String?
+
+    @Flag(help: ArgumentHelp("With --test-bed, only the test bed and only blue noise (for tuning).", visibility: .hidden))
+    var blueNoiseOnly = false
+
     func run() throws {
         let pinCounts = pins.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }
         guard !pinCounts.isEmpty, pinCounts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--pins: expected positive integers, e.g. 100 or 50,100,300") }
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
+        if testBed { return try runTestBed(pinCounts) }
         let ours = try stations.load()
         let random = compareRandom ? WeightedStations.randomMachineWeights(ours, seed: seed.seed) : nil
         var c = [Int](repeating: 0, count: 14)
@@ -66,6 +86,44 @@ struct PriorityReportCommand: ParsableCommand {
                 print(pad("difference", 29) + pad(signed(a.overall.coverage - b.overall.coverage), 10)
                       + pad(signed(a.overall.panStability - b.overall.panStability), 8) + signed(a.overall.zoomStability - b.overall.zoomStability))
             }
+        }
+    }
+
+    /// Each method under two sets of hand weights, against uniform random tiers with the same counts.
+    func runTestBed(_ pinCounts: [Int]) throws {
+        guard let staging = stations.staging, stations.bundle == nil, stations.weights == nil else {
+            throw ValidationError("--test-bed weighs the stations itself: give --staging PATH alone")
+        }
+        let network = try StagingFile.read(from: staging).network
+        var handSets: [(label: String, weights: [HandWeight])] = []
+        if Files.exists(HandWeights.defaultPath), !blueNoiseOnly {
+            handSets.append(("\(HandWeights.defaultPath)", try HandWeights.read(path: HandWeights.defaultPath, network: network).weights))
+        }
+        handSets.append(("test bed: top suggestions as a real master's", HandWeightSuggestions.testBed(network: network)))
+        var methods: [(String, PriorityMethod)] = [("blue noise", .blueNoise(try blueNoise.map(BlueNoiseTiers.parse) ?? .standard))]
+        if !blueNoiseOnly { methods.append(("mesh lottery", .meshLottery(PriorityConfig.standardTiers))) }
+        for (label, hand) in handSets {
+            print("hand weights: \(label), \(hand.count) stations")
+            var weighted: [(String, [WeightedStation])] = []
+            for (name, method) in methods {
+                let weights = PriorityAssigner.assign(network: network, hand: hand, config: PriorityConfig(seed: seed.seed, method: method))
+                let stations = WeightedStations.from(network: network, weights: weights)
+                let c = PriorityAssigner.counts(weights, liveOnly: network)
+                print("  \(name): 11 \(c[11]), 12 \(c[12]), 13 \(c[13])")
+                weighted.append((name, stations))
+                weighted.append(("  random, same counts", WeightedStations.randomMachineWeights(stations, seed: seed.seed)))
+            }
+            for n in pinCounts {
+                let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed)
+                print("N = \(n)")
+                print(pad("", 24) + pad("coverage", 10) + pad("pan", 8) + pad("zoom", 8) + "by span: " + ViewportReport.bandLabels.joined(separator: ", "))
+                for (name, stations) in weighted {
+                    let r = ViewportReport.run(stations: stations, config: config)
+                    print(pad("  " + name, 24) + pad(f3(r.overall.coverage), 10) + pad(f3(r.overall.panStability), 8) + pad(f3(r.overall.zoomStability), 8)
+                          + r.bands.map { f3($0.score.coverage) }.joined(separator: ", "))
+                }
+            }
+            print("")
         }
     }
 

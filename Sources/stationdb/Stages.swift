@@ -126,13 +126,14 @@ struct PriorityStage: Stage {
     var hand: String?
     var weights: String
     var seed: UInt64
+    var method: PriorityMethod = .blueNoise(.standard)
     var tiers: String?
 
     var recordOwner: String { weights }
     var outputs: [String: String] { ["weights": weights] }
 
     func record() throws -> StageRecord {
-        var options = ["seed": String(seed)]
+        var options = ["seed": String(seed), "method": method.description]
         if let tiers { options["tiers"] = tiers }
         return StageRecord(stage: "priority", options: options,
                            inputs: ["staging": try StageRecord.digest(of: staging),
@@ -145,8 +146,8 @@ struct PriorityStage: Stage {
         let network = try StagingFile.read(from: staging).network
         let hand = try self.hand.map { try HandWeights.read(path: $0, network: network) } ?? (weights: [], warnings: [])
         for w in hand.warnings { note("warning: \(w)") }
-        var config = PriorityConfig(seed: seed)
-        if let tiers { config.tiers = try MeshTier.parse(list: tiers) }
+        var config = PriorityConfig(seed: seed, method: method)
+        if let tiers { config.method = .meshLottery(try MeshTier.parse(list: tiers)) }
         let assigned = PriorityAssigner.assign(network: network, hand: hand.weights, config: config)
         try StationWeightsFile.write(assigned, to: weights)
         note("priority: \(describeCounts(assigned, network: network)); wrote \(weights)")

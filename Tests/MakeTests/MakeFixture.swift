@@ -55,7 +55,12 @@ struct MakeFixture {
         var err: String
         /// The last line make or stationdb wrote on stderr before make's own "***" line.
         var lastMessage: String {
-            err.split(separator: "\n").last { !$0.hasPrefix("make: ***") }.map(String.init) ?? ""
+            err.split(separator: "\n").last { !Self.isMakesOwnLine($0) }.map(String.init) ?? ""
+        }
+
+        /// make's own "*** [Makefile:47: all] Error 4" and, under another make, "make[1]: Leaving directory".
+        static func isMakesOwnLine(_ line: Substring) -> Bool {
+            line.wholeMatch(of: /make(\[\d+\])?: (\*\*\*|Entering directory|Leaving directory).*/) != nil
         }
     }
 
@@ -70,6 +75,8 @@ struct MakeFixture {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Self.make())
         p.currentDirectoryURL = URL(fileURLWithPath: folder)
+        // Run as a user's make would, even when the tests themselves run under `make test`.
+        p.environment = ProcessInfo.processInfo.environment.filter { !["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"].contains($0.key) }
         p.arguments = ["-f", Self.root + "/Makefile", "BIN=\(try Self.stationdb())", "RAW=\(raw)", "BUILD=\(build)", "DIST=\(dist)"] + arguments
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err

@@ -38,12 +38,14 @@ final class PriorityAssignerTests: XCTestCase {
         XCTAssertGreaterThan(c[11], 0); XCTAssertGreaterThan(c[12], 0); XCTAssertGreaterThan(c[13], 0)
     }
 
-    /// Every occupied 2nd-mesh square has exactly one weight-11 station or a hand pick
-    /// in its first place; no square has two 11s.
+    static let lottery = PriorityConfig(tiers: PriorityConfig.standardTiers)
+
+    /// The classic lottery: every occupied 2nd-mesh square has exactly one weight-11
+    /// station or a hand pick in its first place; no square has two 11s.
     func testOneElevenPerSecondMeshSquareUnlessHandPicked() {
         let n = Self.syntheticNetwork()
         let handID = n.stations.first { $0.enabled }!.id
-        let w = PriorityAssigner.assign(network: n, hand: [HandWeight(stationID: handID, weight: 2)])
+        let w = PriorityAssigner.assign(network: n, hand: [HandWeight(stationID: handID, weight: 2)], config: Self.lottery)
         var elevens: [Int: Int] = [:], hasHand: [Int: Bool] = [:]
         for s in n.stations where s.enabled {
             let sq = MeshCode.code(lat: s.lat, lng: s.lng, level: .second)
@@ -64,8 +66,11 @@ final class PriorityAssignerTests: XCTestCase {
         XCTAssertEqual(PriorityAssigner.assign(network: n, hand: []), base, "same seed, same weights")
         let other = PriorityAssigner.assign(network: n, hand: [], config: PriorityConfig(seed: 7))
         XCTAssertNotEqual(other, base, "the seed decides the lottery")
-        XCTAssertEqual(PriorityAssigner.counts(other, liveOnly: n)[11], PriorityAssigner.counts(base, liveOnly: n)[11],
-                       "the seed changes who, not how many, per square")
+        let lottery = PriorityAssigner.assign(network: n, hand: [], config: Self.lottery)
+        var otherSeed = Self.lottery
+        otherSeed.seed = 7
+        XCTAssertEqual(PriorityAssigner.counts(PriorityAssigner.assign(network: n, hand: [], config: otherSeed), liveOnly: n)[11],
+                       PriorityAssigner.counts(lottery, liveOnly: n)[11], "in the lottery the seed changes who, not how many, per square")
     }
 
     func testTicketsAreFixedValues() {
@@ -89,7 +94,7 @@ final class PriorityAssignerTests: XCTestCase {
 
     func testMovingOneStationChangesWeightsOnlyInTheSquaresItLeftOrEntered() {
         let n = Self.syntheticNetwork()
-        let before = PriorityAssigner.assign(network: n, hand: [])
+        let before = PriorityAssigner.assign(network: n, hand: [], config: Self.lottery)
         var rng = SeededGenerator(seed: 5)
         var totalChanged = 0
         for _ in 0..<40 {
@@ -100,7 +105,7 @@ final class PriorityAssignerTests: XCTestCase {
             let target = n.stations[rng.below(n.stations.count)]
             fixed.stations[i].lat = rng.below(2) == 0 ? target.lat + 1 : old.lat + 30_000
             fixed.stations[i].lng = rng.below(2) == 0 ? target.lng + 1 : old.lng - 40_000
-            let after = PriorityAssigner.assign(network: fixed, hand: [])
+            let after = PriorityAssigner.assign(network: fixed, hand: [], config: Self.lottery)
             let allowed = squares(old.lat, old.lng).union(squares(fixed.stations[i].lat, fixed.stations[i].lng))
             XCTAssertEqual(changedOutside(before, after, network: fixed, squares: allowed), [])
             totalChanged += WeightChanges.between(previous: before, current: after).changed
@@ -110,13 +115,13 @@ final class PriorityAssignerTests: XCTestCase {
 
     func testAddingOrRemovingOneStationChangesWeightsOnlyInItsSquares() {
         let n = Self.syntheticNetwork()
-        let before = PriorityAssigner.assign(network: n, hand: [])
+        let before = PriorityAssigner.assign(network: n, hand: [], config: Self.lottery)
         var rng = SeededGenerator(seed: 6)
         for _ in 0..<30 {
             let i = rng.below(n.stations.count)
             var removed = n
             let gone = removed.stations.remove(at: i)
-            let afterRemoval = PriorityAssigner.assign(network: removed, hand: [])
+            let afterRemoval = PriorityAssigner.assign(network: removed, hand: [], config: Self.lottery)
             XCTAssertEqual(changedOutside(before, afterRemoval, network: removed, squares: squares(gone.lat, gone.lng)), [])
             XCTAssertEqual(WeightChanges.between(previous: before, current: afterRemoval).removed, 1)
 
@@ -124,7 +129,7 @@ final class PriorityAssignerTests: XCTestCase {
             var extra = n.stations[i]
             extra.id = 999_999; extra.enabled = true
             added.stations.append(extra)
-            let afterAdding = PriorityAssigner.assign(network: added, hand: [])
+            let afterAdding = PriorityAssigner.assign(network: added, hand: [], config: Self.lottery)
             XCTAssertEqual(changedOutside(before, afterAdding, network: n, squares: squares(extra.lat, extra.lng)), [])
             XCTAssertEqual(WeightChanges.between(previous: before, current: afterAdding).added, 1)
         }
@@ -195,5 +200,44 @@ final class PriorityAssignerTests: XCTestCase {
             MeshTier(weight: 12, level: .fiveKilometre, picks: 1, stationsPerExtraPick: 6, maxPicks: 20)]))
         XCTAssertEqual(w.filter { $0 == 12 }.count, 4)
         XCTAssertEqual(w.filter { $0 == 13 }.count, 16)
+    }
+
+    /// Blue noise: in a patch of even density every station has the same radius, so no two
+    /// stations of weight 11 or less lie within it of each other, nor two of weight 12 or less
+    /// within the 12s' radius; hand pins are in the set from the start.
+    func testBlueNoiseSpacing() {
+        // 400 stations 500 m apart on a 20 x 20 grid near Tokyo: one density everywhere.
+        var stations: [Station] = []
+        for row in 0..<20 {
+            for column in 0..<20 {
+                stations.append(Station(id: row * 20 + column + 1, name: "S", pref: 13, lat: 35_600_000 + row * 4_500,
+                                        lng: 139_600_000 + column * 5_500, operatorID: 1))
+            }
+        }
+        let hand = [HandWeight(stationID: 210, weight: 5)]
+        let tiers = BlueNoiseTiers.standard
+        let w = PriorityAssigner.weights(stations: stations, hand: hand)
+        XCTAssertEqual(w[209], 5)
+        // All 400 lie in one 3 x 3 block of 2nd-mesh squares or its edge: radii from the count around each.
+        func oval(_ a: Station, _ b: Station) -> Double {
+            let dy = Double(a.lat - b.lat) / 1e6 * 111.2 * tiers.northSouth
+            let dx = Double(a.lng - b.lng) / 1e6 * 111.2 * cos(Double(a.lat) / 1e6 * .pi / 180)
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        let shrink = pow(100 / pow(2, Double(Int.bitWidth - 400.leadingZeroBitCount) - 0.5), tiers.exponent)
+        for (tier, limit) in [(11, tiers.radius[0] * shrink), (12, tiers.radius[1] * shrink)] {
+            let pins = stations.indices.filter { w[$0] <= tier }
+            XCTAssertGreaterThan(pins.filter { w[$0] == tier }.count, 1)
+            for a in pins { for b in pins where a < b { XCTAssertGreaterThanOrEqual(oval(stations[a], stations[b]), limit * 0.999, "weights \(w[a]), \(w[b])") } }
+        }
+        XCTAssertGreaterThan(w.filter { $0 == 13 }.count, 200, "13 stays a real tier")
+    }
+
+    func testBlueNoiseSettingsAsWrittenForTuning() throws {
+        XCTAssertEqual(try BlueNoiseTiers.parse("5:1.5").radius, [5, 1.5])
+        let all = try BlueNoiseTiers.parse("4:1:0.5:1:0.3:10:3:0.7")
+        XCTAssertEqual([all.exponent, all.minRadius[0], all.minRadius[1], all.maxRadius[0], all.maxRadius[1], all.northSouth], [0.5, 1, 0.3, 10, 3, 0.7])
+        XCTAssertThrowsError(try BlueNoiseTiers.parse("5")) { XCTAssertTrue($0 is InputError) }
+        XCTAssertThrowsError(try BlueNoiseTiers.parse("0:1")) { XCTAssertTrue($0 is InputError) }
     }
 }

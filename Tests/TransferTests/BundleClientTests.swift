@@ -1,3 +1,4 @@
+import BundleDiff
 import Foundation
 import StationIO
 import StationModel
@@ -248,9 +249,177 @@ final class BundleClientTests: XCTestCase {
         let limit = gzipBytes - 1
         XCTAssertLessThan(manifestBytes, limit, "the fixture must let latest.json through")
         let options = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: limit, attempts: 3, backoff: 0.05)
+        // The database (larger than its gzip) is over the limit: refused before the download.
+        try assertFailsUntouched(client(options: options)) { error in
+            XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/3/stations.sqlite", limit: limit))
+        }
+        XCTAssertEqual(server.requests().filter { $0.hasPrefix("/3/") }.count, 0, "a size limit is not worth a download")
+        // A manifest that understates the database: the gzip itself is over the limit.
+        try fixture.publish(3, bytes: 1000)
+        server.clearLog()
         try assertFailsUntouched(client(options: options)) { error in
             XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/3/stations.sqlite.gz", limit: limit))
         }
         XCTAssertEqual(server.requests().filter { $0.hasPrefix("/3/") }.count, 1, "a size limit is not worth retrying")
+    }
+
+    // MARK: - A patch runs only what a patch may do
+
+    /// A local database at v1 with three records of the user's, the one on 102
+    /// (renumbered to 202 in v2) among them.
+    func installVersion1WithThreeCompletions() throws {
+        for suffix in ["", "-journal", "-wal"] { unlink(local + suffix) }
+        try fixture.publish(1)
+        _ = try client().pull()
+        let db = try SQLiteDatabase(path: local, mode: .readWrite)
+        defer { db.close() }
+        try db.execute("INSERT INTO completions VALUES (100, 20240101, 20240102, 'first'), (101, 20240201, 20240202, NULL), (102, 20240301, 20240302, 'it''s Akihabara')")
+        server.clearLog()
+    }
+
+    /// Publishes v2 with the real patch from v1 and `extra` inserted at line
+    /// `at`, under a valid sha256 in latest.json.
+    func publishVersion2(withPatchStatement extra: String, at index: Int = 0) throws {
+        var lines = DistFixture.patch(from: 1, to: 2).split(separator: "\n").map(String.init)
+        lines.insert(extra, at: min(index, lines.count))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: scratch + "/dist/2/patch-from-1.sql", atomically: true, encoding: .utf8)
+        try fixture.publish(2)
+    }
+
+    func assertRefusedAndReplaced(_ extra: String, at index: Int = 0, mentioning words: [String],
+                                  file: StaticString = #filePath, line: UInt = #line) throws {
+        try installVersion1WithThreeCompletions()
+        try publishVersion2(withPatchStatement: extra, at: index)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced, "\(extra) was not refused", file: file, line: line)
+        let problem = report.patchProblem ?? "no problem reported"
+        for word in words {
+            XCTAssertTrue(problem.contains(word), "expected \"\(word)\" in: \(problem)", file: file, line: line)
+        }
+        XCTAssertLessThan(problem.count, 400, "a long statement is cut: \(problem.prefix(300))", file: file, line: line)
+        XCTAssertEqual(server.requests(), ["/latest.json 200", "/2/patch-from-1.sql 200", "/2/stations.sqlite.gz 200"], file: file, line: line)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"), file: file, line: line)
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202)],
+                       "the user's records were touched", file: file, line: line)
+        XCTAssertEqual(try completions().first { $0[0] == .integer(102) }, [.integer(102), .integer(20240301), .integer(20240302), .text("it's Akihabara")],
+                       file: file, line: line)
+        XCTAssertEqual(try appFolderSnapshot().keys.sorted(), ["stations.sqlite"], "temporary files left behind", file: file, line: line)
+    }
+
+    func testAPatchThatDeletesTheUsersRecordsIsRefused() throws {
+        try assertRefusedAndReplaced("DELETE FROM completions;", mentioning: ["completions", "line 1"])
+        // Last, after every statement the bundle needs.
+        try assertRefusedAndReplaced("DELETE FROM completions;", at: 100, mentioning: ["completions"])
+    }
+
+    func testAPatchThatDropsTheUsersTableIsRefused() throws {
+        try assertRefusedAndReplaced("DROP TABLE completions;", mentioning: ["completions"])
+    }
+
+    func testAPatchMayNotTouchAnythingButTheBundlesTables() throws {
+        let refused: [(String, [String])] = [
+            ("INSERT INTO completions VALUES (999, 1, 1, 'planted');", ["completions"]),
+            ("UPDATE completions SET memo = 'changed';", ["completions"]),
+            ("DELETE FROM stations_lines WHERE s_id IN (SELECT s_id FROM completions);", ["completions"]),
+            ("CREATE TABLE extra (x);", ["extra"]),
+            ("CREATE INDEX completions_memo ON completions (memo);", ["completions"]),
+            ("CREATE TRIGGER t AFTER UPDATE ON stations BEGIN DELETE FROM completions; END;", ["TRIGGER"]),
+            ("CREATE VIEW v AS SELECT 1;", ["VIEW"]),
+            ("ALTER TABLE stations ADD COLUMN x;", ["ALTER"]),
+            ("DROP INDEX station_lat_index;", ["DROP"]),
+            ("DROP TABLE IF EXISTS renumbered_stations;", ["DROP"]),
+            ("ATTACH DATABASE 'other.sqlite' AS other;", ["ATTACH"]),
+            ("BEGIN;", ["transaction"]),
+            ("COMMIT;", ["transaction"]),
+            ("SAVEPOINT s;", ["SAVEPOINT"]),
+            ("PRAGMA journal_mode = DELETE;", ["journal_mode"]),
+            ("PRAGMA writable_schema = ON;", ["writable_schema"]),
+            ("PRAGMA user_version;", ["user_version"]),
+            ("UPDATE sqlite_master SET sql = 'x' WHERE name = 'stations';", ["sqlite_master"]),
+            ("VACUUM;", ["VACUUM"]),
+            ("UPDATE stations SET address = '\(String(repeating: "x", count: 5000))' WHERE s_id IN (SELECT s_id FROM completions);", ["completions", "bytes"]),
+        ]
+        for (statement, words) in refused {
+            try assertRefusedAndReplaced(statement, mentioning: words)
+        }
+    }
+
+    func testAPatchAsPatchWriterWritesItIsApplied() throws {
+        // A v1 database from before renumbered_stations: the patch creates the table.
+        try fixture.publish(1)
+        for path in [local, scratch + "/dist/1/stations.sqlite"] {
+            if path == local { _ = try client().pull() }
+            let db = try SQLiteDatabase(path: path, mode: .readWrite)
+            try db.execute("DROP TABLE renumbered_stations")
+            db.close()
+        }
+        let difference = try BundleDifference.between(oldPath: scratch + "/dist/1/stations.sqlite", newPath: scratch + "/dist/2/stations.sqlite")
+        let patch = PatchWriter.patch(from: difference, toVersion: 2)
+        XCTAssertTrue(patch.hasPrefix("CREATE TABLE IF NOT EXISTS renumbered_stations"), patch)
+        try patch.write(toFile: scratch + "/dist/2/patch-from-1.sql", atomically: true, encoding: .utf8)
+        try fixture.publish(2)
+        let report = try client().pull()
+        XCTAssertNil(report.patchProblem)
+        XCTAssertEqual(report.kind, .patched)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+    }
+
+    func testAMissingPatchFallsBackToTheFullFile() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(2)
+        try server.setFaults(["/2/patch-from-1.sql": "404"])
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertTrue(report.patchProblem?.contains("404") ?? false, report.patchProblem ?? "no problem reported")
+        XCTAssertEqual(server.requests(), ["/latest.json 200", "/2/patch-from-1.sql 404", "/2/stations.sqlite.gz 200"])
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(102), .integer(202)])
+        XCTAssertEqual(try appFolderSnapshot().keys.sorted(), ["stations.sqlite"])
+    }
+
+    // MARK: - The inflate limit is --max-bytes; no temporary file outlives a pull
+
+    /// Publishes as version 4 a gzip that inflates to 8 MiB (and a byte) of zeros, with
+    /// `claimedBytes` in latest.json and the gzip's true size and sha256.
+    func publishGzipBomb(claimedBytes: Int) throws {
+        try Files.createFolder(scratch + "/dist/4")
+        let zeros = scratch + "/zeros"
+        try Files.write([UInt8](repeating: 0, count: (8 << 20) + 1), to: zeros)
+        let gzip = try Gzip.compress(fileAt: zeros, to: scratch + "/dist/4/stations.sqlite.gz")
+        unlink(zeros)
+        let manifest: [String: Any] = [
+            "version": 4, "previous_version": 3, "database": "4/stations.sqlite",
+            "sha256": String(repeating: "0", count: 64), "bytes": claimedBytes,
+            "gzip": "4/stations.sqlite.gz", "gzip_sha256": gzip.sha256, "gzip_bytes": gzip.bytes,
+            "rows": ["stations": 4],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: scratch + "/dist/latest.json"))
+    }
+
+    func testAGzipBombStopsAtMaxBytesWhateverTheManifestClaims() throws {
+        try installVersion1WithCompletions()
+        let limit = 1 << 20
+        try publishGzipBomb(claimedBytes: 10 << 30)
+        try assertFailsUntouched(client()) { error in
+            XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/4/stations.sqlite", limit: limit))
+        }
+        // A modest claim: the gzip is fetched, and the inflate stops at the limit.
+        try publishGzipBomb(claimedBytes: 4096)
+        try assertFailsUntouched(client()) { error in
+            XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/4/stations.sqlite.gz", limit: limit))
+        }
+    }
+
+    func testLeftoversOfAKilledPullAreRemovedByTheNext() throws {
+        try installVersion1WithCompletions()
+        let folder = scratch + "/app/"
+        let dead = ".stations.sqlite.tmp-\(Int32.max)"
+        let leftovers = [dead, dead + ".gz", dead + ".patch", dead + ".latest.json", dead + "-journal"]
+        for name in leftovers { try Files.write([1, 2, 3], to: folder + name) }
+        // Process 1 is alive: its files belong to a pull still running.
+        try Files.write([1], to: folder + ".stations.sqlite.tmp-1.gz")
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .upToDate)
+        XCTAssertEqual(try appFolderSnapshot().keys.sorted(), [".stations.sqlite.tmp-1.gz", "stations.sqlite"])
     }
 }

@@ -111,7 +111,7 @@ struct DistFixture {
     }
 
     /// Writes latest.json naming `version` as the current bundle.
-    func publish(_ version: Int, gzipSHA256: String? = nil) throws {
+    func publish(_ version: Int, gzipSHA256: String? = nil, bytes: Int? = nil) throws {
         let db = "\(dist)/\(version)/stations.sqlite"
         let gz = db + ".gz"
         var manifest: [String: Any] = [
@@ -119,7 +119,7 @@ struct DistFixture {
             "previous_version": version > 1 ? version - 1 : NSNull(),
             "database": "\(version)/stations.sqlite",
             "sha256": try SHA256.hex(fileAt: db),
-            "bytes": try size(db),
+            "bytes": try bytes ?? size(db),
             "gzip": "\(version)/stations.sqlite.gz",
             "gzip_sha256": try gzipSHA256 ?? SHA256.hex(fileAt: gz),
             "gzip_bytes": try size(gz),
