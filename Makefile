@@ -9,6 +9,9 @@ DIST  ?= $(ROOT)/dist
 # Empty: stationdb's one default seed (`stationdb priority --help`). Another
 # seed reshuffles every machine weight in the country.
 SEED  ?=
+# Empty: blue-noise machine weights; METHOD=mesh-lottery for the classic
+# per-square lottery (`stationdb priority assign --help`).
+METHOD ?=
 # Empty: the next version after every one in $(DIST).
 VERSION ?=
 # Before publishing, the new bundle is compared with the published one and a
@@ -45,7 +48,7 @@ EXPLAIN = status=$$?; case $$status in \
 # stages run by hand agree with make. The dist is locked for the whole run.
 all: $(BIN)
 	@$(BIN) publish --raw $(RAW) --build $(BUILD) --dist $(DIST) $(if $(SEED),--seed $(SEED)) \
-		$(if $(VERSION),--as-version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait); \
+		$(if $(METHOD),--method $(METHOD)) $(if $(VERSION),--as-version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait); \
 	$(EXPLAIN)
 
 help:
@@ -58,7 +61,7 @@ help:
 	@echo 'make setup          install the Debian packages the build needs'
 	@echo 'make clean          remove build/ (published versions in dist/ are kept)'
 	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
-	@echo '  SEED=N  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
+	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
 	@echo '  0 success/same  1 different (diff)  2 bad input  3 I/O or environment  4 refused by a guard'
 

@@ -51,6 +51,9 @@ struct PublishCommand: AsyncParsableCommand {
 
     @OptionGroup var seed: SeedOption
 
+    @Option(help: "How machine weights are drawn: blue-noise (the default) or mesh-lottery (the Makefile's METHOD).")
+    var method: MethodName = .blueNoise
+
     @OptionGroup var guardOptions: GuardOptions
 
     @Flag(help: "Exit (status 3) instead of waiting when another publish holds the dist.")
@@ -68,7 +71,8 @@ struct PublishCommand: AsyncParsableCommand {
         func inRaw(_ name: String) -> String? { Files.exists(joinPath(raw, name)) ? joinPath(raw, name) : nil }
 
         let ingest = IngestStage(options: IngestOptions(rawFolder: raw), staging: staging, lint: lint)
-        let priority = PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: seed.seed)
+        let priority = PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: seed.seed,
+                                     method: method.method)
         let build = BuildStage(staging: staging, weights: weights, dist: dist, renumbered: inRaw(RenumberingFile.fileName),
                                registry: joinPath(raw, Registry.fileName), lint: lint, requestedVersion: guardOptions.requestedVersion,
                                guards: guardOptions.guards, force: guardOptions.force)

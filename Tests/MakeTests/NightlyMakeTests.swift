@@ -198,6 +198,23 @@ final class NightlyMakeTests: XCTestCase {
         XCTAssertEqual(try MakeFixture.snapshot(byHand.dist)["1/stations.sqlite"], try MakeFixture.snapshot(byMake.dist)["1/stations.sqlite"])
     }
 
+    /// METHOD= chooses the machine weights; changing it redoes priority and the build, and
+    /// the lottery stays selectable from make.
+    func testMethodIsAChangeMakeSees() throws {
+        let f = try fixture()
+        assertPublished(try f.make(), version: 1)
+        let blueNoise = try MakeFixture.snapshot(f.build)["weights.csv"]
+        var run = try f.make("METHOD=mesh-lottery", "FORCE_PUBLISH=1")
+        XCTAssertTrue(run.err.contains("priority: running"), run.err)
+        let lottery = try MakeFixture.snapshot(f.build)["weights.csv"]
+        XCTAssertNotEqual(lottery, blueNoise, "the two methods weigh the fixture's stations differently")
+        XCTAssertEqual(run.status, 0, run.err)
+        run = try f.make("METHOD=mesh-lottery")
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.err.contains("stationdb: nothing changed"), run.err)
+        XCTAssertTrue(try f.make("help").out.contains("METHOD=mesh-lottery"))
+    }
+
     /// Case 7: --version, make help, and the README's fix example, which publishes as written.
     func testVersionHelpAndTheReadmeFixExample() throws {
         let f = try fixture(copyingRaw: MakeFixture.root + "/raw")
