@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO"]),
-        .testTarget(name: "TransferTests", dependencies: ["Transfer", "BuildDB", "StationModel", "StationIO"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO"]),
     ],

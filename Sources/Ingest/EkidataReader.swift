@@ -27,6 +27,13 @@ public enum EkidataReader {
     public static let joinFile = "join.csv"
 
     public static let files = [companyFile, lineFile, stationFile, joinFile]
+    /// The columns each file must have (fetch checks a download against them too).
+    public static let requiredColumns: [String: [String]] = [
+        companyFile: ["company_cd", "company_name", "company_type", "e_status"],
+        lineFile: ["line_cd", "company_cd", "line_name", "e_status"],
+        stationFile: ["station_cd", "station_g_cd", "station_name", "line_cd", "pref_cd", "lon", "lat", "e_status"],
+        joinFile: ["line_cd", "station_cd1", "station_cd2"],
+    ]
 
     static func operatorKey(_ companyCD: Int) -> String { "ekidata:company:\(companyCD)" }
     static func lineKey(_ lineCD: Int) -> String { "ekidata:line:\(lineCD)" }
@@ -93,11 +100,8 @@ public enum EkidataReader {
 
     public static func read(folder: String, label: String) throws -> SourceNetwork {
         var problems = DiagnosticCollector(limit: 100)
-        let companyTable = loadTable(folder, label, companyFile, required: ["company_cd", "company_name", "company_type", "e_status"], &problems)
-        let lineTable = loadTable(folder, label, lineFile, required: ["line_cd", "company_cd", "line_name", "e_status"], &problems)
-        let stationTable = loadTable(folder, label, stationFile, required: ["station_cd", "station_g_cd", "station_name", "line_cd", "pref_cd",
-                                                                           "lon", "lat", "e_status"], &problems)
-        let joinTable = loadTable(folder, label, joinFile, required: ["line_cd", "station_cd1", "station_cd2"], &problems)
+        func load(_ file: String) -> CSVTable? { loadTable(folder, label, file, required: requiredColumns[file]!, &problems) }
+        let companyTable = load(companyFile), lineTable = load(lineFile), stationTable = load(stationFile), joinTable = load(joinFile)
         try problems.check()
         guard let companyTable, let lineTable, let stationTable, let joinTable else {
             preconditionFailure("a table that fails to load always leaves a problem")

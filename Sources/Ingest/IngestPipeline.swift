@@ -85,6 +85,11 @@ public enum IngestPipeline {
     public static func read(_ source: SourceDeclaration, options: IngestOptions) throws -> SourceNetwork {
         let path = joinPath(options.rawFolder, source.path)
         let label = source.path == "." ? options.rawLabel : joinPath(options.rawLabel, source.path)
+        let folder = source.kind == .n02 ? parentFolder(of: path) : path
+        if let journal = FetchJournal.unfinished(in: folder.isEmpty ? "." : folder) {
+            throw InputError(SourceLocation(file: label), "a fetch was stopped while it replaced this source's files (\(journal) remains), "
+                             + "so they may be part old, part new; run `stationdb fetch` (make fetch) to complete it")
+        }
         switch source.kind {
         case .native: return try NativeCSVReader.read(folder: path, label: label)
         case .ekidata: return try EkidataReader.read(folder: path, label: label)
@@ -265,5 +270,21 @@ public enum IngestPipeline {
             }
             return best.flatMap { stations[$0.index].pref }
         }
+    }
+}
+
+/// The files `stationdb fetch` stages a source's new files in, beside the old ones:
+/// `.fetch-<pid>/`, and in it a `journal` naming the files to move once all are checked.
+public enum FetchJournal {
+    public static let stagingPrefix = ".fetch-"
+    public static let journalName = "journal"
+
+    /// The journal of a fetch that stopped between its first and last rename in `folder`, if any.
+    public static func unfinished(in folder: String) -> String? {
+        for name in Files.names(in: folder).sorted() where name.hasPrefix(stagingPrefix) {
+            let journal = joinPath(joinPath(folder, name), journalName)
+            if Files.exists(journal) { return journal }
+        }
+        return nil
     }
 }

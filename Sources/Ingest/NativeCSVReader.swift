@@ -16,6 +16,13 @@ public enum NativeCSVReader {
     public static let stationsFile = "stations.csv"
     public static let stationLinesFile = "stations_lines.csv"
     public static let files = [operatorsFile, linesFile, stationsFile, stationLinesFile]
+    /// The columns each file must have (fetch checks a download against them too).
+    public static let requiredColumns: [String: [String]] = [
+        operatorsFile: ["o_id", "operator", "type"],
+        linesFile: ["l_id", "line", "o_id"],
+        stationsFile: ["s_id", "station", "pref", "lat", "lng", "o_id"],
+        stationLinesFile: ["l_id", "s_id", "s_sort"],
+    ]
 
     static func operatorKey(_ id: Int) -> String { "o:\(id)" }
     static func lineKey(_ id: Int) -> String { "l:\(id)" }
@@ -26,10 +33,9 @@ public enum NativeCSVReader {
     public static func read(folder: String, label: String) throws -> SourceNetwork {
         var problems = DiagnosticCollector(limit: 100)
         // Required columns; `enabled`, `l_type`, `yomi`, `wiki` and `address` may be absent.
-        let operatorsTable = loadTable(folder, label, operatorsFile, required: ["o_id", "operator", "type"], &problems)
-        let linesTable = loadTable(folder, label, linesFile, required: ["l_id", "line", "o_id"], &problems)
-        let stationsTable = loadTable(folder, label, stationsFile, required: ["s_id", "station", "pref", "lat", "lng", "o_id"], &problems)
-        let stationLinesTable = loadTable(folder, label, stationLinesFile, required: ["l_id", "s_id", "s_sort"], &problems)
+        func load(_ file: String) -> CSVTable? { loadTable(folder, label, file, required: requiredColumns[file]!, &problems) }
+        let operatorsTable = load(operatorsFile), linesTable = load(linesFile)
+        let stationsTable = load(stationsFile), stationLinesTable = load(stationLinesFile)
         // Row checks on a table whose header is broken would only repeat the problem.
         try problems.check()
         guard let operatorsTable, let linesTable, let stationsTable, let stationLinesTable else {

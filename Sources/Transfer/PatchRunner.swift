@@ -11,8 +11,8 @@ import StationModel
 /// prepared, an authorizer is told every table it would read or write and
 /// everything else it would do. It allows only
 /// - INSERT, UPDATE and DELETE on the bundle's tables, and the reads they make;
-/// - CREATE TABLE or INDEX on the bundle's tables (PatchWriter creates
-///   renumbered_stations when an older bundle lacks it);
+/// - CREATE TABLE of a bundle table (PatchWriter creates renumbered_stations
+///   when an older bundle lacks it);
 /// - PRAGMA user_version = N.
 /// Anything else (the user's completions, another table, ATTACH, DROP, a
 /// transaction statement, any other PRAGMA) refuses the statement before it
@@ -103,8 +103,9 @@ final class PatchAuthorizer {
     static func forbidden(_ action: Int32, _ first: String?, _ second: String?, _ database: String?) -> String? {
         let object = first ?? ""
         let inBundle = database == "main" && PatchRunner.bundleTables.contains(object.lowercased())
-        // Creating a table or an index reads and writes its row in sqlite_master;
-        // SQLite itself refuses a statement that writes sqlite_master directly.
+        // Creating or dropping a table or an index reads and writes its row in
+        // sqlite_master (the DROP itself is then refused below); SQLite itself
+        // refuses a statement that writes sqlite_master directly.
         let isSchema = object == "sqlite_master"
         switch action {
         case SQLITE_SELECT, SQLITE_FUNCTION:
@@ -117,13 +118,14 @@ final class PatchAuthorizer {
         case SQLITE_UPDATE:
             return inBundle || isSchema ? nil : "UPDATE \(object)"
         case SQLITE_DELETE:
-            return inBundle ? nil : "DELETE FROM \(object)"
+            return inBundle || isSchema ? nil : "DELETE FROM \(object)"
         case SQLITE_CREATE_TABLE:
             return inBundle ? nil : "CREATE TABLE \(object)"
         case SQLITE_CREATE_INDEX:
+            // Only the index SQLite makes for a bundle table's own key; PatchWriter makes no others.
             let table = second ?? ""
-            let onBundle = database == "main" && PatchRunner.bundleTables.contains(table.lowercased())
-            return onBundle ? nil : "CREATE INDEX \(object) ON \(table)"
+            let ownKey = object.hasPrefix("sqlite_autoindex_") && database == "main" && PatchRunner.bundleTables.contains(table.lowercased())
+            return ownKey ? nil : "CREATE INDEX \(object) ON \(table)"
         case SQLITE_PRAGMA:
             if object.lowercased() == "user_version", second != nil { return nil }
             return "PRAGMA \(object)" + (second.map { " = \(shown($0))" } ?? "")

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Ingest
 import StationIO
 import StationModel
 
@@ -74,11 +75,11 @@ public struct FetchReport: Sendable, Equatable {
 /// that the next fetch removes. A kill after it leaves the journal, and the
 /// next fetch replays it before anything else: a name whose staged file is
 /// still there is a rename still to do. Until then the source may be half
-/// old, half new, so `make fetch all` fetches before it ingests.
+/// old, half new, and ingest refuses it (FetchJournal).
 public final class SourceFetcher {
     public let http: HTTPClient
-    static let journalName = "journal"
-    static let stagingPrefix = ".fetch-"
+    static let journalName = FetchJournal.journalName
+    static let stagingPrefix = FetchJournal.stagingPrefix
 
     public init(http: HTTPClient) { self.http = http }
 
@@ -148,6 +149,14 @@ public final class SourceFetcher {
         }
         if states.isEmpty { return reports }
 
+        // Every rename must be able to succeed before the first one is made.
+        for name in newFiles + states {
+            let destination = joinPath(folder, name)
+            var info = stat()
+            if lstat(destination, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+                throw TransferError.notAFile(path: destination)
+            }
+        }
         let journal = (newFiles + states).map { $0 + "\n" }.joined()
         try TransferError.locally { try AtomicFile.write(journal, to: joinPath(staging, Self.journalName)) }
         journaled = true
@@ -174,7 +183,7 @@ public final class SourceFetcher {
             guard Files.exists(from) else { continue }
             let to = joinPath(folder, name)
             if rename(from, to) != 0 {
-                throw TransferError.io("cannot rename \(from) to \(to): \(systemError()); the next fetch completes the change")
+                throw TransferError.partlyReplaced("cannot rename \(from) to \(to): \(systemError())")
             }
         }
         try TransferError.locally { try Files.sync(folder) }

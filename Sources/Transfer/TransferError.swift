@@ -20,6 +20,11 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A source file that arrived whole but is not in its source's format (an
     /// error page sent with 200, a wrong header): the url serves the wrong thing.
     case badContent(url: String, file: String, reason: String)
+    /// Something other than a file stands where a fetched file belongs (a folder, a link).
+    case notAFile(path: String)
+    /// The renames of a source's new files stopped part way: the journal stays,
+    /// and the next fetch completes them.
+    case partlyReplaced(String)
     /// A local file could not be read or written.
     case io(String)
 
@@ -27,7 +32,7 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .httpStatus(_, let status): return status >= 500
         case .network, .timedOut: return true
-        case .tooLarge, .checksumMismatch, .corrupt, .badContent, .io: return false
+        case .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced, .io: return false
         }
     }
 
@@ -36,7 +41,7 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
     public var exitStatus: ExitStatus {
         switch self {
         case .httpStatus(_, let status) where status >= 400 && status < 500: return .badInput
-        case .badContent: return .badInput
+        case .badContent, .notAFile: return .badInput
         default: return .environment
         }
     }
@@ -59,6 +64,10 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(what): \(reason)"
         case .badContent(let url, let file, let reason):
             return "\(url): not usable as \(file): \(reason); check the url, or the server may be down for maintenance"
+        case .notAFile(let path):
+            return "\(path): not a file (a folder or a link stands where a fetched file belongs); move it away and fetch again"
+        case .partlyReplaced(let message):
+            return "\(message); the source is part old, part new until the next `stationdb fetch` completes the change"
         case .io(let message):
             return message
         }

@@ -32,7 +32,7 @@ struct FetchCommand: ParsableCommand {
         beside them (.fetch-<pid>), then a journal lists them and they are
         renamed into place. A fetch killed before the journal leaves the old
         files; one killed after it is completed by the next fetch, which also
-        removes what killed runs left. Timeouts, connection errors and 5xx are
+        removes what killed runs left (until then ingest refuses that source). Timeouts, connection errors and 5xx are
         retried with backoff (--attempts, --backoff); 4xx is not. On any
         failure the old files stay as they were; the other sources are still
         fetched.
@@ -80,26 +80,14 @@ struct FetchCommand: ParsableCommand {
                 }
             } catch let error as TransferError {
                 note("error: \(error)")
-                note("fetch: \(source.path) (\(source.kind.rawValue)) left as it was")
+                if case .partlyReplaced = error {} else {
+                    note("fetch: \(source.path) (\(source.kind.rawValue)) left as it was")
+                }
                 if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
             }
         }
         if worst != .success { throw CommandExit(status: worst) }
     }
-
-    /// The columns the readers of Ingest require in each CSV file of a source
-    /// (EkidataReader, NativeCSVReader). The readers keep these lists inline,
-    /// not as constants fetch could use, so they are repeated here: keep them in step.
-    static let requiredColumns: [String: [String]] = [
-        EkidataReader.companyFile: ["company_cd", "company_name", "company_type", "e_status"],
-        EkidataReader.lineFile: ["line_cd", "company_cd", "line_name", "e_status"],
-        EkidataReader.stationFile: ["station_cd", "station_g_cd", "station_name", "line_cd", "pref_cd", "lon", "lat", "e_status"],
-        EkidataReader.joinFile: ["line_cd", "station_cd1", "station_cd2"],
-        NativeCSVReader.operatorsFile: ["o_id", "operator", "type"],
-        NativeCSVReader.linesFile: ["l_id", "line", "o_id"],
-        NativeCSVReader.stationsFile: ["s_id", "station", "pref", "lat", "lng", "o_id"],
-        NativeCSVReader.stationLinesFile: ["l_id", "s_id", "s_sort"],
-    ]
 
     /// The files of each source that has a url, with the url of each file.
     func plan(_ config: SourcesConfig) throws -> [(SourceDeclaration, [RemoteFile])] {
@@ -120,9 +108,10 @@ struct FetchCommand: ParsableCommand {
                 files = paths.map { RemoteFile(url: url, path: $0, format: .n02) }
             case .ekidata, .native:
                 let base = url.hasSuffix("/") ? url : url + "/"
+                let columns = source.kind == .native ? NativeCSVReader.requiredColumns : EkidataReader.requiredColumns
                 files = paths.map { path in
                     let name = fileName(of: path)
-                    return RemoteFile(url: base + name, path: path, format: .csv(requiredColumns: Self.requiredColumns[name] ?? []))
+                    return RemoteFile(url: base + name, path: path, format: .csv(requiredColumns: columns[name] ?? []))
                 }
             }
             out.append((source, files))

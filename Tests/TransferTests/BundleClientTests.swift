@@ -286,16 +286,20 @@ final class BundleClientTests: XCTestCase {
         try fixture.publish(2)
     }
 
-    func assertRefusedAndReplaced(_ extra: String, at index: Int = 0, mentioning words: [String],
+    /// `words` must be in the reason, before the statement the message repeats; `byAuthorizer`
+    /// when PatchRunner's authorizer, not SQLite itself, is what refuses it.
+    func assertRefusedAndReplaced(_ extra: String, at index: Int = 0, mentioning words: [String], byAuthorizer: Bool = true,
                                   file: StaticString = #filePath, line: UInt = #line) throws {
         try installVersion1WithThreeCompletions()
         try publishVersion2(withPatchStatement: extra, at: index)
         let report = try client().pull()
         XCTAssertEqual(report.kind, .replaced, "\(extra) was not refused", file: file, line: line)
         let problem = report.patchProblem ?? "no problem reported"
+        let reason = problem.components(separatedBy: "(in: ")[0]
         for word in words {
-            XCTAssertTrue(problem.contains(word), "expected \"\(word)\" in: \(problem)", file: file, line: line)
+            XCTAssertTrue(reason.contains(word), "expected \"\(word)\" before the statement in: \(problem)", file: file, line: line)
         }
+        XCTAssertEqual(reason.contains("refused: "), byAuthorizer, problem, file: file, line: line)
         XCTAssertLessThan(problem.count, 400, "a long statement is cut: \(problem.prefix(300))", file: file, line: line)
         XCTAssertEqual(server.requests(), ["/latest.json 200", "/2/patch-from-1.sql 200", "/2/stations.sqlite.gz 200"], file: file, line: line)
         XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"), file: file, line: line)
@@ -323,6 +327,7 @@ final class BundleClientTests: XCTestCase {
             ("DELETE FROM stations_lines WHERE s_id IN (SELECT s_id FROM completions);", ["completions"]),
             ("CREATE TABLE extra (x);", ["extra"]),
             ("CREATE INDEX completions_memo ON completions (memo);", ["completions"]),
+            ("CREATE INDEX station_memo ON stations (address);", ["CREATE INDEX station_memo"]),
             ("CREATE TRIGGER t AFTER UPDATE ON stations BEGIN DELETE FROM completions; END;", ["TRIGGER"]),
             ("CREATE VIEW v AS SELECT 1;", ["VIEW"]),
             ("ALTER TABLE stations ADD COLUMN x;", ["ALTER"]),
@@ -335,13 +340,15 @@ final class BundleClientTests: XCTestCase {
             ("PRAGMA journal_mode = DELETE;", ["journal_mode"]),
             ("PRAGMA writable_schema = ON;", ["writable_schema"]),
             ("PRAGMA user_version;", ["user_version"]),
-            ("UPDATE sqlite_master SET sql = 'x' WHERE name = 'stations';", ["sqlite_master"]),
-            ("VACUUM;", ["VACUUM"]),
-            ("UPDATE stations SET address = '\(String(repeating: "x", count: 5000))' WHERE s_id IN (SELECT s_id FROM completions);", ["completions", "bytes"]),
+            ("UPDATE stations SET address = '\(String(repeating: "x", count: 5000))' WHERE s_id IN (SELECT s_id FROM completions);", ["completions"]),
         ]
         for (statement, words) in refused {
             try assertRefusedAndReplaced(statement, mentioning: words)
         }
+        // SQLite itself refuses these inside the patch's transaction.
+        try assertRefusedAndReplaced("UPDATE sqlite_master SET sql = 'x' WHERE name = 'stations';", mentioning: ["sqlite_master"], byAuthorizer: false)
+        try assertRefusedAndReplaced("VACUUM;", mentioning: ["VACUUM"], byAuthorizer: false)
+        try assertRefusedAndReplaced("DELETE FROM sqlite_master WHERE name = 'completions';", mentioning: ["sqlite_master"], byAuthorizer: false)
     }
 
     func testAPatchAsPatchWriterWritesItIsApplied() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 import StationIO
 import StationModel
 import XCTest
@@ -301,6 +302,11 @@ final class SourceFetcherTests: XCTestCase {
         }
         XCTAssertEqual(try String(contentsOfFile: folder + "/company.csv", encoding: .utf8), changed("company.csv"))
         XCTAssertEqual(try String(contentsOfFile: folder + "/station.csv", encoding: .utf8), SourceFetcherTests.ekidataBodies["station.csv"])
+        // Until a fetch completes it, ingest refuses the half-replaced source.
+        let source = SourceDeclaration(kind: .ekidata, path: "ekidata")
+        XCTAssertThrowsError(try IngestPipeline.read(source, options: IngestOptions(rawFolder: raw))) { error in
+            XCTAssertTrue("\(error)".contains("journal remains") && "\(error)".contains("stationdb fetch"), "\(error)")
+        }
 
         server.clearLog()
         let reports = try fetcher().fetch(ekidataSource)
@@ -310,6 +316,19 @@ final class SourceFetcherTests: XCTestCase {
             XCTAssertEqual(try String(contentsOfFile: folder + "/" + name, encoding: .utf8), changed(name), name)
         }
         XCTAssertEqual(Files.names(in: folder), ekidataFiles.flatMap { [$0, $0 + ".etag"] }.sorted(), "leftovers remain")
+    }
+
+    func testAFolderWhereAFileBelongsReplacesNothing() throws {
+        _ = try fetcher().fetch(ekidataSource)
+        for name in ekidataFiles { try serve(name, changed(name)) }
+        let station = raw + "/ekidata/station.csv"
+        try FileManager.default.removeItem(atPath: station)
+        try Files.createFolder(station)
+        try assertFailsUntouched(ekidataSource, fetcher()) { error in
+            XCTAssertEqual(error.exitStatus, .badInput, "\(error)")
+            XCTAssertTrue(error.description.contains(station + ": not a file"), error.description)
+        }
+        XCTAssertEqual(try String(contentsOfFile: raw + "/ekidata/company.csv", encoding: .utf8), SourceFetcherTests.ekidataBodies["company.csv"])
     }
 
     func testAKillBeforeTheJournalLeavesTheOldFilesAndNoLeftovers() throws {
