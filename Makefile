@@ -6,7 +6,7 @@ ROOT  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 RAW   ?= $(ROOT)/raw
 BUILD ?= $(ROOT)/build
 DIST  ?= $(ROOT)/dist
-# Empty: stationdb's one default seed (`stationdb priority --help`). Another
+# Empty: stationdb's one default seed (`stationdb priority assign --help`). Another
 # seed reshuffles every machine weight in the country.
 SEED  ?=
 # Empty: blue-noise machine weights; METHOD=mesh-lottery for the classic

@@ -13,9 +13,11 @@ struct IngestCommand: AsyncParsableCommand {
         Sources are declared in RAW/sources.json in precedence order (kinds: native,
         ekidata, n02); without it RAW is one folder of native master CSV
         (operators.csv, lines.csv, stations.csv, stations_lines.csv). The earliest
-        source wins field by field. IDs come from RAW/registry.csv, which this
-        command keeps up to date: a new station gets a new s_id, a vanished one
-        keeps its s_id and is published disabled, and no ID is ever reused.
+        source wins field by field. IDs come from RAW/registry.csv: a new station
+        gets a new s_id, a vanished one keeps its s_id and is published
+        disabled, and no ID is ever reused. The registry with the new IDs is
+        left beside the staging file (<out>.registry.csv); `stationdb build`
+        copies it into RAW/registry.csv once the version is published.
         RAW/fixes.csv, if present, is applied last; a fix that matches no row or
         several is an error.
 

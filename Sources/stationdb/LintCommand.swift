@@ -17,7 +17,7 @@ struct LintCommand: AsyncParsableCommand {
                        brackets or an ideographic space
           code         an operator type, line type or N02 code the known lists lack
           far          a station more than 30 km from both its neighbours on a line
-          pref         a station whose prefecture none of its 3 nearest stations has
+          pref         a station whose prefecture none of its 10 nearest stations has
           same-name    two live stations of one line with the same name
           hand-weight  a hand weight on a disabled station (or on no station)
           fix          a fix whose value the sources already hold

@@ -6,7 +6,7 @@ import StationModel
 struct PriorityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "priority",
-        abstract: "Give every station its map weight: hand weights 1..10, grid-mesh weights 11..13.",
+        abstract: "Give every station its map weight: hand weights 1..10, machine weights 11..13.",
         discussion: """
         The map clients draw at most N pins per view, ordered by weight then by
         distance from the centre, so weights decide what every user sees.

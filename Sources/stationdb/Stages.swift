@@ -224,7 +224,7 @@ struct BuildStage: Stage {
             outcome = try await BundleBuilder().build(request)
         } catch let refusal as GuardRefusal {
             note(refusal.description)
-            note("nothing was published (\(dist) is as it was); if this change is intended, publish it with `make FORCE_PUBLISH=1` (stationdb build --force)")
+            note("nothing was published (\(dist) is as it was); if this change is intended, run the same make again with FORCE_PUBLISH=1 (stationdb build --force)")
             throw CommandExit(status: .guardRefused)
         }
         try commitRegistry()
