@@ -71,6 +71,11 @@ public struct BlueNoiseTiers: Hashable, Sendable {
             + "x (100 / stations around)^\(fixed(exponent, decimals: 2)), north-south x \(fixed(northSouth, decimals: 2))"
     }
 
+    /// The bin of a count of stations around: 1 for 1-3, 2 for 4-15, 3 for 16-63, ...
+    static func densityBin(_ around: Int) -> Int { (Int.bitWidth - around.leadingZeroBitCount + 1) / 2 }
+    /// The density a bin stands for: the geometric middle of its counts.
+    static func density(ofBin bin: Int) -> Double { pow(2, 2 * Double(bin) - 1) }
+
     /// The levels an oval's squares are taken from, finest first.
     static let levels: [MeshLevel] = [.quarter, .half, .third, .fiveKilometre, .second]
 
@@ -96,10 +101,11 @@ public struct BlueNoiseTiers: Hashable, Sendable {
             (-1...1).reduce(0) { sum, dr in sum + (-1...1).reduce(0) { $0 + perSquare[(s.row + dr - south) * width + s.column + $1 - west] } }
         }
 
-        // The density a station's radius and place in the walk go by, in doubling bins,
-        // so that a station added or removed nearby changes neither for almost everyone.
-        let bin = around.map { Int.bitWidth - $0.leadingZeroBitCount }
-        let density = bin.map { pow(2, Double($0) - 0.5) }
+        // The density a station's radius and place in the walk go by, in bins four times as
+        // wide as the last, so that a station added, removed or moved nearby changes neither for
+        // almost everyone (doubling bins let a 3 km move change 10 other weights, these 5).
+        let bin = around.map(Self.densityBin)
+        let density = bin.map(Self.density(ofBin:))
         // Most isolated first, then the lottery; hand-weighted stations are never visited.
         let order = (0..<n).filter { weights[live[$0]] == restWeight }
             .sorted { (bin[$0], tickets[$0], $0) < (bin[$1], tickets[$1], $1) }

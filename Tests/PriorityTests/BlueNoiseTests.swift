@@ -11,10 +11,9 @@ final class BlueNoiseTests: XCTestCase {
         a.keys.count { $0 != edited && b[$0] != nil && a[$0] != b[$0] }
     }
 
-    /// A data fix disturbs only its neighbourhood: adding or removing a station changes at most
-    /// 8 other stations' weights, changing one hand weight none. Moving one 3 km stays within 8
-    /// for 24 of the 25 stations drawn; the 25th, a hand pin in the country (s_id 9991224), moves
-    /// its gap with it and changes 10: the bound held here is 10, short of the 8.
+    /// A data fix disturbs only its neighbourhood: moving a station 3 km, adding one or removing
+    /// one changes at most 8 other stations' weights (measured: 5, 2 and 4); changing one hand
+    /// weight, none.
     func testOneStationFixChangesFewOtherWeights() throws {
         let network = try NationalData.network()
         let hand = HandWeightSuggestions.testBed(network: network)
@@ -49,7 +48,7 @@ final class BlueNoiseTests: XCTestCase {
             total += m + a + r
         }
         print("most other weights changed: moved 3 km \(worst.moved), added \(worst.added), removed \(worst.removed), one hand weight \(worst.hand)")
-        XCTAssertLessThanOrEqual(worst.moved, 10)
+        XCTAssertLessThanOrEqual(worst.moved, 8)
         XCTAssertLessThanOrEqual(worst.added, 8)
         XCTAssertLessThanOrEqual(worst.removed, 8)
         XCTAssertEqual(worst.hand, 0, "a hand weight's value is no part of the disk test: the station stays a pin either way")

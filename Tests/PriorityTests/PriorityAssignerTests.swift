@@ -224,7 +224,7 @@ final class PriorityAssignerTests: XCTestCase {
             let dx = Double(a.lng - b.lng) / 1e6 * 111.2 * cos(Double(a.lat) / 1e6 * .pi / 180)
             return (dx * dx + dy * dy).squareRoot()
         }
-        let shrink = pow(100 / pow(2, Double(Int.bitWidth - 400.leadingZeroBitCount) - 0.5), tiers.exponent)
+        let shrink = pow(100 / BlueNoiseTiers.density(ofBin: BlueNoiseTiers.densityBin(400)), tiers.exponent)
         for (tier, limit) in [(11, tiers.radius[0] * shrink), (12, tiers.radius[1] * shrink)] {
             let pins = stations.indices.filter { w[$0] <= tier }
             XCTAssertGreaterThan(pins.filter { w[$0] == tier }.count, 1)
