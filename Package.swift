@@ -44,16 +44,18 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // What the tests that run stationdb, make or sqldiff share.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
-        .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO"]),
-        .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO"]),
+        .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
-        .testTarget(name: "MakeTests", dependencies: ["StationIO"]),
+        .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

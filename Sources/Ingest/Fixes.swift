@@ -114,9 +114,9 @@ public enum DataFixes {
             do {
                 let changed: Bool
                 switch fix.table {
-                case .operators: changed = try change(&network.operators[i], fix)
-                case .lines: changed = try change(&network.lines[i], fix)
-                case .stations: changed = try change(&network.stations[i], fix)
+                case .operators: changed = try change(&network.operators[i], fix, enabled: \.enabled, set: set)
+                case .lines: changed = try change(&network.lines[i], fix, enabled: \.enabled, set: set)
+                case .stations: changed = try change(&network.stations[i], fix, enabled: \.enabled, set: set)
                 }
                 if !changed { unneeded.append(fix) }
             } catch let e as InputError {
@@ -129,43 +129,24 @@ public enum DataFixes {
     }
 
     /// Applies one fix to its row; whether the row is any different now.
-    private static func change(_ o: inout Operator, _ fix: DataFix) throws -> Bool {
-        let before = o
+    private static func change<Row: Equatable>(_ row: inout Row, _ fix: DataFix, enabled: WritableKeyPath<Row, Bool>,
+                                               set: (inout Row, DataFix) throws -> Void) throws -> Bool {
+        let before = row
         switch fix.action {
-        case .disable: o.enabled = false
-        case .enable: o.enabled = true
-        case .set: try set(&o, fix)
-        case .move: break   // refused when read
+        case .disable: row[keyPath: enabled] = false
+        case .enable: row[keyPath: enabled] = true
+        case .set, .move: try set(&row, fix)   // move is refused when read, but for stations
         }
-        return o != before
+        return row != before
     }
 
-    private static func change(_ l: inout Line, _ fix: DataFix) throws -> Bool {
-        let before = l
-        switch fix.action {
-        case .disable: l.enabled = false
-        case .enable: l.enabled = true
-        case .set: try set(&l, fix)
-        case .move: break   // refused when read
+    private static func move(_ s: inout Station, _ fix: DataFix) throws {
+        let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        guard parts.count == 2, let lat = MicroDegrees.parse(parts[0]), let lng = MicroDegrees.parse(parts[1]) else {
+            throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
         }
-        return l != before
-    }
-
-    private static func change(_ s: inout Station, _ fix: DataFix) throws -> Bool {
-        let before = s
-        switch fix.action {
-        case .disable: s.enabled = false
-        case .enable: s.enabled = true
-        case .set: try set(&s, fix)
-        case .move:
-            let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-            guard parts.count == 2, let lat = MicroDegrees.parse(parts[0]), let lng = MicroDegrees.parse(parts[1]) else {
-                throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
-            }
-            s.lat = lat
-            s.lng = lng
-        }
-        return s != before
+        s.lat = lat
+        s.lng = lng
     }
 
     private static func fieldLocation(_ fix: DataFix, _ field: String) -> SourceLocation {
@@ -204,6 +185,7 @@ public enum DataFixes {
     }
 
     private static func set(_ s: inout Station, _ fix: DataFix) throws {
+        if fix.action == .move { return try move(&s, fix) }
         switch fix.field {
         case "station": s.name = fix.value
         case "yomi": s.yomi = fix.value

@@ -47,7 +47,7 @@ public struct CSVTable: Sendable {
         let missing = names.filter { columns[$0] == nil }
         guard !missing.isEmpty else { return }
         throw InputError(SourceLocation(file: file, line: headerLine, field: missing.joined(separator: ", ")),
-                         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(header.joined(separator: ", "))")
+                         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(shown(header.joined(separator: ", "), limit: 300))")
     }
 
     public func fieldCount(_ r: Int) -> Int { firstField[r + 1] - firstField[r] }

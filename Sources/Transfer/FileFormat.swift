@@ -32,26 +32,18 @@ extension FileFormat {
 
     /// The whole file through StationIO's CSV reader, as the ingest reads it.
     static func csvProblem(_ bytes: [UInt8], name: String, required: [String]) -> String? {
-        let table: CSVTable
         do {
-            table = try CSVReader.parse(bytes, file: name)
+            let table = try CSVReader.parse(bytes, file: name)
+            if table.header.isEmpty {
+                return "an empty file; expected a header naming the columns \(required.joined(separator: ", "))"
+            }
+            try table.require(required)
+            return table.count == 0 ? "the header but no rows; expected at least one row of data" : nil
         } catch let error as InputError {
             return firstProblem(of: error)
         } catch {
             return "\(error)"
         }
-        if table.header.isEmpty {
-            return "an empty file; expected a header naming the columns \(required.joined(separator: ", "))"
-        }
-        let missing = required.filter { !table.has($0) }
-        if !missing.isEmpty {
-            let header = shown(table.header.joined(separator: ","))
-            return "line \(table.headerLine): missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header is: \(header)"
-        }
-        if table.count == 0 {
-            return "the header but no rows; expected at least one row of data"
-        }
-        return nil
     }
 
     /// The first problem an input error names, with its line and field (a field

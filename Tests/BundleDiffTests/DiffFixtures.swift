@@ -2,6 +2,7 @@ import BundleDiff
 import Foundation
 import StationIO
 import StationModel
+import TestSupport
 import XCTest
 
 /// Hand-made bundles for the diff's tests, and the tools they are checked against.
@@ -82,35 +83,9 @@ enum DiffFixtures {
 
     // MARK: - Tools
 
-    /// The folder the build put the test bundle in, which holds the package's
-    /// executables too: .build/debug for a plain `swift test`, <scratch>/debug with
-    /// --scratch-path (on Linux the test bundle is the running executable; on macOS
-    /// it is a .xctest bundle inside that folder).
-    static var productsFolder: URL {
-        if let xctest = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
-            return xctest.bundleURL.deletingLastPathComponent()
-        }
-        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0])
-        return executable.deletingLastPathComponent()
-    }
+    static func stationdb() throws -> String { try BuiltTools.stationdb() }
 
-    /// The stationdb binary built alongside these tests.
-    static func stationdb() throws -> String {
-        let path = productsFolder.appendingPathComponent("stationdb").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("\(path) absent: run swift build (with the same --scratch-path) first")
-        }
-        return path
-    }
-
-    static func which(_ tool: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
-            let path = "\(dir)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
+    static func which(_ tool: String) -> String? { BuiltTools.which(tool) }
 
     static func sqldiff() throws -> String {
         guard let path = which("sqldiff") else {

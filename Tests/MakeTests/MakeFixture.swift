@@ -1,5 +1,6 @@
 import Foundation
 import StationIO
+import TestSupport
 import XCTest
 
 /// `make` as the nightly job and a maintainer run it: the project's Makefile, the
@@ -13,27 +14,11 @@ struct MakeFixture {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// The folder the build put the test bundle in, which holds the package's executables too.
-    static var productsFolder: URL {
-        if let xctest = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
-            return xctest.bundleURL.deletingLastPathComponent()
-        }
-        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0])
-        return executable.deletingLastPathComponent()
-    }
-
-    static func stationdb() throws -> String {
-        let path = productsFolder.appendingPathComponent("stationdb").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("\(path) absent: run swift build (with the same --scratch-path) first")
-        }
-        return path
-    }
+    static func stationdb() throws -> String { try BuiltTools.stationdb() }
 
     static func make() throws -> String {
-        for path in ["/usr/bin/make", "/bin/make"] where FileManager.default.isExecutableFile(atPath: path) { return path }
-        throw XCTSkip("make is not installed")
+        guard let path = BuiltTools.which("make") else { throw XCTSkip("make is not installed") }
+        return path
     }
 
     /// A fresh folder; `raw` is the small network below unless `copyingRaw` names another raw folder to copy.

@@ -1,5 +1,6 @@
 import Foundation
 import StationIO
+import TestSupport
 import XCTest
 
 /// `stationdb fetch` itself, built beside these tests, against a real HTTP
@@ -56,19 +57,7 @@ final class FetchCommandTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
-    static func stationdb() throws -> String {
-        var folder: URL
-        if let xctest = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
-            folder = xctest.bundleURL.deletingLastPathComponent()
-        } else {
-            folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        }
-        let path = folder.appendingPathComponent("stationdb").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("\(path) absent: run swift build (with the same --scratch-path) first")
-        }
-        return path
-    }
+    static func stationdb() throws -> String { try BuiltTools.stationdb() }
 
     /// Runs `stationdb fetch --raw raw` in the scratch folder: its exit status and stderr.
     func fetch() throws -> (status: Int32, err: String) {
