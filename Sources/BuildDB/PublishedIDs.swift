@@ -17,7 +17,12 @@ public enum PublishedIDs {
         let bundlePath = joinPath(dist, previous.database)
         guard Files.exists(bundlePath) else { return }   // verify and the build report a missing bundle
         var problems = DiagnosticCollector()
-        let restore = "restore it from version control (e.g. `git checkout \(registryLabel)`), or declare a truly changed s_id in renumbered.csv"
+        // Each version keeps the registry it was made with: the surest source of a lost line,
+        // also when a run was stopped after publishing and before it updated the registry.
+        let earlierPath = joinPath(joinPath(dist, String(previous.version)), DistLayout.registry)
+        let restore = Files.exists(earlierPath)
+            ? "take the line back from \(earlierPath), the registry version \(previous.version) was published with (if that version is the last change, copy it over \(registryLabel)), or declare a truly changed s_id in renumbered.csv"
+            : "restore it from version control (e.g. `git checkout \(registryLabel)`), or declare a truly changed s_id in renumbered.csv"
         let database = try SQLiteDatabase(path: bundlePath)
         let present = [("operators", "o_id", "operator", Set(network.operators.map(\.id))), ("lines", "l_id", "line", Set(network.lines.map(\.id))),
                        ("stations", "s_id", "station", Set(network.stations.map(\.id)).union(renumbered))]
@@ -28,7 +33,6 @@ public enum PublishedIDs {
                              "\(name) \(value) (\(shown(row[1].textValue ?? ""))), published in version \(previous.version), is missing from this build: the registry lost its line; \(restore)")
             }
         }
-        let earlierPath = joinPath(joinPath(dist, String(previous.version)), DistLayout.registry)
         if let registry, Files.exists(earlierPath) {
             for lost in registry.lostKeys(since: try Registry.load(path: earlierPath)) {
                 problems.add(SourceLocation(file: registryLabel, field: "\(lost.kind.rawValue) \(lost.id)"),

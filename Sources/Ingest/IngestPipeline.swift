@@ -23,8 +23,6 @@ public struct IngestOutcome: Sendable {
     public var report: IngestReport
     /// The registry file after this run: every key seen, every row as published.
     public var registryText: [UInt8]
-    /// Whether the registry read at the start already held all of that (then its file is left as it is).
-    public var registryUnchanged: Bool
     /// Where each station of the sources was first defined, by s_id (only when asked for: lint).
     public var stationOrigins: [Int: SourceLocation] = [:]
 
@@ -226,16 +224,9 @@ public enum IngestPipeline {
         do { report.unneededFixes = try DataFixes.apply(inputs.fixes, to: &network) } catch let e as InputError { problems.add(e) }
         network.validate(&problems, place: "merged network")
         try problems.check()
-        let registryText = registry.text(after: network, current: keys)
+        let registryText = registry.keepingFile(registry.text(after: network, current: keys))
         return IngestOutcome(staging: Staging(network: network, meta: inputs.meta), report: report, registryText: registryText,
-                             registryUnchanged: registry.isText(registryText), stationOrigins: stationOrigins)
-    }
-
-    /// Writes the registry (only if changed), then the staging file, each
-    /// through a temporary file: the staging file last, so it is the newer.
-    public static func publish(_ outcome: IngestOutcome, stagingPath: String, registryPath: String) throws {
-        if !outcome.registryUnchanged || !Files.exists(registryPath) { try AtomicFile.write(outcome.registryText, to: registryPath) }
-        try StagingFile.write(outcome.staging, to: stagingPath)
+                             stationOrigins: stationOrigins)
     }
 
     static func relativePath(_ path: String, in folder: String) -> String {

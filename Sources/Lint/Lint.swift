@@ -60,11 +60,7 @@ public struct LintReport: Codable, Sendable {
     enum CodingKeys: String, CodingKey { case count, byRule = "by_rule", findings }
 
     /// The report as JSON: keys sorted, a trailing newline.
-    public func json() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(self)) + [0x0A]
-    }
+    public func json() throws -> [UInt8] { try jsonDocument(self) }
 
     /// "12 warnings (text 3, yomi 1, far 8)".
     public var summary: String {

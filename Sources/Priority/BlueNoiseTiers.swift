@@ -229,8 +229,4 @@ struct MeshSquare: Hashable {
         row = floorDiv(3 * lat, level.latitudeStep)
         column = floorDiv(lng, level.longitudeStep)
     }
-
-    private init(row: Int, column: Int) { self.row = row; self.column = column }
-
-    func offset(rows: Int, columns: Int) -> MeshSquare { MeshSquare(row: row + rows, column: column + columns) }
 }

@@ -222,7 +222,7 @@ public enum CSVReader {
         var unescaped: [UInt8] = []
 
         // Nothing below is a local function over these variables: a function that captures
-        // them makes every access to them a checked one, which was a third of this loop.
+        // them makes every access to them an exclusivity-checked one.
         var recordStart = 0, recordLine = 1, atRecordStart = true
         while i < n || !atRecordStart {
             if atRecordStart { recordLine = line; recordStart = bounds.count / 2; atRecordStart = false }

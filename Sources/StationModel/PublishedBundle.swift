@@ -126,11 +126,7 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     /// The JSON document: keys sorted, two-space indent, a trailing newline.
-    public func json() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(self)) + [0x0A]
-    }
+    public func json() throws -> [UInt8] { try jsonDocument(self) }
 
     /// Reads latest.json or a manifest.json; one that is not such a document is bad input naming the file.
     public static func read(path: String) throws -> PublishedBundle {

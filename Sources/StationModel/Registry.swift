@@ -201,19 +201,11 @@ public struct Registry: Sendable, Equatable {
         return table.string(r, c.name)
     }
 
-    /// Whether `text` holds this registry: the file as read, byte for byte, or the
-    /// same IDs, keys and rows written another way (then the file is left as the
-    /// maintainer wrote it).
-    public func isText(_ text: [UInt8]) -> Bool {
-        guard let table else { return false }
-        return table.fileBytes == text[...] || self.text() == text
-    }
-
-    /// Writes the file, unless it already holds this registry: a run with nothing new changes nothing in raw/.
-    public func write(path: String) throws {
-        let text = text()
-        if Files.exists(path), let old = try? Files.read(path), old == text { return }
-        try AtomicFile.write(text, to: path)
+    /// `text`, or the file as the maintainer wrote it when it already holds the same IDs,
+    /// keys and rows (quoted another way, say): a run with nothing new changes nothing in raw/.
+    public func keepingFile(_ text: [UInt8]) -> [UInt8] {
+        guard let table, table.fileBytes == text[...] || self.text() == text else { return text }
+        return Array(table.fileBytes)
     }
 
     public static func == (a: Registry, b: Registry) -> Bool { a.text() == b.text() }

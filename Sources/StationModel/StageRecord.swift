@@ -46,9 +46,7 @@ public struct StageRecord: Codable, Equatable, Sendable {
 
     /// Written after the outputs, so a record never vouches for an output that is not there.
     public func write(for output: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try AtomicFile.write([UInt8](try encoder.encode(self)) + [0x0A], to: Self.path(for: output))
+        try AtomicFile.write(try jsonDocument(self), to: Self.path(for: output))
     }
 
     /// Whether the last run of this stage read exactly what `self` says it would read now,

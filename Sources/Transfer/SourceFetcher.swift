@@ -44,9 +44,7 @@ public struct FetchedFileState: Codable, Equatable, Sendable {
     }
 
     func save(for file: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try AtomicFile.write([UInt8](try encoder.encode(self)) + [0x0A], to: FetchedFileState.path(for: file))
+        try AtomicFile.write(try jsonDocument(self), to: FetchedFileState.path(for: file))
     }
 }
 

@@ -241,9 +241,8 @@ struct BuildStage: Stage {
 
     /// The count of a lint report (`stationdb lint --out`).
     static func lintCount(_ path: String) throws -> Int {
-        struct Report: Decodable { var count: Int }
         do {
-            return try JSONDecoder().decode(Report.self, from: Data(try Files.read(path))).count
+            return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path))).count
         } catch let error as DecodingError {
             throw InputError(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
         }

@@ -21,6 +21,8 @@ final class NothingLostTests: XCTestCase {
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.err.contains("registry.csv: s_id 1273: station 1273 (東京), published in version 1, is missing from this build"), run.err)
         XCTAssertTrue(run.lastMessage.contains("exit 2 from stationdb"), run.lastMessage)
+        // It points to the copy that has the line: the registry version 1 was published with.
+        XCTAssertTrue(run.err.contains("take the line back from \(f.dist)/1/registry.csv"), run.err)
         XCTAssertEqual(try MakeFixture.snapshot(f.dist), published)
 
         // Its keys edited away: the station would get a new s_id while 1273 stays, disabled.
