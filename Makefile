@@ -24,8 +24,10 @@ FORCE_PUBLISH ?=
 # NO_WAIT=1: exit (status 3 from stationdb) instead of waiting while another
 # publish holds $(DIST).
 NO_WAIT ?=
-# make diff OLD=... NEW=... FORMAT=text|json|markdown|sql
+# make diff OLD=... NEW=... FORMAT=text|json|markdown|sql; make plan FORMAT=text|markdown|json
 FORMAT ?=
+# make plan AGAINST=https://...: compare with the dist the apps download from, not the local one.
+AGAINST ?=
 
 export PATH := $(PATH):/opt/swift/usr/bin
 
@@ -34,25 +36,36 @@ RELEASE := $(ROOT)/.build/release/stationdb
 BIN     ?= $(RELEASE)
 SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
 
-.PHONY: all help setup fetch lint test bench diff clean
+.PHONY: all help setup fetch lint plan test bench diff clean
 
 # What make says when stationdb fails: its own exit status, which make turns into 2.
 EXPLAIN = status=$$?; case $$status in \
 	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
 	3) echo "make: I/O failure or another publish holds $(DIST) (exit 3 from stationdb); nothing was published" >&2 ;; \
 	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
+	5) echo "make: the version was published, but raw/registry.csv was not updated (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
 	esac; exit $$status
 
 # Every stage runs only when what it reads changed (by content: a deleted fix or
 # hand weight is a change too); stationdb decides that, not file times, so the
 # stages run by hand agree with make. The dist is locked for the whole run.
+STAGE_OPTIONS = --raw $(RAW) --build $(BUILD) --dist $(DIST) $(if $(SEED),--seed $(SEED)) $(if $(METHOD),--method $(METHOD)) \
+	$(if $(VERSION),--as-version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait)
+
 all: $(BIN)
-	@$(BIN) publish --raw $(RAW) --build $(BUILD) --dist $(DIST) $(if $(SEED),--seed $(SEED)) \
-		$(if $(METHOD),--method $(METHOD)) $(if $(VERSION),--as-version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait); \
-	$(EXPLAIN)
+	@$(BIN) publish $(STAGE_OPTIONS); $(EXPLAIN)
+
+# What the next `make` would publish, without publishing anything: the report on
+# stdout and build/preview.html. Succeeds when nothing (stationdb's 0) or a new
+# version (its 1) would be published; a `make` after it publishes that very version.
+plan: $(BIN)
+	@$(BIN) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(AGAINST)) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
+	if [ $$status -gt 1 ]; then (exit $$status); $(EXPLAIN); fi
 
 help:
 	@echo 'make                the nightly job: raw/ -> build/ -> a new version in dist/ when anything changed'
+	@echo 'make plan           what the next make would publish, without publishing: a report by station name'
+	@echo '                    and build/preview.html, the map the apps would show [FORMAT=markdown AGAINST=URL]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
@@ -62,8 +75,10 @@ help:
 	@echo 'make clean          remove build/ (published versions in dist/ are kept)'
 	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
 	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
+	@echo '  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
-	@echo '  0 success/same  1 different (diff)  2 bad input  3 I/O or environment  4 refused by a guard'
+	@echo '  0 success/same  1 different (diff) or would publish (plan)  2 bad input  3 I/O or environment'
+	@echo '  4 refused by a guard  5 published, but raw/registry.csv not updated'
 
 setup:
 	@$(ROOT)/scripts/setup

@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BundleDiff", targets: ["BundleDiff"]),
         .library(name: "Transfer", targets: ["Transfer"]),
         .library(name: "Lint", targets: ["Lint"]),
+        .library(name: "Publishing", targets: ["Publishing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,15 +38,18 @@ let package = Package(
         .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "Ingest", "BundleDiff", "CCurl"]),
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "Priority", "StationModel", "StationIO"]),
+        // The maintainer's loop as library calls: plan and publish (the stages, a candidate
+        // version under build/, its move into dist/).
+        .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth", "Lint",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth", "Lint", "Publishing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["StationIO"], path: "Tests/TestSupport"),
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth"]),
@@ -56,6 +60,7 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
+        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "BundleDiff", "Ingest", "Lint", "StationModel", "StationIO", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -43,7 +43,7 @@ public struct BuildRequest: Sendable {
     public var lock: FileLock?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
-                renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.defaultPath,
+                renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.fileName,
                 dist: String, requestedVersion: Int? = nil,
                 guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registry: Registry? = nil,
                 registryLabel: String = "raw/registry.csv", lock: FileLock? = nil) {
@@ -57,6 +57,35 @@ public struct BuildRequest: Sendable {
 /// The steps of a publish, in order; a test can fail any of them through `BundleBuilder.beforeStep`.
 public enum PublishStep: String, CaseIterable, Sendable {
     case writeDatabase, writeGzip, writePatch, writeSummary, writeManifest, syncFiles, renameFolder, writeLatest
+}
+
+/// A version built and compared with its baseline, not yet published: the files of
+/// dist/<version>/ in `folder`.
+public struct Candidate: Sendable {
+    public var folder: String
+    /// What latest.json will say once it is published.
+    public var bundle: PublishedBundle
+    /// Against the baseline; nil for a first version.
+    public var difference: BundleDifference?
+    /// The guards it exceeds and what is wrong with the bundle itself (bundleViolations): each refuses it unless forced.
+    public var violations: [String]
+
+    public init(folder: String, bundle: PublishedBundle, difference: BundleDifference?, violations: [String]) {
+        self.folder = folder; self.bundle = bundle; self.difference = difference; self.violations = violations
+    }
+
+    /// Throws the refusal, or with `force` says what is published anyway.
+    public func checkGuards(force: Bool) throws {
+        guard !violations.isEmpty else { return }
+        guard force else { throw GuardRefusal(violations) }
+        for reason in violations { note("publishing anyway (--force): \(reason)") }
+    }
+}
+
+public enum Preparation: Sendable {
+    case candidate(Candidate)
+    /// The tables equal the baseline's, version `version`: there is nothing to publish.
+    case same(version: Int)
 }
 
 public enum BuildOutcome: Sendable {
@@ -100,28 +129,54 @@ public struct BundleBuilder: Sendable {
             .compactMap { Int($0) }.max()
     }
 
+    /// Builds and, unless it equals the published version, publishes into `request.dist`:
+    /// `prepare` in a temporary folder of the dist, the guards, then `commit`.
     public func build(_ request: BuildRequest) async throws -> BuildOutcome {
         let dist = request.dist
         let lock = try request.lock ?? DistLock.acquire(dist: dist, wait: true)
         defer { withExtendedLifetime(lock) {} }
-        let previous = try PublishedBundle.latest(in: dist)
-        let highestFolder = Self.highestVersionFolder(in: dist)
-        let version = try Self.nextVersion(previous: previous?.version, highestFolder: highestFolder, requested: request.requestedVersion)
-        if let highestFolder, highestFolder > previous?.version ?? 0 {
-            note("dist/\(highestFolder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)")
-        }
-        try Self.validate(request, version: version)
+        let previous = try Baseline.local(dist: dist)
+        let version = try Self.version(for: dist, previous: previous, requested: request.requestedVersion)
         try PublishedIDs.check(request.staging.network, renumbered: Set(request.renumberings.keys.map(\.oldID)),
-                               registry: request.registry, registryLabel: request.registryLabel, dist: dist)
+                               registry: request.registry, registryLabel: request.registryLabel, baseline: previous)
         // Under the lock, every temporary folder is a dead run's.
         Self.removeLeftovers(in: dist)
         let temporary = joinPath(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
-        let final = joinPath(dist, String(version))
-        let latestPath = joinPath(dist, DistLayout.latest)
-        func file(_ name: String) -> String { joinPath(temporary, name) }
-        var movedIn = false
+        switch try await prepare(request, baseline: previous, version: version, into: temporary) {
+        case .same(let version):
+            return .unchanged(version: version)
+        case .candidate(let candidate):
+            do {
+                try candidate.checkGuards(force: request.force)
+            } catch {
+                Files.remove(temporary)
+                throw error
+            }
+            return .published(try commit(candidate, into: dist, replacing: previous?.bundle), difference: candidate.difference)
+        }
+    }
+
+    /// The version a build into `dist` takes (see nextVersion), saying so when a dead
+    /// publish's folder is skipped.
+    public static func version(for dist: String, previous: Baseline?, requested: Int?) throws -> Int {
+        let highestFolder = highestVersionFolder(in: dist)
+        let version = try nextVersion(previous: previous?.bundle.version, highestFolder: highestFolder, requested: requested)
+        if let highestFolder, highestFolder > previous?.bundle.version ?? 0 {
+            note("dist/\(highestFolder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)")
+        }
+        return version
+    }
+
+    /// Writes version `version` into `folder` (which it replaces) and compares it with
+    /// `baseline`: every file of dist/<version>/, or `.same` (and no folder) when its
+    /// tables equal the baseline's. Nothing outside `folder` is written; the guards'
+    /// verdict is in the candidate, for the caller to act on.
+    public func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String) async throws -> Preparation {
+        try Self.validate(request, version: version)
+        func file(_ name: String) -> String { joinPath(folder, name) }
+        Files.remove(folder)
         do {
-            try Files.createFolder(temporary)
+            try Files.createFolder(folder)
             try step(.writeDatabase)
             let renumberings = request.renumberings.keys.sorted { ($0.newID, $0.oldID) < ($1.newID, $1.oldID) }
             let database = file(DistLayout.database), gzipPath = file(DistLayout.gzip)
@@ -132,24 +187,16 @@ public struct BundleBuilder: Sendable {
             async let databaseDigest = SHA256.hex(fileAt: database)
 
             var difference: BundleDifference?
-            if let previous {
-                let previousPath = joinPath(dist, previous.database)
-                guard Files.exists(previousPath) else {
-                    throw InputError(SourceLocation(file: latestPath, field: "database"), "the published database \(previousPath) is missing")
-                }
-                let d = try BundleDifference.between(oldPath: previousPath, newPath: database)
+            var violations = Self.bundleViolations(request.staging.network)
+            if let baseline {
+                let d = try BundleDifference.between(oldPath: baseline.databasePath, newPath: database)
                 if d.isEmpty {
                     _ = try? await (gzipped, databaseDigest)
-                    Files.remove(temporary)
-                    return .unchanged(version: previous.version)
+                    Files.remove(folder)
+                    return .same(version: baseline.bundle.version)
                 }
                 try Self.checkRenumberingHistory(d, request: request, version: version)
-                let violations = request.guards.violations(of: d)
-                if !violations.isEmpty {
-                    // Nothing is published yet: the catch below removes the temporary folder.
-                    guard request.force else { throw GuardRefusal(violations) }
-                    for reason in violations { note("publishing anyway (--force): \(reason)") }
-                }
+                violations = request.guards.violations(of: d) + violations
                 difference = d
             }
 
@@ -161,7 +208,7 @@ public struct BundleBuilder: Sendable {
             digests[DistLayout.gzip] = gzip.sha256
 
             var patchName: String?
-            if let previous, let difference {
+            if let previous = baseline?.bundle, let difference {
                 try step(.writePatch)
                 let name = DistLayout.patch(from: previous.version)
                 digests[name] = try write(PatchWriter.patch(from: difference, toVersion: version), to: file(name))
@@ -175,7 +222,7 @@ public struct BundleBuilder: Sendable {
 
             try step(.writeSummary)
             let introduced = renumberings.filter { $0.version == version }
-            digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: previous?.version, rowCounts: rowCounts,
+            digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: baseline?.bundle.version, rowCounts: rowCounts,
                                                                      difference: difference, introduced: introduced,
                                                                      lintWarnings: request.lintWarnings),
                                                     to: file(DistLayout.summary))
@@ -183,7 +230,7 @@ public struct BundleBuilder: Sendable {
             // Paths are relative to dist/.
             let v = String(version)
             var bundle = PublishedBundle(
-                version: version, previousVersion: previous?.version, database: "\(v)/\(DistLayout.database)",
+                version: version, previousVersion: baseline?.bundle.version, database: "\(v)/\(DistLayout.database)",
                 sha256: digests[DistLayout.database]!, bytes: Files.size(of: file(DistLayout.database)) ?? 0,
                 gzip: "\(v)/\(DistLayout.gzip)", gzipSHA256: gzip.sha256, gzipBytes: gzip.bytes,
                 manifest: "\(v)/\(DistLayout.manifest)", summary: "\(v)/\(DistLayout.summary)",
@@ -193,12 +240,39 @@ public struct BundleBuilder: Sendable {
                 warnings: request.lintWarnings)
 
             try step(.writeManifest)
-            var manifest = bundle
-            manifest.files = digests
-            try Files.write(try manifest.json(), to: file(DistLayout.manifest))
+            bundle.files = digests
+            try Files.write(try bundle.json(), to: file(DistLayout.manifest))
+            bundle.files = nil
+            return .candidate(Candidate(folder: folder, bundle: bundle, difference: difference, violations: violations))
+        } catch {
+            Files.remove(folder)
+            throw error
+        }
+    }
 
+    /// Publishes a prepared version into `dist`, whose lock the caller holds: its folder is
+    /// flushed and moved to dist/<version> (renamed when on the same file system, else
+    /// copied beside it first), and latest.json is replaced last. `replacing` is the
+    /// version the candidate was compared with: if latest.json names another one now, the
+    /// candidate is stale and nothing is written.
+    public func commit(_ candidate: Candidate, into dist: String, replacing previous: PublishedBundle?) throws -> PublishedBundle {
+        let version = candidate.bundle.version
+        let latestPath = joinPath(dist, DistLayout.latest)
+        let now = try PublishedBundle.latest(in: dist)
+        guard now?.version == previous?.version, now?.sha256 == previous?.sha256 else {
+            throw EnvironmentError("\(latestPath) names version \(now.map { String($0.version) } ?? "none") now, not \(previous.map { String($0.version) } ?? "none") as when version \(version) was built; build it again")
+        }
+        let final = joinPath(dist, String(version))
+        if Files.exists(final) { throw EnvironmentError("\(final) exists already; a version is never replaced") }
+        let temporary = joinPath(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
+        var movedIn = false
+        do {
+            if candidate.folder != temporary {
+                Files.remove(temporary)
+                try Files.moveFolder(candidate.folder, to: temporary)
+            }
             try step(.syncFiles)
-            for name in Files.names(in: temporary) { try Files.sync(file(name)) }
+            for name in Files.names(in: temporary) { try Files.sync(joinPath(temporary, name)) }
             try Files.sync(temporary)
 
             try step(.renameFolder)
@@ -211,9 +285,8 @@ public struct BundleBuilder: Sendable {
             try Files.sync(dist)
 
             try step(.writeLatest)
-            bundle.files = nil
-            try AtomicFile.write(try bundle.json(), to: latestPath)
-            return .published(bundle, difference: difference)
+            try AtomicFile.write(try candidate.bundle.json(), to: latestPath)
+            return candidate.bundle
         } catch {
             // Leave dist/ as it was: latest.json and the versions it names are untouched.
             Files.remove(temporary)
@@ -221,6 +294,17 @@ public struct BundleBuilder: Sendable {
             unlink(AtomicFile.temporaryPath(for: latestPath))
             throw error
         }
+    }
+
+    /// What makes a bundle wrong for the apps whatever it is compared with: refused like
+    /// a guard (a maintainer may publish it with --force), checked on every version.
+    public static func bundleViolations(_ network: RailNetwork) -> [String] {
+        let empty = network.liveLinesWithoutStations
+        guard !empty.isEmpty else { return [] }
+        let shown = empty.prefix(12).map { "\($0.name) (l_id \($0.id))" }.joined(separator: ", ")
+        let more = empty.count > 12 ? ", and \(empty.count - 12) more" : ""
+        return ["\(empty.count) live line\(empty.count == 1 ? " has" : "s have") no live station: \(shown)\(more); "
+                + "give \(empty.count == 1 ? "it" : "them") stations or disable \(empty.count == 1 ? "it" : "them") (a disable row in fixes.csv), as a real master does"]
     }
 
     private func step(_ s: PublishStep) throws { try beforeStep?(s) }
@@ -232,9 +316,10 @@ public struct BundleBuilder: Sendable {
         return SHA256.hex(bytes)
     }
 
-    /// Temporary folders and files of runs that were killed.
-    static func removeLeftovers(in dist: String) {
-        for name in Files.names(in: dist) where name.hasPrefix(DistLayout.temporaryPrefix) || name.hasPrefix(".\(DistLayout.latest).tmp-") {
+    /// Temporary folders and files of runs that were killed; call it holding the dist's lock.
+    public static func removeLeftovers(in dist: String) {
+        // latest.json's own temporary file and its record's (latest.json.inputs).
+        for name in Files.names(in: dist) where name.hasPrefix(DistLayout.temporaryPrefix) || (name.hasPrefix(".\(DistLayout.latest).") && name.contains(".tmp-")) {
             Files.remove(joinPath(dist, name))
         }
     }

@@ -9,18 +9,17 @@ import StationModel
 /// That is bad input, checked before weights are drawn or anything is written, and
 /// --force does not pass it.
 public enum PublishedIDs {
-    /// Checks `network` against the version latest.json names in `dist`: every ID of that
-    /// bundle must be in the network (stations renumbered away excepted), and every key
-    /// that version's registry gave an ID must still be in `registry`.
-    public static func check(_ network: RailNetwork, renumbered: Set<Int>, registry: Registry?, registryLabel: String, dist: String) throws {
-        guard let previous = try PublishedBundle.latest(in: dist) else { return }
-        let bundlePath = joinPath(dist, previous.database)
-        guard Files.exists(bundlePath) else { return }   // verify and the build report a missing bundle
+    /// Checks `network` against the published version `baseline`: every ID of its bundle
+    /// must be in the network (stations renumbered away excepted), and every key that
+    /// version's registry gave an ID must still be in `registry`.
+    public static func check(_ network: RailNetwork, renumbered: Set<Int>, registry: Registry?, registryLabel: String, baseline: Baseline?) throws {
+        guard let baseline else { return }
+        let previous = baseline.bundle, bundlePath = baseline.databasePath
         var problems = DiagnosticCollector()
         // Each version keeps the registry it was made with: the surest source of a lost line,
         // also when a run was stopped after publishing and before it updated the registry.
-        let earlierPath = joinPath(joinPath(dist, String(previous.version)), DistLayout.registry)
-        let restore = Files.exists(earlierPath)
+        let earlierPath = baseline.registryPath ?? ""
+        let restore = baseline.registryPath != nil
             ? "take the line back from \(earlierPath), the registry version \(previous.version) was published with (if that version is the last change, copy it over \(registryLabel)), or declare a truly changed s_id in renumbered.csv"
             : "restore it from version control (e.g. `git checkout \(registryLabel)`), or declare a truly changed s_id in renumbered.csv"
         let database = try SQLiteDatabase(path: bundlePath)
@@ -33,7 +32,7 @@ public enum PublishedIDs {
                              "\(name) \(value) (\(shown(row[1].textValue ?? ""))), published in version \(previous.version), is missing from this build: the registry lost its line; \(restore)")
             }
         }
-        if let registry, Files.exists(earlierPath) {
+        if let registry, baseline.registryPath != nil {
             for lost in registry.lostKeys(since: try Registry.load(path: earlierPath)) {
                 problems.add(SourceLocation(file: registryLabel, field: "\(lost.kind.rawValue) \(lost.id)"),
                              "\(lost.kind.rawValue) \(lost.id) (\(shown(lost.name))) had the key \(lost.key) in version \(previous.version) and no longer has it: "

@@ -6,7 +6,6 @@ import StationModel
 /// several versions behind needs them all.
 public enum RenumberingFile {
     public static let fileName = "renumbered.csv"
-    public static let defaultPath = "raw/" + fileName
     public static let columns = ["new_s_id", "old_s_id", "version"]
 
     /// The renumberings, each with the line it came from (for error messages).

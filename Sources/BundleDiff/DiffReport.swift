@@ -27,13 +27,26 @@ public struct DiffReport: Sendable {
         try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            let difference = try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
-            let wanted = NameBook.Wanted(difference)
-            return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
-                              summary: DiffSummary(difference: difference),
-                              oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
-                              newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
+            return try named(try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath), db: db,
+                             oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath)
         }
+    }
+
+    /// The report of a difference already made (a build's, against its baseline): only the names are looked up.
+    public static func make(_ difference: BundleDifference, oldPath: String, newPath: String, oldLabel: String? = nil, newLabel: String? = nil) throws -> DiffReport {
+        try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
+            let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
+            defer { db.close() }
+            return try named(difference, db: db, oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath)
+        }
+    }
+
+    static func named(_ difference: BundleDifference, db: SQLiteDatabase, oldLabel: String, newLabel: String) throws -> DiffReport {
+        let wanted = NameBook.Wanted(difference)
+        return DiffReport(oldLabel: oldLabel, newLabel: newLabel, difference: difference,
+                          summary: DiffSummary(difference: difference),
+                          oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
+                          newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
     }
 
     public enum Side: Sendable { case old, new }

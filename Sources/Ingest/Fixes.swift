@@ -6,11 +6,16 @@ import StationModel
 // match exactly one row of its table; one that matches none or several is an
 // error, so a fix made stale by a source update is noticed, not ignored.
 //
-//   action,table,match,field,value,note
-//   set,stations,s_id=2,yomi,とうきょう,reading was missing
-//   move,stations,s_id=2,,35.681236 139.767125,platform centre
-//   disable,stations,station=旧駅;o_id=3,,,closed in 2024
-//   enable,lines,l_id=11302,,,
+//   action,table,match,field,value,expect,note
+//   set,stations,s_id=2,yomi,とうきょう,station=東京,reading was missing
+//   move,stations,s_id=2,,35.681236 139.767125,station=東京,platform centre
+//   disable,stations,station=旧駅;o_id=3,,,,closed in 2024
+//   enable,lines,l_id=11302,,,,
+//
+// `expect` (optional) states what the matched row holds before the fix, so a
+// mistyped but existing ID is an error at its line instead of a fix of the
+// wrong station. Two fixes that give one field of one row different values
+// are an error naming both lines: which one wins must not depend on their order.
 
 public struct DataFix: Sendable, Hashable {
     public enum Action: String, Sendable, CaseIterable { case set, move, disable, enable }
@@ -23,6 +28,8 @@ public struct DataFix: Sendable, Hashable {
     public var field: String
     /// The new value, exactly as the file holds it.
     public var value: String
+    /// column = value pairs the matched row must hold before the fix (`expect`).
+    public var expect: [Match] = []
     public var location: SourceLocation
 
     public struct Match: Sendable, Hashable {
@@ -48,7 +55,7 @@ public enum DataFixes {
         if table.header.isEmpty { return [] }
         try table.require(["action", "table", "match", "field", "value"])
         let cAction = table.column("action"), cTable = table.column("table"), cMatch = table.column("match")
-        let cField = table.column("field"), cValue = table.column("value")
+        let cField = table.column("field"), cValue = table.column("value"), cExpect = table.column("expect")
         var problems = DiagnosticCollector()
         var fixes: [DataFix] = []
         for r in table.records {
@@ -62,16 +69,22 @@ public enum DataFixes {
                 continue
             }
             let columns = columnsOf[t]!
-            var match: [DataFix.Match] = []
-            for part in table.string(r, cMatch).split(separator: ";") {
-                let kv = part.split(separator: "=", maxSplits: 1).map { trimmed(String($0)) }
-                if kv.count != 2 || !columns.contains(kv[0]) {
-                    problems.add(table.location(r, cMatch), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(shown(String(part)))'")
-                    continue
+            /// column=value[;column=value], with columns of the fix's table.
+            func pairs(_ column: CSVColumn) -> [DataFix.Match] {
+                var out: [DataFix.Match] = []
+                for part in table.string(r, column).split(separator: ";") {
+                    let kv = part.split(separator: "=", maxSplits: 1).map { trimmed(String($0)) }
+                    if kv.count != 2 || !columns.contains(kv[0]) {
+                        problems.add(table.location(r, column), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(shown(String(part)))'")
+                        continue
+                    }
+                    out.append(DataFix.Match(column: kv[0], value: kv[1]))
                 }
-                match.append(DataFix.Match(column: kv[0], value: kv[1]))
+                return out
             }
+            let match = pairs(cMatch)
             if match.isEmpty { problems.add(table.location(r, cMatch), "expected column=value, found nothing"); continue }
+            let expect = pairs(cExpect)
             let field = trimmed(table.string(r, cField))
             if action == .set, !columns.dropFirst().contains(field) {
                 problems.add(table.location(r, cField), "expected a column of \(t.rawValue) other than its id (\(columns.dropFirst().joined(separator: ", "))), found '\(shown(field))'")
@@ -82,7 +95,7 @@ public enum DataFixes {
                 continue
             }
             fixes.append(DataFix(action: action, table: t, match: match, field: field, value: table.string(r, cValue),
-                                 location: table.location(r)))
+                                 expect: expect, location: table.location(r)))
         }
         try problems.check()
         return fixes
@@ -95,14 +108,28 @@ public enum DataFixes {
         return String(s[first...last])
     }
 
+    /// What applying the fixes found worth a maintainer's look.
+    public struct Outcome: Sendable {
+        /// Fixes that changed nothing: the network already held their value.
+        public var unneeded: [DataFix] = []
+        /// Fixes that move a station more than a kilometre or rename one, each at its
+        /// line and by the station's name: a mistyped ID does exactly that.
+        public var notable: [Diagnostic] = []
+    }
+
+    /// A move this long is more likely a mistyped ID or coordinate than a re-survey.
+    public static let notableMoveMetres = 1_000.0
+
     /// Applies every fix in file order; collects every problem. Rows are found
     /// through an index by the first matched column, so many fixes cost little more than a few.
-    /// Returns the fixes that changed nothing: the network already held their value.
     @discardableResult
-    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws -> [DataFix] {
+    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws -> Outcome {
         var problems = DiagnosticCollector()
         var index = FixIndex()
-        var unneeded: [DataFix] = []
+        var outcome = Outcome()
+        struct ClaimKey: Hashable { var table: DataFix.Table, row: Int, column: String }
+        var claimed: [ClaimKey: (value: String, location: SourceLocation)] = [:]
+        let operatorIDs = Set(network.operators.map(\.id))
         for fix in fixes {
             let rows = index.rows(matching: fix, in: network)
             guard rows.count == 1, let i = rows.first else {
@@ -111,6 +138,25 @@ public enum DataFixes {
                                           : "ambiguous fix: \(fix.matchText) matches \(rows.count) rows of \(fix.table.rawValue); add a column to the match")
                 continue
             }
+            if let wrong = fix.expect.first(where: { DataFixes.value(fix.table, network, i, $0.column) != $0.value }) {
+                let row = fix.expect.map { "\($0.column)=\(shown(DataFixes.value(fix.table, network, i, $0.column)))" }.joined(separator: ";")
+                problems.add(SourceLocation(file: fix.location.file, line: fix.location.line, field: "expect"),
+                             "\(fix.matchText) is the row with \(row), not \(wrong.column)=\(shown(wrong.value)) as expected; check the match (a mistyped ID?) before anything is fixed")
+                continue
+            }
+            var conflict = false
+            for (column, value) in claims(fix) {
+                let key = ClaimKey(table: fix.table, row: i, column: column)
+                if let earlier = claimed[key], earlier.value != value {
+                    problems.add(SourceLocation(file: fix.location.file, line: fix.location.line, field: "value"),
+                                 "sets \(column) of \(fix.matchText) to \(shown(value)), but line \(earlier.location.line ?? 0) of \(earlier.location.file) sets it to \(shown(earlier.value)); keep one of the two fixes")
+                    conflict = true
+                } else if claimed[key] == nil {
+                    claimed[key] = (value, fix.location)
+                }
+            }
+            if conflict { continue }
+            let before = fix.table == .stations ? network.stations[i] : nil, lineBefore = fix.table == .lines ? network.lines[i] : nil
             do {
                 let changed: Bool
                 switch fix.table {
@@ -118,14 +164,64 @@ public enum DataFixes {
                 case .lines: changed = try change(&network.lines[i], fix, enabled: \.enabled, set: set)
                 case .stations: changed = try change(&network.stations[i], fix, enabled: \.enabled, set: set)
                 }
-                if !changed { unneeded.append(fix) }
+                if !changed { outcome.unneeded.append(fix) }
+                // What the fix made of the row is checked here, where its line is known,
+                // not only with the whole network (which can name no line of fixes.csv).
+                switch fix.table {
+                case .stations:
+                    let s = network.stations[i]
+                    if let before, before.name != s.name {
+                        outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "renames s_id \(s.id) \(shown(before.name)) to \(shown(s.name))"))
+                    }
+                    if let before, before.lat != s.lat || before.lng != s.lng {
+                        let metres = MicroDegrees.distanceMetres(lat1: before.lat, lng1: before.lng, lat2: s.lat, lng2: s.lng)
+                        if metres > notableMoveMetres {
+                            outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(notableMoveMetres)) m: is it the right station?"))
+                        }
+                    }
+                    // A bad result is reported here and not kept, so the whole network's check does not report it again.
+                    if !MicroDegrees.inJapan(lat: s.lat, lng: s.lng) {
+                        problems.add(fieldLocation(fix, "value"), "moves \(fix.matchText) (\(shown(s.name))) to \(MicroDegrees.format(s.lat)) \(MicroDegrees.format(s.lng)), outside Japan (about 20..46 N, 122..154 E); lat first, then lng")
+                        network.stations[i] = before!
+                    }
+                    if fix.field == "o_id", !operatorIDs.contains(s.operatorID) {
+                        problems.add(fieldLocation(fix, "value"), "gives \(fix.matchText) (\(shown(s.name))) operator \(s.operatorID), which does not exist")
+                        network.stations[i] = before!
+                    }
+                case .lines:
+                    let l = network.lines[i]
+                    if fix.field == "o_id", !operatorIDs.contains(l.operatorID) {
+                        problems.add(fieldLocation(fix, "value"), "gives \(fix.matchText) (\(shown(l.name))) operator \(l.operatorID), which does not exist")
+                        network.lines[i] = lineBefore!
+                    }
+                case .operators: break
+                }
             } catch let e as InputError {
                 problems.add(e)
             }
             index.changed(fix)
         }
         try problems.check()
-        return unneeded
+        return outcome
+    }
+
+    /// The columns a fix gives a value, with the value as compared between two fixes
+    /// (coordinates in micro-degrees, so 35.1 and 35.100000 agree).
+    static func claims(_ fix: DataFix) -> [(String, String)] {
+        func degrees(_ text: String) -> String { MicroDegrees.parse(trimmed(text)).map(String.init) ?? text }
+        switch fix.action {
+        case .enable: return [("enabled", "1")]
+        case .disable: return [("enabled", "0")]
+        case .move:
+            let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+            return parts.count == 2 ? [("lat", degrees(parts[0])), ("lng", degrees(parts[1]))] : [("lat", fix.value), ("lng", fix.value)]
+        case .set:
+            switch fix.field {
+            case "lat", "lng": return [(fix.field, degrees(fix.value))]
+            case "station", "yomi", "wiki", "address", "operator", "line": return [(fix.field, fix.value)]
+            default: return [(fix.field, trimmed(fix.value))]
+            }
+        }
     }
 
     /// Applies one fix to its row; whether the row is any different now.

@@ -13,6 +13,8 @@ public struct IngestReport: Sendable {
     public var warnings: [Diagnostic] = []
     /// Fixes whose value the network already held before they were applied.
     public var unneededFixes: [DataFix] = []
+    /// Fixes that move a station more than a kilometre or rename one (DataFixes.Outcome).
+    public var notableFixes: [Diagnostic] = []
     public var newIDs: [Registry.Kind: Int] = [:]
     public var vanished: [Registry.Kind: Int] = [:]
     public var sources: [String] = []
@@ -221,7 +223,10 @@ public enum IngestPipeline {
         report.vanished[.station] = goneStations.count
 
         network.sortByKey()
-        do { report.unneededFixes = try DataFixes.apply(inputs.fixes, to: &network) } catch let e as InputError { problems.add(e) }
+        do {
+            let fixed = try DataFixes.apply(inputs.fixes, to: &network)
+            (report.unneededFixes, report.notableFixes) = (fixed.unneeded, fixed.notable)
+        } catch let e as InputError { problems.add(e) }
         network.validate(&problems, place: "merged network")
         try problems.check()
         let registryText = registry.keepingFile(registry.text(after: network, current: keys))

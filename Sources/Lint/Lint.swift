@@ -43,6 +43,10 @@ public enum LintRule: String, CaseIterable, Sendable {
     case handWeight = "hand-weight"
     /// A fix whose value the sources already hold.
     case fix
+    /// A fix that moves a station more than a kilometre or renames one: right station?
+    case review
+    /// A live line on which no live station lies: the apps would list it empty.
+    case emptyLine = "empty-line"
 }
 
 public struct LintReport: Codable, Sendable {
@@ -101,7 +105,12 @@ public enum Lint {
             LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
                         "the network already holds this value (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText)); the fix is no longer needed")
         }
+        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.location, $0.message) }
         let network = outcome.staging.network
+        findings += network.liveLinesWithoutStations.map {
+            LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
+                        "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
+        }
         findings += geography(network, origins: outcome.stationOrigins)
         if let handWeights, Files.exists(handWeights) {
             // A lint reports; priority is where a bad hand weight stops the run.

@@ -9,7 +9,6 @@ public enum HandWeights {
     public static let range = 1...10
     /// Where `stationdb priority` looks when no hand file is named.
     public static let fileName = "weights.csv"
-    public static let defaultPath = "raw/" + fileName
 
     /// Reads and checks the hand weights against the network. Every problem is
     /// reported at once (exit 2): a malformed or unknown s_id, a weight outside
@@ -58,17 +57,18 @@ public enum HandWeights {
     }
 
     /// The hand weights file a command uses: the one named (which must exist); without
-    /// one, raw/weights.csv when present, and none otherwise (with a note).
-    public static func file(_ path: String?) -> String? {
+    /// one, RAW/weights.csv when present, and none otherwise (with a note).
+    public static func file(_ path: String?, raw: String) -> String? {
         if let path { return path }
-        guard Files.exists(defaultPath) else {
-            note("priority: no \(defaultPath); assigning without hand weights")
+        let inRaw = joinPath(raw, fileName)
+        guard Files.exists(inRaw) else {
+            note("priority: no \(inRaw); assigning without hand weights")
             return nil
         }
-        return defaultPath
+        return inRaw
     }
 
-    public static func resolve(_ path: String?, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
-        try file(path).map { try read(path: $0, network: network) } ?? ([], [])
+    public static func resolve(_ path: String?, raw: String, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
+        try file(path, raw: raw).map { try read(path: $0, network: network) } ?? ([], [])
     }
 }

@@ -167,6 +167,13 @@ public enum PriorityAssigner {
         }
         return counts
     }
+
+    /// "9521 live stations: hand 1-10 150, 11 753, 12 3355, 13 5263", for the run's summary.
+    public static func countsText(_ weights: [Int: Int], network: RailNetwork) -> String {
+        let c = counts(weights, liveOnly: network)
+        let live = network.stations.count(where: \.enabled)
+        return "\(live) live stations: hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])"
+    }
 }
 
 /// How a new weighting differs from a previous bundle's.

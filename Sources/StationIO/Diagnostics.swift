@@ -36,6 +36,15 @@ public enum ExitStatus: Int32, Sendable {
     case badInput = 2
     case environment = 3
     case guardRefused = 4
+    /// A version was published, but raw/registry.csv could not take its registry: the
+    /// next publish must not start from the old one (the message names the copy to restore).
+    case publishedWithoutRegistry = 5
+}
+
+/// A failure whose messages were already written: only its exit status is left to give.
+public struct ReportedFailure: Error, Sendable {
+    public var status: ExitStatus
+    public init(status: ExitStatus) { self.status = status }
 }
 
 /// Bad input (exit 2): every problem found, up to a limit, not just the first.

@@ -93,6 +93,20 @@ public enum Files {
         try? FileManager.default.removeItem(atPath: path)
     }
 
+    /// Moves a folder: a rename on one file system; across two (build/ and dist/ may
+    /// be on different disks), a copy that is then removed from where it was.
+    public static func moveFolder(_ from: String, to: String) throws {
+        if rename(from, to) == 0 { return }
+        guard errno == EXDEV else { throw EnvironmentError("cannot move \(from) to \(to): \(systemError())") }
+        do {
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        } catch {
+            remove(to)
+            throw EnvironmentError("cannot copy \(from) to \(to): \(error)")
+        }
+        remove(from)
+    }
+
     /// Names in a folder, sorted; empty when it cannot be listed.
     public static func names(in folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()

@@ -131,6 +131,14 @@ public struct RailNetwork: Hashable, Sendable {
 
     public var liveStations: [Station] { stations.filter(\.enabled) }
 
+    /// Enabled lines on which no enabled station lies: the apps would list a line
+    /// that opens onto nothing. A real master disables its empty lines.
+    public var liveLinesWithoutStations: [Line] {
+        let live = Set(stations.lazy.filter(\.enabled).map(\.id))
+        let served = Set(stationLines.lazy.filter { live.contains($0.stationID) }.map(\.lineID))
+        return lines.filter { $0.enabled && !served.contains($0.id) }
+    }
+
     /// What would break the clients, all at once: an ID used twice, a reference
     /// to nothing, a prefecture outside 1..47, a point outside Japan, a code that
     /// is not a small integer, a station twice on one line. `place` names where

@@ -145,6 +145,34 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     }
 }
 
+/// The published version a new one is compared with: the local dist's latest, or one
+/// downloaded from where the apps read it.
+public struct Baseline: Sendable {
+    /// Its latest.json.
+    public var bundle: PublishedBundle
+    /// Its stations.sqlite, here.
+    public var databasePath: String
+    /// The ID registry it was published with, when there is one.
+    public var registryPath: String?
+    /// How messages name it: the dist folder or the URL.
+    public var label: String
+
+    public init(bundle: PublishedBundle, databasePath: String, registryPath: String?, label: String) {
+        self.bundle = bundle; self.databasePath = databasePath; self.registryPath = registryPath; self.label = label
+    }
+
+    /// The version latest.json names in `dist`, or nil when nothing is published there yet.
+    public static func local(dist: String) throws -> Baseline? {
+        guard let latest = try PublishedBundle.latest(in: dist) else { return nil }
+        let database = joinPath(dist, latest.database)
+        guard Files.exists(database) else {
+            throw InputError(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing")
+        }
+        let registry = joinPath(joinPath(dist, String(latest.version)), DistLayout.registry)
+        return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist)
+    }
+}
+
 extension DecodingError {
     /// Where in the document: "sources.0.kind".
     public var keyPath: String? {

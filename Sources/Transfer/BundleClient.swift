@@ -84,7 +84,7 @@ public final class BundleClient {
     /// The endings of the temporary files a pull makes beside the database
     /// (`.<db>.tmp-<pid>` and one of these): the manifest, the patch, the gzip,
     /// the new database and SQLite's files for it.
-    static let temporarySuffixes: Set<Substring> = ["", ".latest.json", ".patch", ".gz", "-journal", "-wal", "-shm"]
+    static let temporarySuffixes: Set<Substring> = ["", ".latest.json", ".patch", ".gz", ".registry", "-journal", "-wal", "-shm"]
 
     /// Removes what killed pulls left beside the database; the files of a pull
     /// still running in another process stay.
@@ -181,39 +181,11 @@ public final class BundleClient {
     /// Downloads the gzip of the full database, verifies both digests, moves
     /// the user's completions over and swaps it in.
     private func replaceWithFullDatabase(manifest: PublishedBundle, localVersion: Int) throws -> Int {
-        // The limit is ours, whatever the manifest claims: a larger claim is refused before the download.
-        let limit = http.options.maxBytes
-        if manifest.bytes > limit {
-            throw TransferError.tooLarge(url: url(manifest.database), limit: limit)
-        }
-        let gzipURL = url(manifest.gzip)
-        let gzipPath = temporaryBase + ".gz"
         let newPath = temporaryBase
-        defer { unlink(gzipPath); removeDatabaseFiles(newPath) }
-
-        let download = try http.download(gzipURL, to: gzipPath)
-        if download.bytes != manifest.gzipBytes {
-            throw TransferError.checksumMismatch(what: gzipURL, expected: "\(manifest.gzipBytes) bytes", actual: "\(download.bytes) bytes")
-        }
-        if download.sha256 != manifest.gzipSHA256.lowercased() {
-            throw TransferError.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256)
-        }
-        removeDatabaseFiles(newPath)
-        let inflated = try TransferError.inflating(what: gzipURL) {
-            try Gzip.decompress(fileAt: gzipPath, to: newPath, maxBytes: limit)
-        }
-        if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
-            throw TransferError.checksumMismatch(what: url(manifest.database),
-                                                 expected: "\(manifest.bytes) bytes, sha256 \(manifest.sha256)",
-                                                 actual: "\(inflated.bytes) bytes, sha256 \(inflated.sha256)")
-        }
-
+        defer { removeDatabaseFiles(newPath) }
+        try downloadDatabase(manifest, to: newPath)
         let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
         do {
-            let version = try db.userVersion
-            if version != manifest.version {
-                throw TransferError.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent")
-            }
             let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
             let copied = try carryCompletions(into: db, from: Files.exists(databasePath) ? databasePath : nil, renumbered: pairs)
             db.close()
@@ -223,6 +195,77 @@ public final class BundleClient {
             db.close()
             throw error
         }
+    }
+
+    /// The gzip of the published database, checked against latest.json before and after
+    /// gunzip (size and sha256), inflated into `path`. The limit is ours, whatever the
+    /// manifest claims: a larger claim is refused before the download.
+    func downloadDatabase(_ manifest: PublishedBundle, to path: String) throws {
+        let limit = http.options.maxBytes
+        if manifest.bytes > limit {
+            throw TransferError.tooLarge(url: url(manifest.database), limit: limit)
+        }
+        let gzipURL = url(manifest.gzip)
+        let gzipPath = temporaryBase + ".gz"
+        defer { unlink(gzipPath) }
+        let download = try http.download(gzipURL, to: gzipPath)
+        if download.bytes != manifest.gzipBytes {
+            throw TransferError.checksumMismatch(what: gzipURL, expected: "\(manifest.gzipBytes) bytes", actual: "\(download.bytes) bytes")
+        }
+        if download.sha256 != manifest.gzipSHA256.lowercased() {
+            throw TransferError.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256)
+        }
+        removeDatabaseFiles(path)
+        let inflated = try TransferError.inflating(what: gzipURL) {
+            try Gzip.decompress(fileAt: gzipPath, to: path, maxBytes: limit)
+        }
+        if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
+            throw TransferError.checksumMismatch(what: url(manifest.database),
+                                                 expected: "\(manifest.bytes) bytes, sha256 \(manifest.sha256)",
+                                                 actual: "\(inflated.bytes) bytes, sha256 \(inflated.sha256)")
+        }
+        let version = try { () throws -> Int in
+            let db = try SQLiteDatabase(path: path, mode: .readOnly)
+            defer { db.close() }
+            return try db.userVersion
+        }()
+        if version != manifest.version {
+            throw TransferError.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent")
+        }
+    }
+
+    /// The published version, read as the apps read it, for comparing a new one with
+    /// (`stationdb plan --against`): latest.json and the database (checked as a full
+    /// download is) into `databasePath`, and the registry the version was published
+    /// with when its manifest lists one (checked against the manifest's sha256).
+    public func downloadPublished() throws -> Baseline {
+        try ensureParentFolder()
+        removeLeftovers()
+        let manifest = try fetchManifest()
+        try downloadDatabase(manifest, to: temporaryBase)
+        do { try commit(temporaryBase) } catch { removeDatabaseFiles(temporaryBase); throw error }
+        let folder = parentFolder(of: databasePath)
+        var registryPath: String?
+        let manifestURL = url(manifest.manifest)
+        let files: [String: String]
+        do {
+            files = try JSONDecoder().decode(PublishedBundle.self, from: Data(http.fetchData(manifestURL, to: temporaryBase + ".latest.json"))).files ?? [:]
+        } catch let error as DecodingError {
+            throw TransferError.corrupt(what: manifestURL, reason: "not a version's manifest (\(error.reason))")
+        }
+        let registry = joinPath(folder, DistLayout.registry)
+        unlink(registry)
+        if let expected = files[DistLayout.registry] {
+            let registryURL = url("\(manifest.version)/\(DistLayout.registry)")
+            let download = try http.download(registryURL, to: temporaryBase + ".registry")
+            guard download.sha256 == expected.lowercased() else {
+                unlink(temporaryBase + ".registry")
+                throw TransferError.checksumMismatch(what: registryURL, expected: "sha256 \(expected)", actual: download.sha256)
+            }
+            try TransferError.locally { try AtomicFile.commit(temporary: temporaryBase + ".registry", to: registry) }
+            registryPath = registry
+        }
+        return Baseline(bundle: manifest, databasePath: databasePath, registryPath: registryPath, label: baseURL)
     }
 
     // MARK: - Helpers

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BuildDB
 import BundleDiff
+import Publishing
 import FoundationEssentials
 import StationIO
 import StationModel
@@ -64,10 +65,13 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "The publish folder holding latest.json and one folder per version.")
     var dist = "dist"
 
-    @Option(help: "Renumbered stations CSV (new_s_id,old_s_id,version). Default: raw/renumbered.csv when present.")
+    @Option(help: "The raw folder: its renumbered.csv and registry.csv are the defaults of --renumbered and --registry.")
+    var raw = "raw"
+
+    @Option(help: "Renumbered stations CSV (new_s_id,old_s_id,version). Default: RAW/renumbered.csv when present.")
     var renumbered: String?
 
-    @Option(help: "The ID registry in raw/ (default: raw/registry.csv when raw/ is here): once the version is published it takes the registry ingest left beside the staging file.")
+    @Option(help: "The ID registry (default: RAW/registry.csv when RAW is a folder): once the version is published it takes the registry ingest left beside the staging file.")
     var registry: String?
 
     @OptionGroup var guardOptions: GuardOptions
@@ -76,9 +80,11 @@ struct BuildCommand: AsyncParsableCommand {
     var lint: String?
 
     func run() async throws {
-        let renumbered = renumbered ?? (Files.exists(RenumberingFile.defaultPath) ? RenumberingFile.defaultPath : nil)
-        let registry = registry ?? (Files.isFolder("raw") ? "raw/" + Registry.fileName : nil)
-        _ = try await BuildStage(staging: staging, weights: weights, dist: dist, renumbered: renumbered, registry: registry, lint: lint,
-                                 requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards, force: guardOptions.force).run()
+        let defaultRenumbered = joinPath(raw, RenumberingFile.fileName)
+        let renumbered = renumbered ?? (Files.exists(defaultRenumbered) ? defaultRenumbered : nil)
+        let registry = registry ?? (Files.isFolder(raw) ? joinPath(raw, Registry.fileName) : nil)
+        let result = try await BuildStage(staging: staging, weights: weights, dist: dist, renumbered: renumbered, registry: registry, lint: lint,
+                                          requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards).run(force: guardOptions.force)
+        if result.exitStatus != .success { throw ReportedFailure(status: result.exitStatus) }
     }
 }

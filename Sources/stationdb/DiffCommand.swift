@@ -127,6 +127,6 @@ struct DiffCommand: ParsableCommand {
         let violations = guards.violations(of: report.summary)
         StandardStream.output.write(report.render(format, limit: limit, guardViolations: violations))
         if !violations.isEmpty { throw GuardRefusal(violations) }
-        if !report.difference.isEmpty { throw CommandExit(status: .differences) }
+        if !report.difference.isEmpty { throw ReportedFailure(status: .differences) }
     }
 }

@@ -86,7 +86,7 @@ struct FetchCommand: ParsableCommand {
                 if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
             }
         }
-        if worst != .success { throw CommandExit(status: worst) }
+        if worst != .success { throw ReportedFailure(status: worst) }
     }
 
     /// The files of each source that has a url, with the url of each file.

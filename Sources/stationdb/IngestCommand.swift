@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Ingest
 import Lint
+import Publishing
 import StationIO
 import StationModel
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Priority
+import Publishing
 import StationIO
 import StationModel
 
@@ -41,10 +42,13 @@ struct PriorityAssignCommand: ParsableCommand {
     @Option(help: "The staging file from `stationdb ingest`.")
     var staging = "build/staging.bin"
 
-    @Option(help: "Hand weights CSV (s_id, weight, note). Default: raw/weights.csv when present.")
+    @Option(help: "Hand weights CSV (s_id, weight, note). Default: RAW/weights.csv when present.")
     var hand: String?
 
-    @Flag(help: "Assign machine weights only, even if raw/weights.csv exists (make passes this when RAW has no weights.csv).")
+    @Option(help: "The raw folder whose weights.csv is the default of --hand.")
+    var raw = "raw"
+
+    @Flag(help: "Assign machine weights only, even if RAW/weights.csv exists.")
     var noHand = false
 
     @Option(help: "Where to write s_id,weight.")
@@ -62,7 +66,7 @@ struct PriorityAssignCommand: ParsableCommand {
     var tiers: String?
 
     func run() throws {
-        let stage = PriorityStage(staging: staging, hand: noHand ? nil : HandWeights.file(hand), weights: out, seed: seed.seed,
+        let stage = PriorityStage(staging: staging, hand: noHand ? nil : HandWeights.file(hand, raw: raw), weights: out, seed: seed.seed,
                                   method: method.method, tiers: tiers)
         let weights = try stage.run().weights
         if let previous {
@@ -71,12 +75,6 @@ struct PriorityAssignCommand: ParsableCommand {
             note("priority: against \(previous): \(c.changed) weights changed, \(c.added) new stations, \(c.removed) gone")
         }
     }
-}
-
-func describeCounts(_ weights: [Int: Int], network: RailNetwork) -> String {
-    let c = PriorityAssigner.counts(weights, liveOnly: network)
-    let live = network.stations.count(where: \.enabled)
-    return "\(live) live stations: hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])"
 }
 
 enum MethodName: String, ExpressibleByArgument, CaseIterable {

@@ -48,8 +48,11 @@ struct PriorityReportCommand: ParsableCommand {
     @Flag(help: "Also score a uniform random 11/12/13 assignment with the same hand weights and counts.")
     var compareRandom = false
 
-    @Flag(help: "With --staging alone: weigh the stations with each method, under raw/weights.csv's hand weights and under a real master's density of them (the test bed), and compare.")
+    @Flag(help: "With --staging alone: weigh the stations with each method, under RAW/weights.csv's hand weights and under a real master's density of them (the test bed), and compare.")
     var testBed = false
+
+    @Option(help: "The raw folder whose weights.csv --test-bed also tries.")
+    var raw = "raw"
 
     @Option(help: ArgumentHelp("Blue-noise settings to try with --test-bed: r11:r12[:exponent[:min11:min12:max11:max12[:northSouth]]].", visibility: .hidden))
     var blueNoise: String?
@@ -96,8 +99,9 @@ struct PriorityReportCommand: ParsableCommand {
         }
         let network = try StagingFile.read(from: staging).network
         var handSets: [(label: String, weights: [HandWeight])] = []
-        if Files.exists(HandWeights.defaultPath), !blueNoiseOnly {
-            handSets.append(("\(HandWeights.defaultPath)", try HandWeights.read(path: HandWeights.defaultPath, network: network).weights))
+        let inRaw = joinPath(raw, HandWeights.fileName)
+        if Files.exists(inRaw), !blueNoiseOnly {
+            handSets.append((inRaw, try HandWeights.read(path: inRaw, network: network).weights))
         }
         handSets.append(("test bed: top suggestions as a real master's", HandWeightSuggestions.testBed(network: network)))
         var methods: [(String, PriorityMethod)] = [("blue noise", .blueNoise(try blueNoise.map(BlueNoiseTiers.parse) ?? .standard))]

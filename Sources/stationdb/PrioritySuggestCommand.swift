@@ -24,15 +24,18 @@ struct PrioritySuggestCommand: ParsableCommand {
     @Option(help: "The staging file from `stationdb ingest`.")
     var staging = "build/staging.bin"
 
-    @Option(help: "Hand weights CSV; its stations are not suggested. Default: raw/weights.csv when present.")
+    @Option(help: "Hand weights CSV; its stations are not suggested. Default: RAW/weights.csv when present.")
     var hand: String?
+
+    @Option(help: "The raw folder whose weights.csv is the default of --hand.")
+    var raw = "raw"
 
     @Option(help: "At most this many suggestions.")
     var limit = 100
 
     func run() throws {
         let network = try StagingFile.read(from: staging).network
-        let hand = try HandWeights.resolve(hand, network: network)
+        let hand = try HandWeights.resolve(hand, raw: raw, network: network)
         for w in hand.warnings { note("warning: \(w)") }
         print(HandWeightSuggestions.csv(HandWeightSuggestions.suggest(network: network, hand: hand.weights, limit: limit)), terminator: "")
     }

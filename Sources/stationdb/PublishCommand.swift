@@ -1,7 +1,5 @@
 import ArgumentParser
-import BuildDB
-import Ingest
-import Priority
+import Publishing
 import StationIO
 import StationModel
 
@@ -35,9 +33,15 @@ struct PublishCommand: AsyncParsableCommand {
         Every run that publishes nothing ends "stationdb: nothing changed; DIST
         is up to date (version N)".
 
+        When `stationdb plan` prepared the same version (nothing it is made
+        from has changed since, and dist is as it was), that very candidate
+        (BUILD/candidate/) is published: the bytes the plan showed.
+
         Exit status: 0 published or nothing changed, 2 bad input (a missing raw/
         or source file included; nothing is published), 3 I/O failure or
-        another publish holds the dist (--no-wait), 4 a guard refused to publish.
+        another publish holds the dist (--no-wait), 4 a guard refused to
+        publish, 5 the version was published but RAW/registry.csv could not be
+        updated (the message names the copy to restore it from).
         """)
 
     @Option(help: "The raw folder holding the sources.")
@@ -59,51 +63,17 @@ struct PublishCommand: AsyncParsableCommand {
     @Flag(help: "Exit (status 3) instead of waiting when another publish holds the dist.")
     var noWait = false
 
+    @Flag(help: "Print what the run did as JSON on stdout: published or not, version, row counts, changes per kind, the guards' verdict, lint warnings.")
+    var json = false
+
+    var settings: PublishSettings {
+        PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
+                        force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
+    }
+
     func run() async throws {
-        // What makes the run pointless is said before the dist is even locked.
-        try IngestOptions(rawFolder: raw).checkRawFolder()
-        if let requested = guardOptions.requestedVersion {
-            _ = try BundleBuilder.nextVersion(previous: try PublishedBundle.latest(in: dist)?.version,
-                                              highestFolder: BundleBuilder.highestVersionFolder(in: dist), requested: requested)
-        }
-        let lock = try DistLock.acquire(dist: dist, wait: !noWait)
-        let staging = joinPath(build, StagingFile.defaultName), weights = joinPath(build, "weights.csv"), lint = joinPath(build, "lint.json")
-        func inRaw(_ name: String) -> String? { Files.exists(joinPath(raw, name)) ? joinPath(raw, name) : nil }
-
-        let ingest = IngestStage(options: IngestOptions(rawFolder: raw), staging: staging, lint: lint)
-        let priority = PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: seed.seed,
-                                     method: method.method)
-        let build = BuildStage(staging: staging, weights: weights, dist: dist, renumbered: inRaw(RenumberingFile.fileName),
-                               registry: joinPath(raw, Registry.fileName), lint: lint, requestedVersion: guardOptions.requestedVersion,
-                               guards: guardOptions.guards, force: guardOptions.force)
-        /// Says whether a stage runs and why; true when it must.
-        func announce(_ name: String, _ reason: String?) -> Bool {
-            note(reason.map { "\(name): running (\($0))" } ?? "\(name): up to date (nothing it reads has changed)")
-            return reason != nil
-        }
-
-        if announce("ingest", ingest.reasonToRun()) {
-            try await ingest.run()
-        }
-        let priorityReason = priority.reasonToRun(), buildReason = build.reasonToRun()
-        // Before weights are drawn for a station whose s_id a damaged registry changed.
-        if priorityReason != nil || buildReason != nil { try build.checkPublishedIDs() }
-        if announce("priority", priorityReason) {
-            try priority.run()
-        }
-        var outcome: BuildOutcome?
-        // Priority may have changed the weights since the build's reason was taken.
-        if announce("build", priorityReason != nil ? build.reasonToRun() : buildReason) {
-            outcome = try await build.run(lock: lock)
-        }
-
-        // One wording for every run that publishes nothing, for a cron job to look for.
-        if case .published(let bundle, _)? = outcome {
-            note("stationdb: published version \(bundle.version) into \(dist)")
-        } else {
-            let version = try PublishedBundle.latest(in: dist)?.version
-            note("stationdb: nothing changed; \(dist) is up to date (version \(version.map(String.init) ?? "none"))")
-        }
-        withExtendedLifetime(lock) {}
+        let report = try await Pipeline(settings).publish()
+        if json { StandardStream.output.write(String(decoding: try report.json(), as: UTF8.self)) }
+        if report.exitStatus != .success { throw ReportedFailure(status: report.exitStatus) }
     }
 }

@@ -66,7 +66,7 @@ struct PullCommand: ParsableCommand {
         } catch let error as TransferError {
             note("error: \(error)")
             note("pull: \(db) left as it was")
-            throw CommandExit(status: error.exitStatus)
+            throw ReportedFailure(status: error.exitStatus)
         }
     }
 

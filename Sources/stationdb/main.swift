@@ -25,7 +25,7 @@ struct StationDB: ParsableCommand {
         Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
         3 I/O or environment failure, 4 a guard refused to publish.
         """,
-        subcommands: [PublishCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
+        subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
 
@@ -62,7 +62,7 @@ func runMain() async -> Never {
     } catch let e as GuardRefusal {
         StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.guardRefused.rawValue)
-    } catch let e as CommandExit {
+    } catch let e as ReportedFailure {
         exit(e.status.rawValue)
     } catch {
         let code = StationDB.exitCode(for: error)
@@ -74,11 +74,6 @@ func runMain() async -> Never {
         StandardStream.error.write(StationDB.fullMessage(for: error) + "\n")
         exit(ExitStatus.badInput.rawValue)
     }
-}
-
-/// Thrown by a command that has already said what it had to and only needs a status (e.g. diff's 1).
-struct CommandExit: Error {
-    var status: ExitStatus
 }
 
 await runMain()

@@ -196,6 +196,9 @@ enum Fixtures {
             }
         }
         network.sortByKey()
+        // As a real master does: a line the data gives no live station is disabled, not published empty.
+        let empty = Set(network.liveLinesWithoutStations.map(\.id))
+        for i in network.lines.indices where empty.contains(network.lines[i].id) { network.lines[i].enabled = false }
         return network
     }
 }

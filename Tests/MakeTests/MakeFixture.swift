@@ -98,37 +98,13 @@ struct MakeFixture {
         return json?["version"] as? Int
     }
 
-    /// Every file of a folder by relative path, with its sha256 (the lock file left out: it holds a pid).
-    static func snapshot(_ folder: String) throws -> [String: String] {
-        var out: [String: String] = [:]
-        guard let e = FileManager.default.enumerator(atPath: folder) else { return out }
-        while let rel = e.nextObject() as? String {
-            let path = folder + "/" + rel
-            var isFolder: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-            if rel.hasSuffix(".lock") { continue }
-            out[rel] = isFolder.boolValue ? "folder" : try SHA256.hex(fileAt: path)
-        }
-        return out
-    }
+    static func snapshot(_ folder: String) throws -> [String: String] { try folderDigests(folder) }
 
     func write(_ text: String, to relative: String) throws {
         try text.write(toFile: folder + "/" + relative, atomically: true, encoding: .utf8)
     }
 
-    /// A hundred stations (by default) on two lines of two operators around Tokyo, as a native master.
     static func writeSmallNetwork(to raw: String, stations count: Int = 100) throws {
-        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
-        try "o_id,operator,type,enabled\n1,東日本旅客鉄道,1,1\n2,東京地下鉄,2,1\n".write(toFile: raw + "/operators.csv", atomically: true, encoding: .utf8)
-        try "l_id,line,o_id,enabled,l_type\n11,山手線,1,1,\n21,銀座線,2,1,\n".write(toFile: raw + "/lines.csv", atomically: true, encoding: .utf8)
-        var stations = "s_id,station,yomi,wiki,pref,address,lat,lng,o_id,enabled\n", lines = "l_id,s_id,s_sort\n"
-        for i in 1...count {
-            let line = i <= 50 ? 11 : 21
-            let lat = String(format: "%.6f", 35.60 + 0.002 * Double(i % 50)), lng = line == 11 ? "139.700000" : "139.800000"
-            stations += "\(i),駅\(i),えき,,13,東京都,\(lat),\(lng),\(line == 11 ? 1 : 2),1\n"
-            lines += "\(line),\(i),\(i)\n"
-        }
-        try stations.write(toFile: raw + "/stations.csv", atomically: true, encoding: .utf8)
-        try lines.write(toFile: raw + "/stations_lines.csv", atomically: true, encoding: .utf8)
+        try SmallNetwork.write(to: raw, stations: count)
     }
 }

@@ -229,10 +229,15 @@ final class NightlyMakeTests: XCTestCase {
         assertPublished(try f.make(), version: 1)
         let readme = try String(contentsOfFile: MakeFixture.root + "/README.md", encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let start = try XCTUnwrap(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces) == "action,table,match,field,value,note" })
+        // The example's rows go below the header raw/fixes.csv already has, as a maintainer adds them.
+        let header = try String(contentsOfFile: f.raw + "/fixes.csv", encoding: .utf8).split(separator: "\n").first.map(String.init)
+        let start = try XCTUnwrap(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces) == header })
         let example = lines[start...].prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
         XCTAssertGreaterThanOrEqual(example.count, 3)
-        try (example.joined(separator: "\n") + "\n").write(toFile: f.raw + "/fixes.csv", atomically: true, encoding: .utf8)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: f.raw + "/fixes.csv"))
+        handle.seekToEndOfFile()
+        handle.write(Data((example.dropFirst().joined(separator: "\n") + "\n").utf8))
+        handle.closeFile()
         let run = try f.make()
         assertPublished(run, version: 2)
         XCTAssertTrue(run.err.contains("stations +0 -0 ~1"), run.err)

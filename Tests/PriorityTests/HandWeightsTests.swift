@@ -66,14 +66,14 @@ final class HandWeightsTests: XCTestCase {
         defer { Files.remove(folder) }
         let path = joinPath(folder, "weights.csv")
         try Files.write(Array("s_id,weight\n20,4\n30,2\n".utf8), to: path)
-        let r = try HandWeights.resolve(path, network: network)
+        let r = try HandWeights.resolve(path, raw: folder, network: network)
         XCTAssertEqual(r.weights.map(\.stationID), [20, 30])
         XCTAssertEqual(r.weights.first?.location, SourceLocation(file: path, line: 2))
         XCTAssertEqual(r.warnings.map(\.location), [SourceLocation(file: path, line: 3, field: "s_id")])
         XCTAssertEqual(try HandWeights.read(path: path, label: "raw/weights.csv", network: network).weights.first?.location,
                        SourceLocation(file: "raw/weights.csv", line: 2))
         // A file named but missing is an environment error, not "no hand weights".
-        XCTAssertThrowsError(try HandWeights.resolve(joinPath(folder, "missing.csv"), network: network)) { error in
+        XCTAssertThrowsError(try HandWeights.resolve(joinPath(folder, "missing.csv"), raw: folder, network: network)) { error in
             XCTAssertTrue(error is EnvironmentError, "\(error)")
         }
     }

@@ -1,0 +1,242 @@
+import BuildDB
+import BundleDiff
+import Ingest
+import Priority
+import StationIO
+import StationModel
+import Transfer
+
+// Publishing: the maintainer's loop as library calls.
+//
+//   Pipeline(settings).plan(against:)   ingest, priority and a candidate version under
+//       build/, compared with a baseline (the local dist's latest, or a dist served over
+//       HTTP); dist/ and raw/ untouched; returns what would change and the guards' verdict
+//   Pipeline(settings).publish()        the same stages, then the candidate moved into
+//       dist/ (the one a plan left, when nothing changed since) and raw/registry.csv updated
+//
+// Each stage runs only when what it reads changed (Stages.swift), so a publish right
+// after a plan redoes nothing and publishes the very files the plan showed.
+
+public struct PublishSettings: Sendable {
+    public var raw: String
+    public var build: String
+    public var dist: String
+    public var seed: UInt64
+    public var method: PriorityMethod
+    public var guards: DiffGuards
+    /// Publish even when a guard is exceeded (make FORCE_PUBLISH=1).
+    public var force: Bool
+    /// VERSION=N: publish as this version, which must be above every one in dist.
+    public var requestedVersion: Int?
+    /// Wait while another run holds the dist or the build folder (else exit 3).
+    public var wait: Bool
+    /// Limits on reading a baseline over HTTP (as `pull`'s).
+    public var transfer = TransferOptions()
+
+    public init(raw: String, build: String, dist: String, seed: UInt64 = StationHash.defaultSeed,
+                method: PriorityMethod = .blueNoise(.standard), guards: DiffGuards = .nightly, force: Bool = false,
+                requestedVersion: Int? = nil, wait: Bool = true) {
+        self.raw = raw; self.build = build; self.dist = dist; self.seed = seed; self.method = method; self.guards = guards
+        self.force = force; self.requestedVersion = requestedVersion; self.wait = wait
+    }
+}
+
+/// What a plan compares the candidate with.
+public enum BaselineSource: Sendable {
+    /// The version latest.json names in the local dist (none before the first publish).
+    case dist
+    /// The dist the apps download from, read as they read it (`stationdb pull`'s checks).
+    case url(String)
+}
+
+public struct Pipeline: Sendable {
+    public var settings: PublishSettings
+
+    public init(_ settings: PublishSettings) { self.settings = settings }
+
+    var staging: String { joinPath(settings.build, StagingFile.defaultName) }
+    var weights: String { joinPath(settings.build, StationWeightsFile.defaultName) }
+    var lint: String { joinPath(settings.build, "lint.json") }
+    var registry: String { joinPath(settings.raw, Registry.fileName) }
+    /// Where a plan writes its preview of what the apps will show.
+    public var preview: String { joinPath(settings.build, "preview.html") }
+    /// Where a plan against a URL keeps the version it downloaded.
+    var downloadedBaseline: String { joinPath(settings.build, "baseline") }
+
+    func inRaw(_ name: String) -> String? { Files.exists(joinPath(settings.raw, name)) ? joinPath(settings.raw, name) : nil }
+
+    func ingestStage(registry: String? = nil) -> IngestStage {
+        IngestStage(options: IngestOptions(rawFolder: settings.raw, registryPath: registry), staging: staging, lint: lint)
+    }
+
+    var priorityStage: PriorityStage {
+        PriorityStage(staging: staging, hand: inRaw(HandWeights.fileName), weights: weights, seed: settings.seed, method: settings.method)
+    }
+
+    var buildStage: BuildStage {
+        BuildStage(staging: staging, weights: weights, dist: settings.dist, renumbered: inRaw(RenumberingFile.fileName),
+                   registry: registry, lint: lint, requestedVersion: settings.requestedVersion, guards: settings.guards)
+    }
+
+    /// Says whether a stage runs and why; true when it must.
+    func announce(_ name: String, _ reason: String?) -> Bool {
+        note(reason.map { "\(name): running (\($0))" } ?? "\(name): up to date (nothing it reads has changed)")
+        return reason != nil
+    }
+
+    /// The build folder is shared by plans and publishes: one at a time.
+    func lockBuild() throws -> FileLock {
+        try Files.createFolder(settings.build)
+        let path = joinPath(settings.build, ".lock")
+        let lock = try FileLock.acquire(path, wait: settings.wait) { pid in
+            note("waiting for another plan or publish using \(settings.build) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
+        }
+        guard let lock else { throw EnvironmentError("another plan or publish is using \(settings.build) (\(path) is locked); not waiting for it (--no-wait)") }
+        return lock
+    }
+
+    /// Ingest, then priority, each only when what it reads changed. The published IDs are
+    /// checked against `baseline` before weights are drawn for a network that lost one;
+    /// for a publish (`build` given) only when priority or the build will run. Returns the
+    /// build's check, taken after priority (before it only when priority does not run,
+    /// and so cannot change what the build reads). `registry` stands in for a raw/registry.csv that is gone.
+    func runStages(baseline: Baseline?, registry: String? = nil, build: BuildStage? = nil) async throws -> StageCheck? {
+        let ingest = ingestStage(registry: registry)
+        let ingestCheck = ingest.check()
+        if announce("ingest", ingestCheck.reason) {
+            try await ingest.run(record: ingestCheck.record)
+        }
+        let priority = priorityStage
+        let priorityCheck = priority.check()
+        let buildCheck = priorityCheck.reason == nil ? build?.check() : nil
+        if build == nil || priorityCheck.reason != nil || buildCheck?.reason != nil {
+            try buildStage.checkPublishedIDs(against: baseline)
+        }
+        if announce("priority", priorityCheck.reason) {
+            try priority.run(record: priorityCheck.record)
+        }
+        return buildCheck ?? build?.check()
+    }
+
+    /// A raw/registry.csv that is gone would give every station a new s_id. The registry
+    /// the baseline was published with is the memory of its IDs: a publish restores it
+    /// into raw/ (for the maintainer to commit), a plan only reads it.
+    func missingRegistry(baseline: Baseline?, restore: Bool) throws -> String? {
+        guard !Files.exists(registry), let kept = baseline?.registryPath else { return nil }
+        if restore {
+            try AtomicFile.write(try Files.read(kept), to: registry)
+            note("warning: \(registry) was missing; restored it from \(kept), the registry version \(baseline!.bundle.version) was published with; commit it")
+            return nil
+        }
+        note("warning: \(registry) is missing; this plan reads \(kept), the registry version \(baseline!.bundle.version) was published with (a publish restores it)")
+        return kept
+    }
+
+    // MARK: - publish
+
+    /// The nightly job: the stages, then the new version into dist when anything changed
+    /// and the guards allow it. Holds dist/.lock from the first read to the new latest.json.
+    public func publish() async throws -> RunReport {
+        try IngestOptions(rawFolder: settings.raw).checkRawFolder()
+        if let requested = settings.requestedVersion {
+            _ = try BundleBuilder.nextVersion(previous: try PublishedBundle.latest(in: settings.dist)?.version,
+                                              highestFolder: BundleBuilder.highestVersionFolder(in: settings.dist), requested: requested)
+        }
+        let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
+        let buildLock = try lockBuild()
+        defer { withExtendedLifetime((distLock, buildLock)) {} }
+        // Under the lock, every temporary file in dist is a dead run's, whether or not this one publishes.
+        BundleBuilder.removeLeftovers(in: settings.dist)
+        let baseline = try Baseline.local(dist: settings.dist)
+        _ = try missingRegistry(baseline: baseline, restore: true)
+
+        let build = buildStage
+        let buildCheck = try await runStages(baseline: baseline, build: build)!
+        var report = RunReport(command: "publish", baseline: baseline, lintWarnings: try? BuildStage.lintCount(lint))
+        if announce("build", buildCheck.reason) {
+            let result = try await build.publish(baseline: baseline, force: settings.force, record: buildCheck.record)
+            report.record(result, baseline: baseline, force: settings.force)
+        } else {
+            report.outcome = .unchanged
+            report.version = baseline?.bundle.version
+            report.rows = baseline?.bundle.rows ?? [:]
+        }
+        switch report.outcome {
+        case .published: note("stationdb: published version \(report.version ?? 0) into \(settings.dist)")
+        case .refused: break
+        default:
+            // One wording for every run that publishes nothing, for a cron job to look for.
+            note("stationdb: nothing changed; \(settings.dist) is up to date (version \(baseline.map { String($0.bundle.version) } ?? "none"))")
+        }
+        return report
+    }
+
+    // MARK: - plan
+
+    /// What a publish would do, without doing it: the stages and a candidate version
+    /// under build/, compared with `source`. dist/ and raw/ are left byte for byte as
+    /// they were, whatever happens; the publish after it takes the same candidate.
+    public func plan(against source: BaselineSource = .dist) async throws -> Plan {
+        try IngestOptions(rawFolder: settings.raw).checkRawFolder()
+        let buildLock = try lockBuild()
+        defer { withExtendedLifetime(buildLock) {} }
+        let baseline: Baseline?
+        let version: Int
+        switch source {
+        case .dist:
+            baseline = try Baseline.local(dist: settings.dist)
+            version = try BundleBuilder.version(for: settings.dist, previous: baseline, requested: settings.requestedVersion)
+        case .url(let url):
+            baseline = try downloadBaseline(url)
+            version = try BundleBuilder.nextVersion(previous: baseline?.bundle.version, requested: settings.requestedVersion)
+        }
+        _ = try await runStages(baseline: baseline, registry: try missingRegistry(baseline: baseline, restore: false))
+        let build = buildStage
+        var report = RunReport(command: "plan", baseline: baseline, lintWarnings: try? BuildStage.lintCount(lint))
+        report.baselineSource = baseline.map { _ in source.label(dist: settings.dist) }
+        switch try await build.candidate(version: version, baseline: baseline) {
+        case .same(let version):
+            report.outcome = .unchanged
+            report.version = version
+            report.rows = baseline?.bundle.rows ?? [:]
+            return Plan(report: report, changes: nil, candidate: baseline?.databasePath, baseline: baseline)
+        case .candidate(let candidate):
+            var changes: ChangeList?
+            if let baseline {
+                changes = ChangeList(try DiffReport.make(oldPath: baseline.databasePath, newPath: joinPath(candidate.folder, DistLayout.database),
+                                                         oldLabel: baseline.label, newLabel: candidate.folder))
+            }
+            report.outcome = candidate.violations.isEmpty || settings.force ? .wouldPublish : .refused
+            report.describe(candidate, changes: changes, force: settings.force)
+            return Plan(report: report, changes: changes, candidate: joinPath(candidate.folder, DistLayout.database), baseline: baseline)
+        }
+    }
+
+    /// The version published at `url`, downloaded into build/baseline/ with pull's code and checks.
+    func downloadBaseline(_ url: String) throws -> Baseline {
+        note("plan: reading the version published at \(url)")
+        let client = BundleClient(baseURL: url, databasePath: joinPath(downloadedBaseline, DistLayout.database), http: HTTPClient(options: settings.transfer))
+        client.onNote = { note("plan: \($0)") }
+        let baseline = try client.downloadPublished()
+        note("plan: version \(baseline.bundle.version) of \(url), checked (sha256 \(baseline.bundle.sha256.prefix(12))...)")
+        return baseline
+    }
+}
+
+extension BaselineSource {
+    func label(dist: String) -> String {
+        switch self {
+        case .dist: dist
+        case .url(let url): url
+        }
+    }
+}
+
+/// What `plan` found: the report, the changes by name, and the two bundles (for a preview).
+public struct Plan: Sendable {
+    public var report: RunReport
+    public var changes: ChangeList?
+    /// The bundle that would be published (the baseline's own when nothing would change).
+    public var candidate: String?
+    public var baseline: Baseline?
+}

@@ -1,0 +1,270 @@
+import BuildDB
+import BundleDiff
+import StationIO
+import StationModel
+
+/// What a publish or a plan did or would do, for a person (text, markdown) and for CI
+/// (JSON, `--json`): published or not, the version, row counts, changes per kind, the
+/// guards' verdict and the lint count. A plan's report also lists every change.
+public struct RunReport: Codable, Sendable {
+    public enum Outcome: String, Codable, Sendable {
+        /// publish: a new version is in dist.
+        case published
+        /// Nothing changed: the tables equal the baseline's.
+        case unchanged
+        /// plan: a new version would be published.
+        case wouldPublish = "would_publish"
+        /// A guard refused it (publish), or would (plan).
+        case refused
+    }
+
+    public struct GuardVerdict: Codable, Sendable {
+        public var passed: Bool
+        /// Published (or would be) although a guard was exceeded: --force.
+        public var forced: Bool
+        public var violations: [String]
+    }
+
+    public struct BaselineInfo: Codable, Sendable {
+        public var version: Int
+        public var sha256: String
+        /// The dist folder or URL it was read from.
+        public var source: String
+    }
+
+    public var command: String
+    public var outcome: Outcome = .unchanged
+    public var published: Bool { outcome == .published }
+    /// The version published or that would be; when nothing changed, the current one.
+    public var version: Int?
+    public var baseline: BaselineInfo?
+    /// Rows per table of that version.
+    public var rows: [String: Int] = [:]
+    /// Per table, the number of changes of each kind (ChangeList).
+    public var changes: [String: [String: Int]] = [:]
+    public var guards = GuardVerdict(passed: true, forced: false, violations: [])
+    public var lintWarnings: Int?
+    /// Every change, for a plan.
+    public var entries: [ChangeList.Entry]?
+
+    /// The exit status the command gives: plan 0 nothing would change, 1 a new version
+    /// would be published, 4 a guard would refuse; publish 0 or 4.
+    public var exitStatus: ExitStatus {
+        switch outcome {
+        case .refused: .guardRefused
+        case .wouldPublish: .differences
+        case .published, .unchanged: .success
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case command, outcome, published, version, baseline, rows, changes, guards, entries
+        case lintWarnings = "lint_warnings", exitStatus = "exit_status"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        command = try c.decode(String.self, forKey: .command)
+        outcome = try c.decode(Outcome.self, forKey: .outcome)
+        version = try c.decodeIfPresent(Int.self, forKey: .version)
+        baseline = try c.decodeIfPresent(BaselineInfo.self, forKey: .baseline)
+        rows = try c.decode([String: Int].self, forKey: .rows)
+        changes = try c.decode([String: [String: Int]].self, forKey: .changes)
+        guards = try c.decode(GuardVerdict.self, forKey: .guards)
+        lintWarnings = try c.decodeIfPresent(Int.self, forKey: .lintWarnings)
+        entries = try c.decodeIfPresent([ChangeList.Entry].self, forKey: .entries)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(command, forKey: .command)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(published, forKey: .published)
+        try c.encode(version, forKey: .version)
+        try c.encode(baseline, forKey: .baseline)
+        try c.encode(rows, forKey: .rows)
+        try c.encode(changes, forKey: .changes)
+        try c.encode(guards, forKey: .guards)
+        try c.encode(lintWarnings, forKey: .lintWarnings)
+        try c.encode(Int(exitStatus.rawValue), forKey: .exitStatus)
+        try c.encodeIfPresent(entries, forKey: .entries)
+    }
+
+    init(command: String, baseline: Baseline?, lintWarnings: Int?) {
+        self.command = command
+        self.baseline = baseline.map { BaselineInfo(version: $0.bundle.version, sha256: $0.bundle.sha256, source: $0.label) }
+        self.lintWarnings = lintWarnings
+    }
+
+    var baselineSource: String? {
+        get { baseline?.source }
+        set { if let newValue { baseline?.source = newValue } }
+    }
+
+    /// The candidate's version, rows, changes and the guards' verdict.
+    mutating func describe(_ candidate: Candidate, changes list: ChangeList?, force: Bool) {
+        version = candidate.bundle.version
+        rows = candidate.bundle.rows
+        guards = GuardVerdict(passed: candidate.violations.isEmpty, forced: force && !candidate.violations.isEmpty, violations: candidate.violations)
+        if let list {
+            for table in ChangeList.tableOrder {
+                let counts = list.counts(table)
+                if !counts.isEmpty { changes[table] = Dictionary(uniqueKeysWithValues: counts.map { ($0.kind.rawValue, $0.count) }) }
+            }
+            if command == "plan" { entries = list.entries }
+        }
+    }
+
+    mutating func record(_ result: BuildResult, baseline: Baseline?, force: Bool) {
+        switch result {
+        case .same(let version):
+            outcome = .unchanged
+            self.version = version
+            rows = baseline?.bundle.rows ?? [:]
+        case .refused(let candidate, let changes):
+            outcome = .refused
+            describe(candidate, changes: changes, force: false)
+        case .published(let candidate, let changes):
+            outcome = .published
+            describe(candidate, changes: changes, force: force)
+        }
+    }
+
+    /// The document `--json` prints: keys sorted, two-space indent.
+    public func json() throws -> [UInt8] { try jsonDocument(self) }
+}
+
+// MARK: - Text and markdown
+
+extension RunReport {
+    public enum Format: String, CaseIterable, Sendable {
+        case text, markdown, json
+    }
+
+    public func render(_ format: Format, limit: Int = 50, preview: String? = nil) throws -> String {
+        switch format {
+        case .json: return String(decoding: try json(), as: UTF8.self)
+        case .text: return text(limit: limit, preview: preview)
+        case .markdown: return markdown(limit: limit, preview: preview)
+        }
+    }
+
+    public var headline: String {
+        let against = baseline.map { "version \($0.version) of \($0.source)" } ?? "nothing published yet"
+        switch outcome {
+        case .unchanged: return "nothing would change: the bundle equals \(against)"
+        case .wouldPublish: return "version \(version ?? 0) would be published (against \(against))" + (guards.forced ? ", past the guards (--force)" : "")
+        case .refused: return "version \(version ?? 0) would be refused by a guard (against \(against))"
+        case .published: return "version \(version ?? 0) was published (against \(against))"
+        }
+    }
+
+    var countsLine: String {
+        ChangeList.tableOrder.compactMap { table in rows[table].map { "\($0) \(table)" } }.joined(separator: ", ")
+    }
+
+    static func describe(_ e: ChangeList.Entry) -> String {
+        let key = e.table == "lines" ? "l_id" : e.table == "operators" ? "o_id" : "s_id"
+        var out = "\(key) \(e.id) \(e.name)"
+        switch e.kind {
+        case .moved:
+            out += ": \(fixed(e.metres ?? 0, decimals: 1)) m, \(e.old ?? "") -> \(e.new ?? "")"
+        case .renamed, .weight:
+            out += ": \(e.old ?? "") -> \(e.new ?? "")"
+        case .changed:
+            out += ": \(e.old ?? "") -> \(e.new ?? "")"
+        default: break
+        }
+        return out
+    }
+
+    /// Moves over a kilometre and station renames: what a reviewer looks at first.
+    var notable: [ChangeList.Entry] {
+        (entries ?? []).filter { $0.table == "stations" && (($0.kind == .moved && ($0.metres ?? 0) > ChangeList.notableMoveMetres) || $0.kind == .renamed) }
+    }
+
+    func text(limit: Int, preview: String?) -> String {
+        var out = "\(command): \(headline)\n"
+        if !rows.isEmpty { out += "rows: \(countsLine)\n" }
+        if let entries, !entries.isEmpty {
+            let notable = self.notable
+            if !notable.isEmpty {
+                out += "\nlook at these (moves over 1 km and renames):\n"
+                for e in notable { out += "  \(e.kind.rawValue) \(Self.describe(e))\n" }
+            }
+            for table in ChangeList.tableOrder {
+                let rows = entries.filter { $0.table == table }
+                if rows.isEmpty { continue }
+                out += "\n\(table):\n"
+                for kind in ChangeList.Kind.allCases {
+                    let some = rows.filter { $0.kind == kind }
+                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padding(9)) \(Self.describe(e))\n" }
+                    if some.count > limit { out += "  \(kind.rawValue.padding(9)) ... and \(some.count - limit) more\n" }
+                }
+            }
+        }
+        out += "\n" + guardsText + "\n"
+        if let lintWarnings { out += "lint: \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
+        if let preview { out += "preview: \(preview) (open it in a browser)\n" }
+        return out
+    }
+
+    var guardsText: String {
+        if guards.violations.isEmpty { return "guards: passed" }
+        let verdict = guards.forced ? "exceeded, published anyway (--force)" : outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
+        return "guards: \(verdict)\n" + guards.violations.map { "  - \($0)" }.joined(separator: "\n")
+    }
+
+    func markdown(limit: Int, preview: String?) -> String {
+        func cell(_ s: String) -> String {
+            var out = ""
+            for c in s.unicodeScalars {
+                switch c {
+                case "|": out += "\\|"
+                case "\\": out += "\\\\"
+                case "\n", "\r": out += " "
+                default: out.unicodeScalars.append(c)
+                }
+            }
+            return out
+        }
+        var out = "### stationdb \(command): \(cell(headline))\n\n"
+        if !rows.isEmpty { out += "\(countsLine)\n\n" }
+        let kinds = ChangeList.Kind.allCases
+        if !changes.isEmpty {
+            out += "| table | " + kinds.map(\.rawValue).joined(separator: " | ") + " |\n|---|" + kinds.map { _ in "---:|" }.joined() + "\n"
+            for table in ChangeList.tableOrder {
+                guard let counts = changes[table] else { continue }
+                out += "| \(table) | " + kinds.map { counts[$0.rawValue].map(String.init) ?? "" }.joined(separator: " | ") + " |\n"
+            }
+            out += "\n"
+        }
+        let notable = self.notable
+        if !notable.isEmpty {
+            out += "**Look at these** (moves over 1 km and renames):\n\n"
+            for e in notable { out += "- \(e.kind.rawValue) \(cell(Self.describe(e)))\n" }
+            out += "\n"
+        }
+        if let entries, !entries.isEmpty {
+            for table in ChangeList.tableOrder {
+                let rows = entries.filter { $0.table == table }
+                if rows.isEmpty { continue }
+                out += "<details><summary>\(table): \(rows.count) change\(rows.count == 1 ? "" : "s")</summary>\n\n| change | row |\n|---|---|\n"
+                for kind in kinds {
+                    let some = rows.filter { $0.kind == kind }
+                    for e in some.prefix(limit) { out += "| \(kind.rawValue) | \(cell(Self.describe(e))) |\n" }
+                    if some.count > limit { out += "| \(kind.rawValue) | … and \(some.count - limit) more |\n" }
+                }
+                out += "\n</details>\n\n"
+            }
+        }
+        out += guards.violations.isEmpty ? "**Guards:** passed\n" : "**Guards:** \(guardsText.split(separator: "\n").first.map { String($0.dropFirst("guards: ".count)) } ?? "")\n\n" + guards.violations.map { "- \(cell($0))" }.joined(separator: "\n") + "\n"
+        if let lintWarnings { out += "\n**Lint:** \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
+        return out
+    }
+}
+
+extension String {
+    /// Left-aligned in `width` characters.
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,366 @@
+import BuildDB
+import BundleDiff
+import FoundationEssentials
+import Glibc
+import Ingest
+import Lint
+import Priority
+import StationIO
+import StationModel
+
+// The three stages, as their own commands and `publish` and `plan` run them.
+// Each writes its outputs, then a record of what it read (StageRecord); a run
+// does a stage only when what it would read now differs from that record, so a
+// stage run by hand and `make` always agree on what has changed.
+
+/// A stage of the pipeline: what it would read now, and whether its last run read the same.
+public protocol Stage {
+    /// The record a run now would write, outputs not yet filled in.
+    func record() throws -> StageRecord
+    /// Where the record is kept (beside the main output).
+    var recordOwner: String { get }
+    /// The outputs by role, for checking that they are still as written.
+    var outputs: [String: String] { get }
+    /// Why a run with `now`'s inputs must run again after `recorded`'s; nil when it need not.
+    func reason(_ now: StageRecord, recorded: StageRecord?) -> String?
+}
+
+/// What a stage would read now (worked out once, just before it may run: its inputs'
+/// digests are taken once per run) and why it must run, if it must.
+public struct StageCheck: Sendable {
+    /// nil when the inputs cannot be read; the run then says why.
+    public var record: StageRecord?
+    public var reason: String?
+}
+
+extension Stage {
+    public func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
+        now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
+    }
+
+    public func check() -> StageCheck {
+        guard let now = try? record() else { return StageCheck(record: nil, reason: "its inputs cannot be read") }
+        return StageCheck(record: now, reason: reason(now, recorded: StageRecord.read(for: recordOwner)))
+    }
+
+    /// Writes the record of a finished run: `record` with the digests of what it wrote.
+    func writeRecord(_ record: StageRecord) throws {
+        var record = record
+        for (role, path) in outputs { record.outputs[role] = try StageRecord.digest(of: path) }
+        try record.write(for: recordOwner)
+    }
+}
+
+/// Where ingest leaves the registry its staging file was made with, for build to copy into
+/// raw/ once the version is published: a refused or failed publish leaves raw/ as it was.
+public func pendingRegistry(for staging: String) -> String { staging + ".registry.csv" }
+
+/// raw/ -> the staging file, the registry to publish with it (and the lint report).
+public struct IngestStage: Stage {
+    public var options: IngestOptions
+    public var staging: String
+    /// Where the lint report goes, if anywhere.
+    public var lint: String?
+    /// Hand weights for the lint (default: RAW/weights.csv when present).
+    public var hand: String?
+
+    public init(options: IngestOptions, staging: String, lint: String? = nil, hand: String? = nil) {
+        self.options = options; self.staging = staging; self.lint = lint; self.hand = hand
+    }
+
+    var handWeights: String { hand ?? joinPath(options.rawFolder, HandWeights.fileName) }
+    public var recordOwner: String { staging }
+    public var outputs: [String: String] {
+        var outputs = ["staging": staging, "registry": pendingRegistry(for: staging)]
+        if let lint { outputs["lint report"] = lint }
+        return outputs
+    }
+
+    public func record() throws -> StageRecord {
+        let raw = options.rawFolder
+        guard Files.isFolder(raw) else { throw EnvironmentError("no raw folder at \(raw)") }   // the run says so properly
+        var inputs = ["sources.json": try StageRecord.digest(of: joinPath(raw, SourcesConfig.fileName)),
+                      "fixes": try StageRecord.digest(of: options.fixesPath), "registry": try StageRecord.digest(of: options.registryPath)]
+        for file in try SourcesConfig.load(rawFolder: raw).files(rawFolder: raw) {
+            inputs["source:" + options.relativePath(file)] = try StageRecord.digest(of: file)
+        }
+        if lint != nil { inputs["hand weights"] = try StageRecord.digest(of: handWeights) }
+        return StageRecord(stage: "ingest", inputs: inputs)
+    }
+
+    /// The registry in raw/ is the one ingest read, or the one it wrote once build has
+    /// copied it there: either way the staging file is still what ingest would make.
+    /// (A plan leaves raw/ alone, so the `make` after it finds the registry it read.)
+    public func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
+        var now = now
+        if let recorded, now.inputs["registry"] == recorded.outputs["registry"] { now.inputs["registry"] = recorded.inputs["registry"] }
+        return now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
+    }
+
+    /// Reads, assembles and (unless `check`) writes the staging file, the registry and
+    /// `record` (by default, what it reads now).
+    public func run(check: Bool = false, report: Bool = false, record: StageRecord? = nil) async throws {
+        let record = record ?? (try? self.record())
+        var sourceFindings: [LintFinding] = []
+        let inputs = try await IngestPipeline.read(options) { if lint != nil { sourceFindings += Lint.sourceValues($0) } }
+        let fixes = inputs.fixes
+        let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint != nil)
+        let n = outcome.staging.network
+        if report { Self.printReport(outcome) }
+        let live = n.stations.count(where: \.enabled)
+        var summary = "ingest: \(n.operators.count) operators, \(n.lines.count) lines, \(n.stations.count) stations (\(live) live), \(n.stationLines.count) station-line rows"
+        let newStations = outcome.report.newIDs[.station] ?? 0, gone = outcome.report.vanished[.station] ?? 0
+        if newStations > 0 || gone > 0 { summary += "; \(newStations) new station IDs, \(gone) vanished stations kept disabled" }
+        if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
+        for w in outcome.report.warnings { note("warning: \(w)") }
+        if check {
+            note(summary + " (checked; nothing written)")
+            return
+        }
+        try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging))
+        try StagingFile.write(outcome.staging, to: staging)
+        let newIDs = outcome.report.newIDs.values.reduce(0, +)
+        if newIDs > 0 { note("ingest: \(newIDs) new IDs; \(options.label(for: options.registryPath)) takes them when the version is published") }
+        note(summary + " -> \(staging)")
+        if let lint {
+            let report = try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights)
+            try AtomicFile.write(try report.json(), to: lint)
+            note("lint: \(report.summary) in \(options.rawLabel)" + (report.count > 0 ? "; `make lint` lists them" : ""))
+        }
+        if let record { try writeRecord(record) }
+    }
+
+    static func printReport(_ outcome: IngestOutcome) {
+        let d = outcome.report.disagreements
+        print("# Disagreements between sources (\(outcome.report.sources.joined(separator: " > ")); the first wins)")
+        if d.isEmpty { print("none"); return }
+        for kind in [Disagreement.Kind.name, .coordinates, .prefecture] {
+            let rows = d.filter { $0.kind == kind }
+            if rows.isEmpty { continue }
+            print("\n## \(kind.rawValue) (\(rows.count))")
+            for r in rows { print(r.description) }
+        }
+    }
+}
+
+/// The staging file and hand weights -> every station's weight.
+public struct PriorityStage: Stage {
+    public var staging: String
+    /// The hand weights file; nil for none (--no-hand).
+    public var hand: String?
+    public var weights: String
+    public var seed: UInt64
+    public var method: PriorityMethod
+    public var tiers: String?
+
+    public init(staging: String, hand: String?, weights: String, seed: UInt64, method: PriorityMethod = .blueNoise(.standard), tiers: String? = nil) {
+        self.staging = staging; self.hand = hand; self.weights = weights; self.seed = seed; self.method = method; self.tiers = tiers
+    }
+
+    public var recordOwner: String { weights }
+    public var outputs: [String: String] { ["weights": weights] }
+
+    public func record() throws -> StageRecord {
+        var options = ["seed": String(seed), "method": method.description]
+        if let tiers { options["tiers"] = tiers }
+        return StageRecord(stage: "priority", options: options,
+                           inputs: ["staging": try StageRecord.digest(of: staging),
+                                    "hand weights": try hand.map(StageRecord.digest) ?? StageRecord.absent])
+    }
+
+    @discardableResult
+    public func run(record: StageRecord? = nil) throws -> (weights: [Int: Int], network: RailNetwork) {
+        let record = record ?? (try? self.record())
+        let network = try StagingFile.read(from: staging).network
+        let hand = try self.hand.map { try HandWeights.read(path: $0, network: network) } ?? (weights: [], warnings: [])
+        for w in hand.warnings { note("warning: \(w)") }
+        var config = PriorityConfig(seed: seed, method: method)
+        if let tiers { config.method = .meshLottery(try MeshTier.parse(list: tiers)) }
+        let assigned = PriorityAssigner.assign(network: network, hand: hand.weights, config: config)
+        try StationWeightsFile.write(assigned, to: weights)
+        note("priority: \(PriorityAssigner.countsText(assigned, network: network)); wrote \(weights)")
+        if let record { try writeRecord(record) }
+        return (assigned, network)
+    }
+}
+
+/// What a build did with its candidate version.
+public enum BuildResult: Sendable {
+    /// Its tables equal the published version `version`'s.
+    case same(version: Int)
+    /// A guard refused it; dist is as it was (the messages are out).
+    case refused(Candidate, ChangeList?)
+    case published(Candidate, ChangeList?)
+
+    public var exitStatus: ExitStatus {
+        if case .refused = self { return .guardRefused }
+        return .success
+    }
+}
+
+/// The staging file and weights -> a new version: a candidate prepared beside the
+/// staging file, compared with a baseline, then (for a publish) moved into dist.
+/// Its record is kept beside latest.json, the file a publish replaces.
+public struct BuildStage: Stage {
+    public var staging: String
+    public var weights: String
+    public var dist: String
+    public var renumbered: String?
+    /// raw/registry.csv: it takes the registry the staging file was made with once the version is published.
+    public var registry: String?
+    public var lint: String?
+    public var requestedVersion: Int?
+    public var guards: DiffGuards
+
+    public init(staging: String, weights: String, dist: String, renumbered: String?, registry: String?, lint: String?,
+                requestedVersion: Int? = nil, guards: DiffGuards = .nightly) {
+        self.staging = staging; self.weights = weights; self.dist = dist; self.renumbered = renumbered; self.registry = registry
+        self.lint = lint; self.requestedVersion = requestedVersion; self.guards = guards
+    }
+
+    public var recordOwner: String { joinPath(dist, DistLayout.latest) }
+    public var outputs: [String: String] { ["latest.json": recordOwner] }
+
+    /// Where the version is prepared before it is published: beside the staging file, so a
+    /// plan leaves the dist alone and the publish after it moves the same files in.
+    public var candidateFolder: String { joinPath(parentFolder(of: staging), "candidate") }
+
+    public func record() throws -> StageRecord {
+        var options: [String: String] = [:]
+        if let requestedVersion { options["version"] = String(requestedVersion) }
+        return StageRecord(stage: "build", options: options,
+                           inputs: ["staging": try StageRecord.digest(of: staging), "weights": try StageRecord.digest(of: weights),
+                                    "renumbered": try renumbered.map(StageRecord.digest) ?? StageRecord.absent,
+                                    "registry": try StageRecord.digest(of: stagingRegistry),
+                                    "lint report": try lint.map(StageRecord.digest) ?? "not used"])
+    }
+
+    /// The registry the staging file was made with: ingest's, or raw/'s for a staging file made without one.
+    public var stagingRegistry: String {
+        let pending = pendingRegistry(for: staging)
+        return Files.exists(pending) || registry == nil ? pending : registry!
+    }
+    var registryLabel: String { registry ?? "raw/registry.csv" }
+
+    func renumberings() throws -> [Renumbering: SourceLocation] { try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:] }
+
+    /// Checks the staging file's IDs against the published version (PublishedIDs).
+    public func checkPublishedIDs(against baseline: Baseline?) throws {
+        try PublishedIDs.check(try StagingFile.read(from: staging).network, renumbered: Set(try renumberings().keys.map(\.oldID)),
+                               registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel, baseline: baseline)
+    }
+
+    /// Once the version is published (or found equal to the published one), raw/registry.csv
+    /// takes the registry it was made with: the memory of every ID that version holds.
+    public func commitRegistry() throws {
+        guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return }
+        let next = try Files.read(stagingRegistry)
+        if Files.exists(registry), try Files.read(registry) == next { return }
+        let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
+        let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
+        let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
+        try AtomicFile.write(next, to: registry)
+        note("build: \(registry) updated (\(newIDs > 0 ? "\(newIDs) new IDs" : "rows as now published")); commit it with the source change that caused it")
+    }
+
+    /// The candidate's own record: what the build reads, and the version and baseline it was made for.
+    func candidateRecord(_ build: StageRecord, version: Int, baseline: Baseline?) -> StageRecord {
+        var record = build
+        record.stage = "candidate"
+        record.options["version"] = String(version)
+        record.options["baseline"] = baseline.map { "version \($0.bundle.version), sha256 \($0.bundle.sha256)" } ?? "none"
+        return record
+    }
+
+    /// The version `version`, prepared in candidateFolder against `baseline`: the one a
+    /// plan left when nothing it was made from has changed since, else made afresh.
+    public func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil) async throws -> Preparation {
+        let owner = candidateFolder
+        let manifest = joinPath(owner, DistLayout.manifest)
+        let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
+        let network = try StagingFile.read(from: staging).network
+        if now.isCurrent(recorded: StageRecord.read(for: owner), outputs: ["manifest": manifest]) {
+            var bundle = try PublishedBundle.read(path: manifest)
+            bundle.files = nil
+            let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: joinPath(owner, DistLayout.database)) }
+            note("build: version \(version) as prepared before (\(owner)); nothing it is made from has changed")
+            return .candidate(Candidate(folder: owner, bundle: bundle, difference: difference,
+                                        violations: (difference.map(guards.violations) ?? []) + BundleBuilder.bundleViolations(network)))
+        }
+        // A record never vouches for a folder being rewritten.
+        unlink(StageRecord.path(for: owner))
+        let request = BuildRequest(staging: try StagingFile.read(from: staging), stagingPath: staging,
+                                   weights: try StationWeightsFile.read(from: weights), weightsPath: weights,
+                                   renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
+                                   dist: dist, requestedVersion: requestedVersion, guards: guards,
+                                   lintWarnings: try lint.map(Self.lintCount),
+                                   registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel)
+        let prepared = try await BundleBuilder().prepare(request, baseline: baseline, version: version, into: owner)
+        var record = now
+        record.outputs["manifest"] = try StageRecord.digest(of: manifest)
+        if case .candidate = prepared { try record.write(for: owner) }
+        return prepared
+    }
+
+    /// `stationdb build` by hand: the published-ID check, the candidate and, when the
+    /// guards allow, the publish, under the dist's lock.
+    public func run(force: Bool) async throws -> BuildResult {
+        let lock = try DistLock.acquire(dist: dist, wait: true)
+        defer { withExtendedLifetime(lock) {} }
+        BundleBuilder.removeLeftovers(in: dist)
+        let baseline = try Baseline.local(dist: dist)
+        try checkPublishedIDs(against: baseline)
+        return try await publish(baseline: baseline, force: force)
+    }
+
+    /// Prepares (or takes the prepared) version, checks the guards and publishes it into
+    /// dist, whose lock the caller holds; then raw/registry.csv takes its registry.
+    /// `record` is what the build reads now, when the caller has worked it out already.
+    public func publish(baseline: Baseline?, force: Bool, record: StageRecord? = nil) async throws -> BuildResult {
+        let record = try record ?? self.record()
+        let version = try BundleBuilder.version(for: dist, previous: baseline, requested: requestedVersion)
+        let result: BuildResult
+        switch try await candidate(version: version, baseline: baseline, record: record) {
+        case .same(let version):
+            note("build: the bundle equals the published version \(version); nothing published")
+            try commitRegistry()
+            result = .same(version: version)
+        case .candidate(let candidate):
+            let changes = try baseline.map { baseline in
+                ChangeList(try DiffReport.make(candidate.difference!, oldPath: baseline.databasePath,
+                                               newPath: joinPath(candidate.folder, DistLayout.database)))
+            }
+            do {
+                try candidate.checkGuards(force: force)
+            } catch let refusal as GuardRefusal {
+                note(refusal.description)
+                note("nothing was published (\(dist) is as it was); if this change is intended, run the same make again with FORCE_PUBLISH=1 (stationdb build --force)")
+                return .refused(candidate, changes)
+            }
+            let bundle = try BundleBuilder().commit(candidate, into: dist, replacing: baseline?.bundle)
+            unlink(StageRecord.path(for: candidateFolder))
+            let warnings = bundle.warnings.map { "; \($0) lint warning\($0 == 1 ? "" : "s")" } ?? ""
+            note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(candidate.difference))\(warnings)")
+            do {
+                try commitRegistry()
+            } catch {
+                let kept = joinPath(joinPath(dist, String(bundle.version)), DistLayout.registry)
+                note("error: version \(bundle.version) was published into \(dist), but \(registryLabel) could not be updated: \(error)")
+                note("copy \(kept) (the registry version \(bundle.version) was published with) over \(registryLabel) and commit it")
+                throw ReportedFailure(status: .publishedWithoutRegistry)
+            }
+            result = .published(candidate, changes)
+        }
+        try writeRecord(record)
+        return result
+    }
+
+    /// The count of a lint report (`stationdb lint --out`).
+    static func lintCount(_ path: String) throws -> Int {
+        do {
+            return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path))).count
+        } catch let error as DecodingError {
+            throw InputError(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import BundleDiff
+
+/// The publish guards, shared by `build`, `publish` and `plan`.
+struct GuardOptions: ParsableArguments {
+    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse to publish when more than PCT % of the published stations are removed.", valueName: "PCT"))
+    var maxRemoved = DiffGuards.nightly.maxRemovedPercent!
+
+    @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of the published enabled stations, lines or operators are disabled.", valueName: "PCT"))
+    var maxDisabled = DiffGuards.nightly.maxDisabledPercent!
+
+    @Option(name: .customLong("max-line-rows-removed"), help: ArgumentHelp("Refuse when more than PCT % of the published stations_lines rows are removed.", valueName: "PCT"))
+    var maxLineRowsRemoved = DiffGuards.nightly.maxLineRowsRemovedPercent!
+
+    @Option(name: .customLong("max-moved-m"), help: ArgumentHelp("Refuse when a station moved further than METRES.", valueName: "METRES"))
+    var maxMovedMetres = DiffGuards.nightly.maxMovedMetres!
+
+    @Option(name: .customLong("max-weight-churn"), help: ArgumentHelp("Refuse when more than PCT % of the stations enabled in both changed weight.", valueName: "PCT"))
+    var maxWeightChurn = DiffGuards.nightly.maxWeightChurnPercent!
+
+    @Flag(help: "Publish even when a guard is exceeded (make FORCE_PUBLISH=1).")
+    var force = false
+
+    @Option(name: .customLong("as-version"), help: ArgumentHelp("Publish as version N (make VERSION=N); it must be larger than every version in dist.", valueName: "N"))
+    var requestedVersion: Int?
+
+    var guards: DiffGuards {
+        DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxLineRowsRemovedPercent: maxLineRowsRemoved,
+                   maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
+    }
+
+    func validate() throws {
+        for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled), ("--max-line-rows-removed", maxLineRowsRemoved),
+                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] where !(value >= 0) {
+            throw ValidationError("\(name) must be a number of 0 or more")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Publishing
+import StationIO
+import StationModel
+
+extension RunReport.Format: ExpressibleByArgument {}
+
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show what the next publish would change, and what the apps would show, without publishing.",
+        discussion: """
+        Runs the stages exactly as `publish` does (ingest, priority, each only
+        when what it reads changed), prepares the version that would be
+        published in BUILD/candidate/, and compares it with a baseline: the
+        version the local dist's latest.json names, or with --against URL the
+        dist the apps download from, read as they read it (latest.json and the
+        gzip of the database, checked for size and sha256 as `stationdb pull`
+        checks them). The guards run as on publish. Nothing is published:
+        DIST, RAW and RAW/registry.csv are left byte for byte as they were.
+
+        The report names every change by station, line or operator: moved
+        (with metres, every move over 1 km listed again under "look at these"),
+        renamed, weight changed, added, disabled, re-enabled, lines and
+        operators. Formats: text (default), markdown (ready to paste into a
+        pull request) or json (everything; --json is the same).
+
+        It also writes BUILD/preview.html: a map of what the apps would show,
+        the candidate against the baseline (open it in a browser; see
+        `stationdb preview --help`).
+
+        A `stationdb publish` (or `make`) right after a plan publishes exactly
+        the planned version, the same bytes, without redoing the stages.
+
+        Examples:
+          stationdb plan                                  # make plan
+          stationdb plan --format markdown --out plan.md  # make plan FORMAT=markdown
+          stationdb plan --against https://example.org/stations --format markdown
+
+        Exit status: 0 nothing would change, 1 a new version would be
+        published, 2 bad input, 3 I/O (a download included), 4 a guard would
+        refuse to publish.
+        """)
+
+    @Option(help: "The raw folder holding the sources.")
+    var raw = "raw"
+
+    @Option(help: "Where the stages' outputs, the candidate version and the preview go.")
+    var build = "build"
+
+    @Option(help: "The local publish folder (the baseline, unless --against).")
+    var dist = "dist"
+
+    @Option(help: ArgumentHelp("Compare with the dist published at URL (holding latest.json), as the apps read it.", valueName: "URL"))
+    var against: String?
+
+    @Option(help: "text, markdown or json.")
+    var format: RunReport.Format = .text
+
+    @Flag(help: "The same as --format json.")
+    var json = false
+
+    @Option(help: "Write the report here instead of stdout.")
+    var out: String?
+
+    @Option(help: "Rows listed per kind of change in text and markdown.")
+    var limit = 50
+
+    @OptionGroup var seed: SeedOption
+
+    @Option(help: "How machine weights are drawn: blue-noise (the default) or mesh-lottery.")
+    var method: MethodName = .blueNoise
+
+    @OptionGroup var guardOptions: GuardOptions
+
+    @Option(help: "Largest database accepted from --against, in bytes (after gunzip).")
+    var maxBytes: Int = 1 << 30
+
+    @Flag(help: "Exit (status 3) instead of waiting while another plan or publish uses BUILD.")
+    var noWait = false
+
+    func validate() throws {
+        if let against {
+            let lower = against.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                throw ValidationError("--against must be an http:// or https:// URL of a published dist, got \"\(against)\"")
+            }
+        }
+        guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
+        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
+    }
+
+    func run() async throws {
+        var settings = PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
+                                       force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
+        settings.transfer.maxBytes = maxBytes
+        let pipeline = Pipeline(settings)
+        let plan = try await pipeline.plan(against: against.map(BaselineSource.url) ?? .dist)
+        let text = try plan.report.render(json ? .json : format, limit: limit)
+        if let out { try AtomicFile.write(text, to: out) } else { StandardStream.output.write(text) }
+        note("plan: \(plan.report.headline)")
+        throw ReportedFailure(status: plan.report.exitStatus)
+    }
+}

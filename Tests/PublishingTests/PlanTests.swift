@@ -1,0 +1,217 @@
+import BundleDiff
+import Foundation
+import Ingest
+import Lint
+import Publishing
+import StationIO
+import StationModel
+import TestSupport
+import XCTest
+
+/// The maintainer's loop through the library: plan (nothing written but build/),
+/// then publish (the planned bytes), on a small native master.
+final class PlanTests: XCTestCase {
+    var folder = ""
+    var raw: String { folder + "/raw" }
+    var build: String { folder + "/build" }
+    var dist: String { folder + "/dist" }
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString)").path
+        try SmallNetwork.write(to: raw)
+    }
+
+    override func tearDown() { Files.remove(folder) }
+
+    func pipeline(force: Bool = false) -> Pipeline {
+        Pipeline(PublishSettings(raw: raw, build: build, dist: dist, force: force))
+    }
+
+    func writeFixes(_ rows: String...) throws {
+        try ("action,table,match,field,value,expect,note\n" + rows.map { $0 + "\n" }.joined()).write(toFile: raw + "/fixes.csv", atomically: true, encoding: .utf8)
+    }
+
+    func modified(_ path: String) throws -> Date {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+    }
+
+    /// dist/ and raw/, every file by digest: what a plan must leave as it was.
+    func published() throws -> [String: String] {
+        try folderDigests(dist).mapKeys { "dist/" + $0 }.merging(try folderDigests(raw).mapKeys { "raw/" + $0 }) { a, _ in a }
+    }
+
+    func testPlanWritesNothingButBuildAndPublishTakesThePlannedBytes() async throws {
+        var plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        XCTAssertEqual(plan.report.exitStatus, .differences)
+        XCTAssertEqual(plan.report.version, 1)
+        XCTAssertNil(plan.report.baseline)
+        XCTAssertFalse(Files.exists(dist), "a plan creates no dist")
+        XCTAssertFalse(Files.exists(raw + "/registry.csv"), "a plan writes nothing into raw/")
+        let first = try await pipeline().publish()
+        XCTAssertEqual(first.outcome, .published)
+        XCTAssertEqual(first.version, 1)
+
+        // Station 5 onto station 45's line (~2.2 km), station 7 renamed.
+        try writeFixes("move,stations,s_id=5,,35.610000 139.720000,station=駅5,resurveyed",
+                       "set,stations,s_id=7,station,新駅7,station=駅7,renamed")
+        let before = try published()
+        plan = try await pipeline().plan()
+        XCTAssertEqual(try published(), before, "dist/ and raw/ byte for byte as they were")
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        XCTAssertEqual(plan.report.version, 2)
+        XCTAssertEqual(plan.report.baseline?.version, 1)
+        XCTAssertTrue(plan.report.guards.passed)
+        let moved = try XCTUnwrap(plan.changes?.entries("stations", .moved).first)
+        XCTAssertEqual(moved.id, 5)
+        XCTAssertEqual(moved.name, "駅5 (東日本旅客鉄道)")
+        XCTAssertGreaterThan(moved.metres ?? 0, 1_000)
+        XCTAssertEqual(plan.changes?.entries("stations", .renamed).map(\.id), [7])
+        XCTAssertEqual(Set(plan.changes?.notable.map(\.id) ?? []), [5, 7], "every move over 1 km and every rename is for a second look")
+        XCTAssertEqual(plan.report.changes["stations"]?["moved"], 1)
+
+        let candidate = try folderDigests(build + "/candidate")
+        let staging = try modified(build + "/staging.bin"), weights = try modified(build + "/weights.csv")
+        let second = try await pipeline().publish()
+        XCTAssertEqual(second.outcome, .published)
+        XCTAssertEqual(second.version, 2)
+        XCTAssertEqual(try folderDigests(dist + "/2"), candidate, "the very files the plan prepared")
+        XCTAssertEqual(try modified(build + "/staging.bin"), staging, "ingest was not redone")
+        XCTAssertEqual(try modified(build + "/weights.csv"), weights, "priority was not redone")
+
+        plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .unchanged)
+        XCTAssertEqual(plan.report.exitStatus, .success)
+        XCTAssertEqual(plan.report.version, 2)
+    }
+
+    func testAGuardWouldRefuseAndThePublishDoesRefuse() async throws {
+        _ = try await pipeline().publish()
+        // 10 of 100 stations disabled: over the nightly's 2%.
+        try writeFixes((1...10).map { "disable,stations,s_id=\($0),,,," }.joined(separator: "\n"))
+        let before = try published()
+        let plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .refused)
+        XCTAssertEqual(plan.report.exitStatus, .guardRefused)
+        XCTAssertFalse(plan.report.guards.passed)
+        XCTAssertEqual(plan.report.guards.violations.count, 1)
+        XCTAssertEqual(plan.report.changes["stations"]?["disabled"], 10)
+        let refused = try await pipeline().publish()
+        XCTAssertEqual(refused.outcome, .refused)
+        XCTAssertEqual(try published(), before, "a refused publish leaves dist/ and raw/ as they were")
+        let forced = try await pipeline(force: true).publish()
+        XCTAssertEqual(forced.outcome, .published)
+        XCTAssertTrue(forced.guards.forced)
+        XCTAssertEqual(forced.version, 2)
+    }
+
+    func testAPlanAgainstTheServedDistReportsWhatTheLocalOneDoes() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("move,stations,s_id=5,,35.610000 139.720000,station=駅5,", "set,stations,s_id=60,yomi,えきろくじゅう,,")
+        let server = try StaticServer(root: dist)
+        let local = try await pipeline().plan()
+        let remote = try await pipeline().plan(against: .url(server.baseURL))
+        XCTAssertEqual(remote.report.baseline?.source, server.baseURL)
+        XCTAssertEqual(remote.report.baseline?.version, local.report.baseline?.version)
+        XCTAssertEqual(remote.report.baseline?.sha256, local.report.baseline?.sha256)
+        XCTAssertEqual(remote.report.version, local.report.version)
+        XCTAssertEqual(remote.report.outcome, local.report.outcome)
+        XCTAssertEqual(remote.report.changes, local.report.changes)
+        XCTAssertEqual(remote.changes?.entries, local.changes?.entries)
+        XCTAssertFalse(local.changes?.entries.isEmpty ?? true)
+        // The version read as the apps read it, and the registry it was published with.
+        XCTAssertEqual(try SHA256.hex(fileAt: build + "/baseline/stations.sqlite"), try SHA256.hex(fileAt: dist + "/1/stations.sqlite"))
+        XCTAssertEqual(try Files.read(build + "/baseline/registry.csv"), try Files.read(dist + "/1/registry.csv"))
+    }
+
+    func testALiveLineWithoutStationsIsRefusedAndLintNamesIt() async throws {
+        try "l_id,line,o_id,enabled,l_type\n11,山手線,1,1,\n21,銀座線,2,1,\n31,空線,2,1,\n".write(toFile: raw + "/lines.csv", atomically: true, encoding: .utf8)
+        let plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .refused, "the first version too: it is the bundle itself that is wrong")
+        XCTAssertTrue(plan.report.guards.violations.contains { $0.contains("空線") }, "\(plan.report.guards.violations)")
+        let lint = try await Lint.run(IngestOptions(rawFolder: raw), handWeights: nil)
+        XCTAssertEqual(lint.findings.filter { $0.rule == LintRule.emptyLine.rawValue }.map(\.field), ["l_id 31"])
+
+        try writeFixes("disable,lines,l_id=31,,,line=空線,no stations yet")
+        let fixed = try await pipeline().plan()
+        XCTAssertEqual(fixed.report.outcome, .wouldPublish)
+        XCTAssertTrue(fixed.report.guards.passed)
+    }
+
+    /// An InputError's locations, for a fixes.csv that must be refused.
+    func refusal(_ rows: String...) async throws -> [Diagnostic] {
+        try ("action,table,match,field,value,expect,note\n" + rows.map { $0 + "\n" }.joined()).write(toFile: raw + "/fixes.csv", atomically: true, encoding: .utf8)
+        do {
+            _ = try await pipeline().plan()
+            XCTFail("expected bad input")
+            return []
+        } catch let error as InputError {
+            return error.diagnostics
+        }
+    }
+
+    func testMistakesInFixesAreErrorsAtTheirLine() async throws {
+        // A mistyped but existing s_id: the row is named by what it really is.
+        var found = try await refusal("move,stations,s_id=15,,35.6 139.7,station=駅5,")
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "expect")])
+        XCTAssertTrue(found[0].message.contains("駅15"), found[0].message)
+
+        // Two fixes giving one field two values: both lines named.
+        found = try await refusal("set,stations,s_id=3,yomi,えきさん,,", "set,stations,s_id=3,yomi,えきみっつ,,")
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 3, field: "value")])
+        XCTAssertTrue(found[0].message.contains("line 2"), found[0].message)
+        found = try await refusal("disable,stations,s_id=3,,,,", "enable,stations,s_id=3,,,,")
+        XCTAssertEqual(found.map(\.location.line), [3])
+        found = try await refusal("move,stations,s_id=3,,35.6 139.7,,", "move,stations,s_id=3,,35.7 139.7,,")
+        XCTAssertEqual(found.map(\.location.line), [3])
+
+        // What a fix makes of its row is checked at its line.
+        found = try await refusal("move,stations,s_id=3,,0 0,,")
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "value")])
+        found = try await refusal("set,stations,s_id=3,o_id,9,,")
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "value")])
+
+        // The same value twice is no conflict.
+        try writeFixes("set,stations,s_id=3,yomi,えきさん,,", "set,stations,s_id=3,yomi,えきさん,,")
+        let plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+    }
+
+    func testAMissingRegistryComesBackFromThePublishedVersion() async throws {
+        _ = try await pipeline().publish()
+        let registry = try Files.read(raw + "/registry.csv")
+        XCTAssertEqual(registry, try Files.read(dist + "/1/registry.csv"))
+        unlink(raw + "/registry.csv")
+        let plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .unchanged, "the published version's registry gives the same IDs")
+        XCTAssertFalse(Files.exists(raw + "/registry.csv"), "a plan only reads it")
+        let report = try await pipeline().publish()
+        XCTAssertEqual(report.outcome, .unchanged)
+        XCTAssertEqual(try Files.read(raw + "/registry.csv"), registry, "restored for the maintainer to commit")
+    }
+
+    func testTheReportAsJSON() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        let plan = try await pipeline().plan()
+        let json = try JSONSerialization.jsonObject(with: Data(try plan.report.json())) as? [String: Any]
+        XCTAssertEqual(json?["command"] as? String, "plan")
+        XCTAssertEqual(json?["outcome"] as? String, "would_publish")
+        XCTAssertEqual(json?["published"] as? Bool, false)
+        XCTAssertEqual(json?["version"] as? Int, 2)
+        XCTAssertEqual(json?["exit_status"] as? Int, 1)
+        XCTAssertEqual((json?["rows"] as? [String: Int])?["stations"], 100)
+        XCTAssertEqual((json?["changes"] as? [String: [String: Int]])?["stations"], ["changed": 1])
+        XCTAssertEqual((json?["guards"] as? [String: Any])?["passed"] as? Bool, true)
+        XCTAssertEqual(json?["lint_warnings"] as? Int, plan.report.lintWarnings)
+        XCTAssertEqual((json?["entries"] as? [[String: Any]])?.count, 1)
+        let decoded = try JSONDecoder().decode(RunReport.self, from: Data(try plan.report.json()))
+        XCTAssertEqual(decoded.outcome, .wouldPublish)
+    }
+}
+
+extension Dictionary where Key == String {
+    func mapKeys(_ transform: (String) -> String) -> [String: Value] {
+        Dictionary(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
+    }
+}

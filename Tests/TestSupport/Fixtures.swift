@@ -1,0 +1,73 @@
+import Foundation
+import StationIO
+import XCTest
+
+/// A small native master: a hundred stations (by default) on two lines of two
+/// operators around Tokyo, the raw/ of the tests that publish.
+public enum SmallNetwork {
+    public static func write(to raw: String, stations count: Int = 100) throws {
+        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+        try "o_id,operator,type,enabled\n1,東日本旅客鉄道,1,1\n2,東京地下鉄,2,1\n".write(toFile: raw + "/operators.csv", atomically: true, encoding: .utf8)
+        try "l_id,line,o_id,enabled,l_type\n11,山手線,1,1,\n21,銀座線,2,1,\n".write(toFile: raw + "/lines.csv", atomically: true, encoding: .utf8)
+        var stations = "s_id,station,yomi,wiki,pref,address,lat,lng,o_id,enabled\n", lines = "l_id,s_id,s_sort\n"
+        for i in 1...count {
+            let line = i <= 50 ? 11 : 21
+            let lat = String(format: "%.6f", 35.60 + 0.002 * Double(i % 50)), lng = line == 11 ? "139.700000" : "139.800000"
+            stations += "\(i),駅\(i),えき,,13,東京都,\(lat),\(lng),\(line == 11 ? 1 : 2),1\n"
+            lines += "\(line),\(i),\(i)\n"
+        }
+        try stations.write(toFile: raw + "/stations.csv", atomically: true, encoding: .utf8)
+        try lines.write(toFile: raw + "/stations_lines.csv", atomically: true, encoding: .utf8)
+    }
+}
+
+/// Every file of a folder by relative path with its sha256 ("folder" for a folder),
+/// the lock files left out (they are never written, but a run creates them).
+public func folderDigests(_ folder: String) throws -> [String: String] {
+    var out: [String: String] = [:]
+    guard let e = FileManager.default.enumerator(atPath: folder) else { return out }
+    while let rel = e.nextObject() as? String {
+        let path = folder + "/" + rel
+        var isFolder: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        if rel.hasSuffix(".lock") { continue }
+        out[rel] = isFolder.boolValue ? "folder" : try SHA256.hex(fileAt: path)
+    }
+    return out
+}
+
+/// A folder served over HTTP on 127.0.0.1 by Python's http.server, on a port the kernel picks:
+/// a static web server as a dist is hosted.
+public final class StaticServer {
+    public let port: Int
+    private let process: Process
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public init(root: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root, "0"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+        var text = ""
+        while !text.contains("\n") {
+            let data = out.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /port (\d+)/), let port = Int(match.1) else {
+            p.terminate()
+            throw XCTSkip("python3 -m http.server did not start: \(text)")
+        }
+        self.port = port
+    }
+
+    // Not waited for: waitUntilExit from a test's async task can hang in Foundation's
+    // run loop on Linux, and Foundation reaps the child on its own.
+    deinit { process.terminate() }
+}
