@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// The programs the tests run as their users would: the stationdb built beside
-/// the tests, and tools found on PATH (make, sqldiff, python3).
+/// the tests, and tools found on PATH (make, sqldiff).
 public enum BuiltTools {
     /// The folder the build put the test bundle in, which holds the package's
     /// executables too: .build/debug for a plain `swift test`, <scratch>/debug with
