@@ -118,7 +118,11 @@ fetch: $(BIN)
 lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
-test: setup
+# Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
+# `stationdb diff` against, and python3 for their HTTP server: without either, the
+# tests that use it fail, saying so, rather than skip.
+test:
+	@$(ROOT)/scripts/setup sqlite3-tools python3
 	cd $(ROOT) && swift build --build-tests && swift test
 
 bench: setup

@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
-        .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
+        .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.

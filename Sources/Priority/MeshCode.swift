@@ -1,4 +1,4 @@
-// Japan's standard grid squares (JIS X 0410 regional mesh, ../shared/spec/mesh.md),
+// Japan's standard grid squares (JIS X 0410 regional mesh, docs/mesh.md),
 // computed from integer micro-degrees with integer arithmetic only.
 //
 // Why integers: a 1st-mesh cell is 2/3 degree tall, which no binary float

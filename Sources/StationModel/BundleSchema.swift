@@ -1,4 +1,4 @@
-// The bundle's schema exactly as ../shared/spec/bundle.md gives it: clients in
+// The bundle's schema exactly as docs/bundle.md gives it: clients in
 // the field read these names, types and indexes, so this is the one place
 // they are spelled.
 

@@ -91,7 +91,7 @@ struct SynthReadCommand: ParsableCommand {
         commandName: "read",
         abstract: "Run one source reader alone and print what it read (bench helper).",
         discussion: """
-          stationdb synth read --kind n02 ../shared/data/ksj/N02-stations.xml
+          stationdb synth read --kind n02 bench/work/x1/N02-stations.xml
         """,
         shouldDisplay: false)
 

@@ -145,19 +145,16 @@ enum Fixtures {
 
     // MARK: - National data
 
-    static var sharedData: String {
-        // Tests/BuildDBTests/Fixtures.swift -> package root -> ../shared/data
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.deletingLastPathComponent().appendingPathComponent("shared/data").path
+    /// The repository's national data: Tests/BuildDBTests/Fixtures.swift -> package root -> raw/ekidata.
+    static var ekidata: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("raw/ekidata").path
     }
 
     /// All of Japan from ekidata's CSV, rows grouped by station_g_cd into one
     /// station each (its first row's operator), good enough to size the bundle.
     static func ekidataNetwork() throws -> RailNetwork {
-        let folder = sharedData + "/ekidata"
-        guard FileManager.default.fileExists(atPath: folder + "/station.csv") else {
-            throw XCTSkip("../shared/data/ekidata absent")
-        }
+        let folder = ekidata
         var problems = DiagnosticCollector()
         var network = RailNetwork()
         let companies = try CSVReader.read(path: folder + "/company.csv")

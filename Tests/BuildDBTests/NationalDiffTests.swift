@@ -3,6 +3,7 @@ import BundleDiff
 import Foundation
 import StationIO
 import StationModel
+import TestSupport
 import XCTest
 
 /// `stationdb diff` on two national bundles: the same keyed rows as sqldiff, a patch
@@ -58,9 +59,7 @@ final class NationalDiffTests: XCTestCase {
             try Fixtures.copy(new, to: keep + "/new.sqlite")
         }
 
-        guard let sqldiff = ["/usr/bin/sqldiff", "/usr/local/bin/sqldiff"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sqldiff absent (apt-get install sqlite3-tools): comparison with it skipped")
-        }
+        let sqldiff = try BuiltTools.sqldiff()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: sqldiff)
         p.arguments = [old, new]

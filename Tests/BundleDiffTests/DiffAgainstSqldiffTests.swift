@@ -101,11 +101,7 @@ final class DiffAgainstSqldiffTests: XCTestCase {
         XCTAssertTrue(report.difference.isEmpty)
         XCTAssertEqual(report.sql(), "PRAGMA user_version = 2;\n")
 
-        if let sqldiff = DiffFixtures.which("sqldiff") {
-            let theirs = try DiffFixtures.run(sqldiff, [dir + "/a.sqlite", dir + "/b.sqlite"])
-            XCTAssertTrue(theirs.out.contains("stations_lines"), "sqldiff compares by rowid: \(theirs.out)")
-        } else {
-            print("sqldiff absent (apt-get install sqlite3-tools): its rowid noise is not shown")
-        }
+        let theirs = try DiffFixtures.run(try DiffFixtures.sqldiff(), [dir + "/a.sqlite", dir + "/b.sqlite"])
+        XCTAssertTrue(theirs.out.contains("stations_lines"), "sqldiff compares by rowid: \(theirs.out)")
     }
 }

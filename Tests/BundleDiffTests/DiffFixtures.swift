@@ -87,12 +87,7 @@ enum DiffFixtures {
 
     static func which(_ tool: String) -> String? { BuiltTools.which(tool) }
 
-    static func sqldiff() throws -> String {
-        guard let path = which("sqldiff") else {
-            throw XCTSkip("sqldiff absent (apt-get install sqlite3-tools): comparison with it skipped")
-        }
-        return path
-    }
+    static func sqldiff() throws -> String { try BuiltTools.sqldiff() }
 
     /// Runs a program; returns its status, stdout and stderr.
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {

@@ -33,14 +33,6 @@ func inputErrorMessages(file: StaticString = #filePath, line: UInt = #line, _ bo
     return []
 }
 
-/// /work/shared/data relative to the package root (Tests/IngestTests/<this file> -> ../../..).
-func sharedDataFolder(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .appendingPathComponent("shared/data/\(name)").path
-}
-
 /// A network with every origin's line number removed, for comparing the result
 /// of re-ordered rows (which only moves where each value came from).
 func withoutOriginLines(_ network: SourceNetwork) -> SourceNetwork {

@@ -602,29 +602,67 @@ final class N02ReaderTests: XCTestCase {
 
     // MARK: The national file
 
-    func testNationalFile() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let path = root.deletingLastPathComponent().appendingPathComponent("shared/data/ksj/N02-stations.xml").path
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) absent") }
-        let n = try N02Reader.read(path: path, label: "raw/N02-stations.xml")
-        // 10,555 ksj:Station elements, each one link of a station to its line.
-        XCTAssertEqual(n.stationLines.count, 10_555)
-        XCTAssertEqual(n.stations.count, 9_521)
-        XCTAssertEqual(n.lines.count, 588)
-        XCTAssertEqual(n.operators.count, 163)
-        XCTAssertEqual(Set(n.stations.flatMap(\.matchKeys)).count, 10_555)
+    /// All of Japan as an N02 document (Synth's, from raw/ekidata): read as a stream, it gives
+    /// back ekidata's stations, lines and operators, whatever their counts.
+    func testNationalFile() async throws {
+        let document = try await NationalData.n02()
+        let n = try N02Reader.read(path: document.path, label: "raw/N02-stations.xml")
+        // Each ksj:Station is one link of a station to its line, with a station code of its own.
+        XCTAssertEqual(n.stationLines.count, document.features)
+        XCTAssertEqual(document.features, document.network.stationLines.count)
+        XCTAssertEqual(Set(n.stations.flatMap(\.matchKeys)).count, document.features)
         XCTAssertEqual(Set(n.stations.map(\.key)).count, n.stations.count)
+        XCTAssertEqual(Set(n.lines.map(\.key)).count, n.lines.count)
         XCTAssertTrue(n.stations.allSatisfy { MicroDegrees.inJapan(lat: $0.lat, lng: $0.lng) })
-        let byKey = Dictionary(uniqueKeysWithValues: n.stations.map { ($0.key, $0) })
-        let hakodate = try XCTUnwrap(byKey["n02:station:北海道旅客鉄道:1110101"])
-        XCTAssertEqual(hakodate.name, "函館")
-        XCTAssertEqual(n.operators.first { $0.name == "東日本旅客鉄道" }?.type, 1)
-        XCTAssertEqual(n.operators.first { $0.name == "小田急電鉄" }?.type, 2)
-        XCTAssertEqual(n.operators.first { $0.name == "東京都交通局" }?.type, 4)
         // Ranks on every line run 1...n.
-        for (_, links) in Dictionary(grouping: n.stationLines, by: \.lineKey) {
-            XCTAssertEqual(links.map(\.sort).sorted(), Array(1...links.count))
+        for (line, links) in Dictionary(grouping: n.stationLines, by: \.lineKey) {
+            XCTAssertEqual(links.map(\.sort).sorted(), Array(1...links.count), line)
         }
+
+        // The ekidata reading of the same stations: every station on a line, by operator, name
+        // and point (the platform curve's middle is ekidata's point exactly); every line with
+        // stations, Shinkansen or not as ekidata says, its stations in the same order; every
+        // operator of those lines, of the same type.
+        let ekidata = try EkidataReader.read(folder: NationalData.ekidata, label: "ekidata")
+        func operatorNames(_ source: SourceNetwork) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: source.operators.map { ($0.key, $0.name) })
+        }
+        func stations(_ source: SourceNetwork) -> [String] {
+            let operators = operatorNames(source), linked = Set(source.stationLines.map(\.stationKey))
+            return source.stations.filter { linked.contains($0.key) }
+                .map { "\(operators[$0.operatorKey] ?? "?") \($0.name) \(MicroDegrees.format($0.lat)),\(MicroDegrees.format($0.lng))" }
+        }
+        func lines(_ source: SourceNetwork) -> [String: [String]] {
+            let operators = operatorNames(source)
+            let lineName = Dictionary(uniqueKeysWithValues: source.lines.map {
+                ($0.key, "\(operators[$0.operatorKey] ?? "?") \($0.name)" + ($0.type == LineType.shinkansen ? " (Shinkansen)" : ""))
+            })
+            let stationName = Dictionary(uniqueKeysWithValues: source.stations.map { ($0.key, $0.name) })
+            return Dictionary(grouping: source.stationLines, by: \.lineKey).reduce(into: [:]) { out, line in
+                out[lineName[line.key] ?? line.key] = line.value.sorted { $0.sort < $1.sort }.map { stationName[$0.stationKey] ?? $0.stationKey }
+            }
+        }
+        func operatorTypes(_ source: SourceNetwork) -> [String: Int] {
+            let running = Set(source.stationLines.map(\.lineKey))
+            let operators = Set(source.lines.filter { running.contains($0.key) }.map(\.operatorKey))
+            return Dictionary(source.operators.filter { operators.contains($0.key) }.map { ($0.name, $0.type ?? 0) }, uniquingKeysWith: { a, _ in a })
+        }
+        assertSameElements(stations(n), stations(ekidata), "stations")
+        XCTAssertEqual(n.stations.count, Set(document.network.stationLines.map(\.stationID)).count, "one N02 station per station on a line")
+        let ours = lines(n), theirs = lines(ekidata)
+        XCTAssertEqual(Set(ours.keys), Set(theirs.keys))
+        for (line, names) in ours where theirs[line] != nil { XCTAssertEqual(names, theirs[line], line) }
+        XCTAssertEqual(operatorTypes(n), operatorTypes(ekidata))
+    }
+
+    /// Equal as multisets; on failure names a few of the elements only one side has.
+    func assertSameElements(_ a: [String], _ b: [String], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        var count: [String: Int] = [:]
+        for x in a { count[x, default: 0] += 1 }
+        for x in b { count[x, default: 0] -= 1 }
+        let onlyA = count.filter { $0.value > 0 }.keys.sorted(), onlyB = count.filter { $0.value < 0 }.keys.sorted()
+        XCTAssertEqual(a.count, b.count, "\(what): count", file: file, line: line)
+        XCTAssertTrue(onlyA.isEmpty && onlyB.isEmpty, "\(what): only read from N02: \(onlyA.prefix(5)); only from ekidata: \(onlyB.prefix(5))",
+                      file: file, line: line)
     }
 }

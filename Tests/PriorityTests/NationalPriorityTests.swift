@@ -3,31 +3,96 @@ import StationModel
 import XCTest
 @testable import Priority
 
-/// On the national stand-in data (../shared/data/ekidata; skipped where absent).
+/// On the national stand-in data (raw/ekidata). The tests hold what the weights are
+/// for, whatever this edition's counts: every live station weighted once, tiers that
+/// grow from 11 to 13, pins spread wider than chance.
 final class NationalPriorityTests: XCTestCase {
-    func testCountsPerWeightOnNationalData() throws {
+    /// The live stations' weights per tier, index 0 unused.
+    func counts(_ network: RailNetwork, _ weights: [Int: Int]) -> [Int] { PriorityAssigner.counts(weights, liveOnly: network) }
+
+    func testMachineWeightsOnNationalData() throws {
         let network = try NationalData.network()
-        XCTAssertEqual(network.liveStations.count, 9521)
+        let live = network.liveStations
+        XCTAssertTrue((8_000...12_000).contains(live.count), "\(live.count) live stations: a country's worth")
+        XCTAssertTrue(live.allSatisfy { MicroDegrees.inJapan(lat: $0.lat, lng: $0.lng) })
+
+        // Blue noise with no hand pins: every live station one machine weight, disabled ones 13;
+        // few 11s (they are far apart), 13 still the largest tier.
         let w = PriorityAssigner.assign(network: network, hand: [])
-        let c = PriorityAssigner.counts(w, liveOnly: network)
-        // Blue noise with no hand pins: few 11s (they are far apart), 13 still the largest tier.
-        XCTAssertEqual([c[11], c[12], c[13]], [790, 3413, 5318])
         XCTAssertEqual(w.count, network.stations.count)
-        // The classic lottery: the counts documented on PriorityConfig.standardTiers.
+        XCTAssertTrue(network.stations.allSatisfy { (($0.enabled ? 11 : 13)...13).contains(w[$0.id] ?? 0) })
+        let c = counts(network, w)
+        XCTAssertEqual(c[11] + c[12] + c[13], live.count)
+        XCTAssertTrue(0 < c[11] && c[11] < c[12] && c[12] < c[13], "\(c[11...13])")
+        // The 11s are spread out, blue noise and not a sample: the typical 11 lies well farther
+        // (half as far again) from the nearest other 11 than uniform random tiers of the same
+        // counts place theirs, which crowd where the stations do.
+        let ours = WeightedStations.from(network: network, weights: w)
+        let random = WeightedStations.randomMachineWeights(ours, seed: StationHash.defaultSeed)
+        let spread = medianNearestMetres(ours.filter { $0.enabled && $0.weight == 11 })
+        let chance = medianNearestMetres(random.filter { $0.enabled && $0.weight == 11 })
+        XCTAssertGreaterThan(spread, 1.5 * chance, "median distance from an 11 to the nearest other 11, blue noise against random")
+
+        // The classic lottery: exactly one 11 in every 2nd-mesh square (10 km) holding live
+        // stations, and in every 5 km square at least its tier's picks at 11 or 12.
         let lottery = PriorityAssigner.assign(network: network, hand: [], config: PriorityConfig(tiers: PriorityConfig.standardTiers))
-        let l = PriorityAssigner.counts(lottery, liveOnly: network)
-        XCTAssertEqual([l[11], l[12], l[13]], [1823, 2189, 5509])
+        let tiers = PriorityConfig.standardTiers
+        XCTAssertEqual(tiers.map(\.weight), [11, 12])
+        let second = Dictionary(grouping: live) { MeshCode.code(lat: $0.lat, lng: $0.lng, level: tiers[0].level) }
+        for (square, stations) in second {
+            XCTAssertEqual(stations.count { lottery[$0.id] == 11 }, 1, "2nd-mesh square \(square)")
+        }
+        let fiveKilometre = Dictionary(grouping: live) { MeshCode.code(lat: $0.lat, lng: $0.lng, level: tiers[1].level) }
+        for (square, stations) in fiveKilometre {
+            XCTAssertGreaterThanOrEqual(stations.count { lottery[$0.id]! <= 12 }, tiers[1].picks(inSquareOf: stations.count), "5 km square \(square)")
+        }
+        let l = counts(network, lottery)
+        XCTAssertEqual(l[11], second.count)
+        XCTAssertEqual(l[11] + l[12] + l[13], live.count)
+        XCTAssertGreaterThan(l[13], max(l[11], l[12]), "\(l[11...13])")
     }
 
+    /// The median over `stations` of the distance to the nearest other one, in metres.
+    func medianNearestMetres(_ stations: [WeightedStation]) -> Double {
+        let nearest = stations.indices.map { i in
+            stations.indices.lazy.filter { $0 != i }.map {
+                MicroDegrees.distanceMetres(lat1: stations[i].lat, lng1: stations[i].lng, lat2: stations[$0].lat, lng2: stations[$0].lng)
+            }.min() ?? 0
+        }.sorted()
+        return nearest.isEmpty ? 0 : nearest[nearest.count / 2]
+    }
+
+    /// The suggestions (junctions, line ends, Shinkansen stations and one main station per
+    /// town) as hand weights: the machine tiers fill the gaps those pins leave instead of
+    /// doubling them.
     func testCountsWithSuggestedHandWeights() throws {
         let network = try NationalData.network()
+        let live = network.liveStations
         let suggestions = HandWeightSuggestions.suggest(network: network, hand: [])
+        let suggested = Set(suggestions.map(\.stationID))
+        XCTAssertEqual(suggested.count, suggestions.count, "each station once")
+        XCTAssertTrue(suggested.isSubset(of: Set(live.map(\.id))), "live stations only")
+        // More than one per two lines (each has two ends), fewer than one live station in two.
+        XCTAssertTrue(suggestions.count > network.lines.count / 2 && suggestions.count < live.count / 2, "\(suggestions.count) suggestions")
+        // Both ends of every live line, and every station on three or more live lines.
+        let liveIDs = Set(live.map(\.id)), liveLines = Set(network.lines.filter(\.enabled).map(\.id))
+        let links = network.stationLines.filter { liveLines.contains($0.lineID) && liveIDs.contains($0.stationID) }
+        for (line, members) in Dictionary(grouping: links, by: \.lineID) where members.count >= 2 {
+            let order = members.sorted { ($0.sort, $0.stationID) < ($1.sort, $1.stationID) }
+            XCTAssertTrue(suggested.contains(order.first!.stationID) && suggested.contains(order.last!.stationID), "ends of line \(line)")
+        }
+        for (station, rows) in Dictionary(grouping: links, by: \.stationID) where rows.count >= 3 {
+            XCTAssertTrue(suggested.contains(station), "junction \(station) of \(rows.count) lines")
+        }
+
         let hand = suggestions.map { HandWeight(stationID: $0.stationID, weight: $0.suggestedWeight) }
-        // Junctions, line ends, Shinkansen stations and one main station per town.
-        XCTAssertEqual(hand.count, 2020)
         let w = PriorityAssigner.assign(network: network, hand: hand)
-        let c = PriorityAssigner.counts(w, liveOnly: network)
-        XCTAssertEqual([c[1...10].reduce(0, +), c[11], c[12], c[13]], [2020, 229, 2633, 4639])
+        XCTAssertTrue(hand.allSatisfy { w[$0.stationID] == $0.weight }, "hand weights are kept as given")
+        let c = counts(network, w), without = counts(network, PriorityAssigner.assign(network: network, hand: []))
+        XCTAssertEqual(c[1...10].reduce(0, +), hand.count)
+        XCTAssertEqual(c[1...13].reduce(0, +), live.count)
+        XCTAssertLessThan(c[11], without[11], "\(c[11...13]) with pins, \(without[11...13]) without")
+        XCTAssertLessThan(c[12], without[12], "\(c[11...13]) with pins, \(without[11...13]) without")
     }
 
     /// With no hand weights, on fewer viewports than the CLI's 1,000 to keep the

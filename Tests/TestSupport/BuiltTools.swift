@@ -26,6 +26,24 @@ public enum BuiltTools {
         return path
     }
 
+    /// sqldiff (Debian's sqlite3-tools), which the tests hold `stationdb diff` against.
+    public static func sqldiff() throws -> String { try required("sqldiff", debianPackage: "sqlite3-tools") }
+
+    /// A tool a test cannot do without, from PATH. Its absence fails the test and says how
+    /// to install it: a skip would let `make test` pass without the check being made.
+    public static func required(_ tool: String, debianPackage: String) throws -> String {
+        guard let path = which(tool) else { throw MissingTool(tool: tool, debianPackage: debianPackage) }
+        return path
+    }
+
+    public struct MissingTool: Error, CustomStringConvertible {
+        public var tool: String
+        public var debianPackage: String
+        public var description: String {
+            "\(tool) not found on PATH: install it with `apt-get install \(debianPackage)` (`make test` does, through scripts/setup)"
+        }
+    }
+
     /// A tool on PATH, or nil.
     public static func which(_ tool: String) -> String? {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
