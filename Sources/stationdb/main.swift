@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import StationIO
 import StationModel
+import Transfer
 
 struct StationDB: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,6 +60,9 @@ func runMain() async -> Never {
     } catch let e as SQLiteError {
         StandardStream.error.write("error: \(e)\n")
         exit(ExitStatus.environment.rawValue)
+    } catch let e as TransferError {
+        StandardStream.error.write("error: \(e)\n")
+        exit(e.exitStatus.rawValue)
     } catch let e as GuardRefusal {
         StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.guardRefused.rawValue)
