@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "BuildDB", targets: ["BuildDB"]),
         .library(name: "BundleDiff", targets: ["BundleDiff"]),
         .library(name: "Transfer", targets: ["Transfer"]),
+        .library(name: "SourceFetch", targets: ["SourceFetch"]),
+        .library(name: "AppClient", targets: ["AppClient"]),
         .library(name: "Lint", targets: ["Lint"]),
         .library(name: "Publishing", targets: ["Publishing"]),
     ],
@@ -35,16 +37,21 @@ let package = Package(
         .target(name: "Priority", dependencies: ["StationModel", "StationIO"]),
         .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO", "CSQLite"]),
         .target(name: "BuildDB", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
-        .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "Ingest", "BundleDiff", "CCurl"]),
+        // HTTP for both jobs below: libcurl with timeouts, a size limit and retries.
+        .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "CCurl"]),
+        // `stationdb fetch`: the sources of raw/sources.json, each file checked with its reader.
+        .target(name: "SourceFetch", dependencies: ["Transfer", "Ingest", "StationModel", "StationIO"]),
+        // `stationdb pull`: the apps' reference client, and the published version a plan reads.
+        .target(name: "AppClient", dependencies: ["Transfer", "BundleDiff", "StationModel", "StationIO", "CSQLite"]),
         // `stationdb lint`: the values of the sources a maintainer should look at.
-        .target(name: "Lint", dependencies: ["Ingest", "Priority", "StationModel", "StationIO"]),
+        .target(name: "Lint", dependencies: ["Ingest", "StationModel", "StationIO"]),
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
-        .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer"]),
+        .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth", "Lint", "Publishing",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Publishing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -57,7 +64,7 @@ let package = Package(
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "BundleDiff", "Ingest", "Lint", "StationModel", "StationIO", "TestSupport"]),

@@ -268,19 +268,3 @@ public enum IngestPipeline {
         }
     }
 }
-
-/// The files `stationdb fetch` stages a source's new files in, beside the old ones:
-/// `.fetch-<pid>/`, and in it a `journal` naming the files to move once all are checked.
-public enum FetchJournal {
-    public static let stagingPrefix = ".fetch-"
-    public static let journalName = "journal"
-
-    /// The journal of a fetch that stopped between its first and last rename in `folder`, if any.
-    public static func unfinished(in folder: String) -> String? {
-        for name in Files.names(in: folder).sorted() where name.hasPrefix(stagingPrefix) {
-            let journal = joinPath(joinPath(folder, name), journalName)
-            if Files.exists(journal) { return journal }
-        }
-        return nil
-    }
-}

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import Ingest
-import Priority
 import StationIO
 import StationModel
 

@@ -4,6 +4,7 @@ import Ingest
 import Priority
 import StationIO
 import StationModel
+import AppClient
 import Transfer
 
 // Publishing: the maintainer's loop as library calls.

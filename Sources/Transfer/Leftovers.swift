@@ -10,13 +10,13 @@ import Glibc
 /// looks for leftovers before it makes any file of its own, so a file with its
 /// id was left by an earlier process that had the same id (after a reboot, or
 /// in a container where every run gets the same ids).
-func isGone(_ pid: Int32) -> Bool {
+public func isGone(_ pid: Int32) -> Bool {
     pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH)
 }
 
 /// The process id at the start of `text` and what follows it:
 /// "123.part" gives (123, ".part"); nil when `text` does not start with digits.
-func leadingProcessID(_ text: Substring) -> (pid: Int32, rest: Substring)? {
+public func leadingProcessID(_ text: Substring) -> (pid: Int32, rest: Substring)? {
     let digits = text.prefix { $0 >= "0" && $0 <= "9" }
     guard let pid = Int32(digits) else { return nil }
     return (pid, text.dropFirst(digits.count))

@@ -76,7 +76,7 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
 
 extension TransferError {
     /// Runs an inflate of a download, saying what went wrong in a download's terms.
-    static func inflating<T>(what: String, _ body: () throws -> T) throws -> T {
+    public static func inflating<T>(what: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let failure as Gzip.Failure {
@@ -93,7 +93,7 @@ extension TransferError {
 
 extension TransferError {
     /// Runs a step on local files, saying what went wrong as an I/O failure (exit 3).
-    static func locally<T>(_ body: () throws -> T) throws -> T {
+    public static func locally<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as EnvironmentError {

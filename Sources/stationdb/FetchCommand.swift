@@ -2,6 +2,7 @@ import ArgumentParser
 import Ingest
 import StationIO
 import StationModel
+import SourceFetch
 import Transfer
 
 struct FetchCommand: ParsableCommand {

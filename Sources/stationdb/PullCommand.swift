@@ -1,6 +1,7 @@
 import ArgumentParser
 import StationIO
 import StationModel
+import AppClient
 import Transfer
 
 struct PullCommand: ParsableCommand {

@@ -3,6 +3,8 @@ import Foundation
 import StationIO
 import StationModel
 import XCTest
+@testable import AppClient
+@testable import SourceFetch
 @testable import Transfer
 
 /// `stationdb pull` against a real HTTP server on 127.0.0.1 serving a dist/

@@ -1,6 +1,8 @@
 import Foundation
 import StationIO
 import StationModel
+@testable import AppClient
+@testable import SourceFetch
 @testable import Transfer
 
 /// A tiny published dist/ with three versions, built the way BuildDB lays it

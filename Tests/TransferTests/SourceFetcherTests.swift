@@ -3,6 +3,8 @@ import Ingest
 import StationIO
 import StationModel
 import XCTest
+@testable import AppClient
+@testable import SourceFetch
 @testable import Transfer
 
 /// `stationdb fetch`'s per-source download against a real HTTP server.

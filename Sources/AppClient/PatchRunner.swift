@@ -1,6 +1,7 @@
 import BundleDiff
 import CSQLite
 import StationIO
+import Transfer
 import StationModel
 
 /// Runs a published patch on the copy of the user's database as the Android

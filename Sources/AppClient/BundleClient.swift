@@ -2,6 +2,7 @@ import BundleDiff
 import FoundationEssentials
 import Glibc
 import StationIO
+import Transfer
 import StationModel
 
 public struct PullReport: Sendable, Equatable {

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Ingest
 import StationIO
+import Transfer
 import StationModel
 
 /// One file of a source: where it comes from, where it lives under raw/, and

@@ -1,5 +1,6 @@
 import Ingest
 import StationIO
+import Transfer
 
 /// What a downloaded source file must be before it may replace the one in
 /// raw/: enough of its source's format that the source's reader would start on

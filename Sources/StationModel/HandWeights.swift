@@ -1,5 +1,4 @@
 import StationIO
-import StationModel
 
 // The maintainers' picks (raw/weights.csv: s_id, weight 1..10, optional note):
 // Shinkansen stations, line ends, junctions, town gateways. They outrank every
