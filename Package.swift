@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BundleDiff", targets: ["BundleDiff"]),
         .library(name: "Transfer", targets: ["Transfer"]),
         .library(name: "Lint", targets: ["Lint"]),
+        .library(name: "Preview", targets: ["Preview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,10 +38,12 @@ let package = Package(
         .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "Ingest", "BundleDiff", "CCurl"]),
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "Priority", "StationModel", "StationIO"]),
+        // `stationdb preview`: one HTML page that shows the pins the apps would show.
+        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth", "Lint",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "Synth", "Lint", "Preview",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -54,6 +57,8 @@ let package = Package(
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
+        // The preview page in headless Chromium against the apps' SQL on the same bundles.
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Ingest", "Priority", "BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
     ],
