@@ -24,6 +24,12 @@ struct NationalPreview: Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
+    /// Removes the shared folder (at the end of the test class).
+    static func removeShared() {
+        if let built { try? FileManager.default.removeItem(atPath: built.folder) }
+        built = nil
+    }
+
     static func shared() async throws -> NationalPreview {
         if let built { return built }
         let folder = NSTemporaryDirectory() + "preview-tests-\(getpid())"

@@ -9,6 +9,8 @@ import XCTest
 /// The preview page in a real browser: the pins it shows must be the rows of the
 /// apps' SQL on the same bundle, view by view, in order.
 final class PreviewPageTests: XCTestCase {
+    override class func tearDown() { NationalPreview.removeShared() }
+
     /// Across the country and the zooms (spans 0.05 to 12.8), every pins setting,
     /// and one view with no station at all.
     static let views: [AppView] = [
