@@ -103,7 +103,9 @@ fetch: $(BIN)
 lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
-test: setup
+# The preview's tests open its page in headless chromium.
+test:
+	@$(ROOT)/scripts/setup chromium
 	cd $(ROOT) && swift build --build-tests && swift test
 
 bench: setup
