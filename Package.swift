@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AppClient", targets: ["AppClient"]),
         .library(name: "Lint", targets: ["Lint"]),
         .library(name: "Publishing", targets: ["Publishing"]),
+        .library(name: "Preview", targets: ["Preview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,13 +46,15 @@ let package = Package(
         .target(name: "AppClient", dependencies: ["Transfer", "BundleDiff", "StationModel", "StationIO", "CSQLite"]),
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "StationModel", "StationIO"]),
+        // `stationdb preview`: one HTML page that shows the pins the apps would show.
+        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
-        .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient"]),
+        .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient", "Preview"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Publishing",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Preview", "Publishing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -65,6 +68,8 @@ let package = Package(
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
+        // The preview page in headless Chromium against the apps' SQL on the same bundles.
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Ingest", "Priority", "BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "BundleDiff", "Ingest", "Lint", "StationModel", "StationIO", "TestSupport"]),

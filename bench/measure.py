@@ -13,11 +13,14 @@ Targets, each a ratio judged within this one run:
   - diff of two national bundles within 1.3x sqldiff;
   - the N02 reader within 1.5x `xmllint --stream`;
   - 100x the data within 120x the time (ingest, priority, build), and under 1 GiB;
-  - with --before OLD_BINARY: no national stage more than 1.3x the old binary's time.
+  - with --before OLD_BINARY: no national stage more than 1.3x the old binary's time;
+  - the national preview page (v2 against v1) under 5 MB, and a pan of its map
+    redrawn in under 50 ms in headless chromium (the page's own &bench=N hook).
 """
 import argparse
 import csv
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -28,6 +31,7 @@ from datetime import datetime, timezone
 A = None
 ROWS = []       # the results table
 TARGETS = []    # (text, met, detail)
+PREVIEW = []    # the preview's lines of results.md
 
 
 def log(msg):
@@ -277,6 +281,54 @@ def national(runs):
         target("diff national no more than 1.3x the binary before", met, f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
 
 
+# Views the preview's pans are timed at: a city, a region, the country, each
+# with pins enough that the query and the drawing both have work to do.
+PREVIEW_VIEWS = [("Tokyo, a city", "lat=35.68&lng=139.76&span=0.2&pins=100"),
+                 ("Kansai, a region", "lat=34.8&lng=135.6&span=1.6&pins=500"),
+                 ("Japan, the country", "lat=36.2&lng=137.6&span=21&pins=500")]
+
+
+def preview(runs, pans=40, launches=3):
+    """`stationdb preview` of the two national versions diff uses: the time to write
+    it, its size, and in headless chromium the mean time per redraw of `pans` pans
+    of 60 px (the page times each from the pan to its pixels), median of `launches`."""
+    page = W("out", "preview.html")
+    cmd = [A.bin, "preview", W("out", "diff-dist"), "--baseline", W("out", "diff-dist", "1"), "--out", page]
+    t, _ = measure(cmd, runs=runs)
+    row("preview (write the page, v2 against v1)", "1x", t)
+    size = os.path.getsize(page)
+    met = size < 5_000_000
+    target("national preview page (with its baseline) under 5 MB", met, f"{size / 1e6:.2f} MB")
+    PREVIEW.append(f"Page: {size:,} bytes ({size / 1e6:.2f} MB), written in {t.median * 1000:.1f} ms (median of {runs}).")
+    browser = shutil.which("chromium")
+    if not browser:
+        target("a pan of the preview redrawn in under 50 ms", None, "chromium missing")
+        return
+    PREVIEW.append("")
+    PREVIEW.append(f"| view | mean ms per pan ({pans} pans, median of {launches} launches) | worst pan ms | target | met? |")
+    PREVIEW.append("|---|---|---|---|---|")
+    profile = W("out", "chromium-profile")
+    for name, view in PREVIEW_VIEWS:
+        means, worsts = [], []
+        for _ in range(launches):
+            out = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}",
+                                  "--window-size=800,900", "--host-resolver-rules=MAP * ~NOTFOUND",
+                                  "--dump-dom", f"file://{page}#{view}&bench={pans}"],
+                                 capture_output=True, text=True, timeout=300).stdout
+            body = re.search(r"<body[^>]*>", out)
+            mean = body and re.search(r'data-bench-ms="([0-9.]+)"', body.group(0))
+            worst = body and re.search(r'data-bench-max-ms="([0-9.]+)"', body.group(0))
+            if not mean or not worst:
+                raise RuntimeError(f"the preview did not report its pans for {view}: {(body.group(0) if body else out)[:500]}")
+            means.append(float(mean.group(1)))
+            worsts.append(float(worst.group(1)))
+        ms = statistics.median(means)
+        met = ms < 50
+        log(f"bench: preview pan, {name}: {ms:.1f} ms per redraw (worst {max(worsts):.1f} ms)")
+        PREVIEW.append(f"| {name} (`{view}`) | {ms:.1f} | {max(worsts):.1f} | < 50 ms | {'met' if met else '**not met**'} |")
+        target(f"a pan of the preview redrawn in under 50 ms in chromium, {name}", met, f"{ms:.1f} ms mean, worst {max(worsts):.1f} ms")
+
+
 def scaled(scale, runs):
     """Ingest, priority and build at 10x or 100x: growth and peak memory."""
     warm_ingest(ingest_cmd(A.bin, scale, ""))
@@ -317,16 +369,21 @@ def main():
     p.add_argument("--runs", default="9,5,5", help="runs at 1x,10x,100x")
     p.add_argument("--out", required=True)
     p.add_argument("--note", action="append", default=[])
+    p.add_argument("--steps", default="stages,preview",
+                   help="what to measure: stages (the stages at --scales), preview (the preview page), or both")
     A = p.parse_args()
     scales = [int(s) for s in A.scales.split(",")]
     runs = dict(zip([1, 10, 100], [int(r) for r in A.runs.split(",")]))
     os.makedirs(W("out"), exist_ok=True)
     started, load_before = time.time(), os.getloadavg()
-    for scale in scales:
+    steps = A.steps.split(",")
+    for scale in scales if "stages" in steps else []:
         if scale == 1:
             national(runs.get(1, 5))
         else:
             scaled(scale, runs.get(scale, 3))
+    if "preview" in steps:
+        preview(runs.get(1, 5))
     elapsed, load_after = time.time() - started, os.getloadavg()
     lines = [
         "# stationdb bench results",
@@ -340,6 +397,9 @@ def main():
         "",
         table(),
         "",
+    ] + (["## Preview in the browser", "",
+          "`stationdb preview` of the diff pair; pans timed by the page in headless chromium"
+          " (800x900 window), from the pan to its pixels, the query included.", ""] + PREVIEW + [""] if PREVIEW else []) + [
         "## Targets",
         "",
     ] + [f"- {'MET' if met else ('NOT MET' if met is not None else 'not measured')}: {text}: {detail}" for text, met, detail in TARGETS] + [""]

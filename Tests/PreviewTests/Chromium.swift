@@ -1,0 +1,85 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Debian's chromium, headless, as the tests' browser: each page is opened by a
+/// process of its own with --dump-dom, which prints the DOM once the page has
+/// loaded; the page's hooks leave what it drew in data- attributes of <body>.
+enum Chromium {
+    struct Missing: Error, CustomStringConvertible {
+        var description: String {
+            "chromium is not installed: the preview's tests run the page in it; install it with: apt-get install chromium (make test does)"
+        }
+    }
+
+    /// The browser, or a failure (never a skip: without it the page is untested).
+    static func path(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        for candidate in [BuiltTools.which("chromium"), "/usr/bin/chromium"].compactMap({ $0 })
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        XCTFail(Missing().description, file: file, line: line)
+        throw Missing()
+    }
+
+    /// The attributes of <body> after each URL loaded, in the order given. Two
+    /// browsers at a time: the machine has two cores and a start costs about a second.
+    static func bodies(of urls: [String], scratch: String, parallel: Int = 2) throws -> [[String: String]] {
+        let browser = try path()
+        var outputs = [String](repeating: "", count: urls.count)
+        var running: [(index: Int, process: Process, started: Date, profile: Int)] = []
+        // A profile per browser running at once, reused by the next: a fresh one costs a start 0.15 s more.
+        var freeProfiles = Array(0..<parallel)
+        var next = 0
+        func start(_ i: Int) throws {
+            let profile = freeProfiles.removeLast()
+            let out = "\(scratch)/dom-\(i).html"
+            guard FileManager.default.createFile(atPath: out, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: browser)
+            p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                           "--user-data-dir=\(scratch)/profile-\(profile)", "--window-size=800,900",
+                           // Nothing may come from the network: any name lookup fails.
+                           "--host-resolver-rules=MAP * ~NOTFOUND",
+                           "--dump-dom", urls[i]]
+            p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            outputs[i] = out
+            running.append((i, p, Date(), profile))
+        }
+        while next < urls.count || !running.isEmpty {
+            while next < urls.count && running.count < parallel {
+                try start(next)
+                next += 1
+            }
+            usleep(20_000)
+            for r in running where r.process.isRunning && Date().timeIntervalSince(r.started) > 60 {
+                r.process.terminate()
+            }
+            // Looked at once: a browser that ends between two looks would keep its profile.
+            let finished = Set(running.filter { !$0.process.isRunning }.map(\.index))
+            freeProfiles += running.filter { finished.contains($0.index) }.map(\.profile)
+            running.removeAll { finished.contains($0.index) }
+        }
+        return try outputs.map { bodyAttributes(try String(contentsOfFile: $0, encoding: .utf8)) }
+    }
+
+    /// `name="value"` pairs of the first <body ...> tag, entities decoded.
+    static func bodyAttributes(_ dom: String) -> [String: String] {
+        guard let open = dom.range(of: "<body"), let close = dom[open.upperBound...].firstIndex(of: ">") else { return [:] }
+        var attributes: [String: String] = [:]
+        var rest = dom[open.upperBound..<close]
+        while let eq = rest.firstIndex(of: "=") {
+            let name = rest[..<eq].trimmingCharacters(in: .whitespaces)
+            let afterEq = rest.index(after: eq)
+            guard afterEq < rest.endIndex, rest[afterEq] == "\"",
+                  let end = rest[rest.index(after: afterEq)...].firstIndex(of: "\"") else { break }
+            attributes[name] = String(rest[rest.index(after: afterEq)..<end])
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+                .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            rest = rest[rest.index(after: end)...]
+        }
+        return attributes
+    }
+}
