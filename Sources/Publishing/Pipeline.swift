@@ -1,11 +1,13 @@
 import BuildDB
 import BundleDiff
 import Ingest
+import Preview
 import Priority
 import StationIO
 import StationModel
 import AppClient
 import Transfer
+import Glibc
 
 // Publishing: the maintainer's loop as library calls.
 //
@@ -195,21 +197,45 @@ public struct Pipeline: Sendable {
         let build = buildStage
         var report = RunReport(command: "plan", baseline: baseline, lintWarnings: try? BuildStage.lintCount(lint))
         report.baselineSource = baseline.map { _ in source.label(dist: settings.dist) }
+        var plan: Plan
         switch try await build.candidate(version: version, baseline: baseline) {
         case .same(let version):
             report.outcome = .unchanged
             report.version = version
             report.rows = baseline?.bundle.rows ?? [:]
-            return Plan(report: report, changes: nil, candidate: baseline?.databasePath, baseline: baseline)
+            plan = Plan(report: report, changes: nil, candidate: baseline?.databasePath, baseline: baseline)
         case .candidate(let candidate):
             var changes: ChangeList?
-            if let baseline {
-                changes = ChangeList(try DiffReport.make(oldPath: baseline.databasePath, newPath: joinPath(candidate.folder, DistLayout.database),
+            if let baseline, let difference = candidate.difference {
+                changes = ChangeList(try DiffReport.make(difference, oldPath: baseline.databasePath, newPath: joinPath(candidate.folder, DistLayout.database),
                                                          oldLabel: baseline.label, newLabel: candidate.folder))
             }
             report.outcome = candidate.violations.isEmpty || settings.force ? .wouldPublish : .refused
             report.describe(candidate, changes: changes, force: settings.force)
-            return Plan(report: report, changes: changes, candidate: joinPath(candidate.folder, DistLayout.database), baseline: baseline)
+            plan = Plan(report: report, changes: changes, candidate: joinPath(candidate.folder, DistLayout.database), baseline: baseline)
+        }
+        plan.preview = writePreview(plan)
+        return plan
+    }
+
+    /// build/preview.html: the candidate against the baseline as the apps would show
+    /// them. A plan is still a plan without it (CI has no browser to open it in), so a
+    /// missing Leaflet is said, not fatal.
+    func writePreview(_ plan: Plan) -> String? {
+        guard let candidate = plan.candidate else {
+            unlink(preview)
+            return nil
+        }
+        let baseline = plan.candidate == plan.baseline?.databasePath ? nil : plan.baseline
+        do {
+            try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
+                                  candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label)
+            note("plan: wrote \(preview), the map the apps would show; open it in a browser")
+            return preview
+        } catch {
+            unlink(preview)
+            note("warning: no preview written: \(error)")
+            return nil
         }
     }
 
@@ -240,4 +266,6 @@ public struct Plan: Sendable {
     /// The bundle that would be published (the baseline's own when nothing would change).
     public var candidate: String?
     public var baseline: Baseline?
+    /// build/preview.html, when it was written.
+    public var preview: String?
 }

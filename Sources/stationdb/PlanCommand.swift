@@ -96,7 +96,7 @@ struct PlanCommand: AsyncParsableCommand {
         settings.transfer.maxBytes = maxBytes
         let pipeline = Pipeline(settings)
         let plan = try await pipeline.plan(against: against.map(BaselineSource.url) ?? .dist)
-        let text = try plan.report.render(json ? .json : format, limit: limit)
+        let text = try plan.report.render(json ? .json : format, limit: limit, preview: plan.preview)
         if let out { try AtomicFile.write(text, to: out) } else { StandardStream.output.write(text) }
         note("plan: \(plan.report.headline)")
         throw ReportedFailure(status: plan.report.exitStatus)

@@ -69,6 +69,10 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(plan.changes?.entries("stations", .renamed).map(\.id), [7])
         XCTAssertEqual(Set(plan.changes?.notable.map(\.id) ?? []), [5, 7], "every move over 1 km and every rename is for a second look")
         XCTAssertEqual(plan.report.changes["stations"]?["moved"], 1)
+        // The map of what the apps would show, the candidate against the published version.
+        XCTAssertEqual(plan.preview, build + "/preview.html")
+        let page = try String(contentsOfFile: build + "/preview.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("新駅7"), "the candidate's names are in the page")
 
         let candidate = try folderDigests(build + "/candidate")
         let staging = try modified(build + "/staging.bin"), weights = try modified(build + "/weights.csv")
