@@ -330,7 +330,7 @@ public struct BundleBuilder: Sendable {
         return out
     }
 
-    static let tableOrder = TableShape.all.map(\.name)
+    static let tableOrder = BundleSchema.tables.map(\.name)
 
     /// "170 operators, 616 lines, ..." in table order.
     public static func countsText(_ counts: [String: Int]) -> String {
@@ -339,7 +339,7 @@ public struct BundleBuilder: Sendable {
 
     /// Stations whose weight changed against the previous version.
     public static func weightChanges(_ difference: BundleDifference?) -> Int {
-        difference?["stations"]?.changed.filter { $0.changes.contains { $0.column == "weight" } }.count ?? 0
+        difference.map { DiffSummary(difference: $0).weightChanges } ?? 0
     }
 
     /// "stations +0 -0 ~3, 12 weight changes", or "first version".
@@ -420,18 +420,14 @@ public struct BundleBuilder: Sendable {
         var out = "station bundle version \(version)"
         out += previous.map { " (previous \($0))\n" } ?? " (first version)\n"
         out += "\n"
-        func pad(_ s: String, _ n: Int, left: Bool = false) -> String {
-            let fill = String(repeating: " ", count: max(0, n - s.count))
-            return left ? s + fill : fill + s
-        }
-        out += pad("table", 22, left: true) + pad("rows", 8) + pad("added", 8) + pad("removed", 9) + pad("changed", 9) + "\n"
+        out += "table".padded(to: 22) + "rows".padded(to: 8, right: true) + "added".padded(to: 8, right: true) + "removed".padded(to: 9, right: true) + "changed".padded(to: 9, right: true) + "\n"
         for name in tableOrder {
             let t = difference?[name]
-            out += pad(name, 22, left: true) + pad(String(rowCounts[name] ?? 0), 8)
+            out += name.padded(to: 22) + String(rowCounts[name] ?? 0).padded(to: 8, right: true)
             if let t {
-                out += pad(String(t.added.count), 8) + pad(String(t.removed.count), 9) + pad(String(t.changed.count), 9)
+                out += String(t.added.count).padded(to: 8, right: true) + String(t.removed.count).padded(to: 9, right: true) + String(t.changed.count).padded(to: 9, right: true)
             } else {
-                out += pad(String(rowCounts[name] ?? 0), 8) + pad("0", 9) + pad("0", 9)
+                out += String(rowCounts[name] ?? 0).padded(to: 8, right: true) + "0".padded(to: 9, right: true) + "0".padded(to: 9, right: true)
             }
             out += "\n"
         }

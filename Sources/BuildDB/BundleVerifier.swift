@@ -262,7 +262,7 @@ public enum BundleVerifier {
         let reference: SQLiteDatabase
         do {
             reference = try SQLiteDatabase(path: ":memory:", mode: .create)
-            for sql in BundleSchema.createStatements + [BundleSchema.renumberedStations.createSQL] { try reference.execute(sql) }
+            for sql in BundleSchema.createStatements { try reference.execute(sql) }
         } catch {
             add("schema", "cannot build the reference schema: \(error)")
             return broken

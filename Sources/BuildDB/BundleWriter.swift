@@ -29,31 +29,30 @@ public enum BundleWriter {
                 PRAGMA page_size = \(pageSize); PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
                 PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768
                 """)
+            if let station = network.stations.first(where: { weights[$0.id] == nil }) {
+                throw InputError(SourceLocation(file: path, field: "s_id \(station.id)"), "station \(station.id) has no weight")
+            }
             try db.transaction {
-                for table in BundleSchema.tables + [BundleSchema.renumberedStations] { try db.execute(table.createSQL) }
-                try insert(db, into: BundleSchema.operators, network.operators) { o, row in
-                    try row.bind(o.id, at: 1); try row.bind(o.name, at: 2); try row.bind(o.type, at: 3); try row.bind(o.enabled, at: 4)
-                }
-                try insert(db, into: BundleSchema.lines, network.lines) { l, row in
-                    try row.bind(l.id, at: 1); try row.bind(l.name, at: 2); try row.bind(l.operatorID, at: 3)
-                    try row.bind(l.enabled, at: 4); try row.bind(l.type, at: 5)
-                }
-                try insert(db, into: BundleSchema.stations, network.stations) { s, row in
-                    guard let weight = weights[s.id] else {
-                        throw InputError(SourceLocation(file: path, field: "s_id \(s.id)"), "station \(s.id) has no weight")
-                    }
-                    try row.bind(s.id, at: 1); try row.bind(s.name, at: 2); try row.bind(s.yomi, at: 3); try row.bind(s.wiki, at: 4)
-                    try row.bind(s.pref, at: 5); try row.bind(s.address, at: 6); try row.bind(s.lat, at: 7); try row.bind(s.lng, at: 8)
-                    try row.bind(s.operatorID, at: 9); try row.bind(s.enabled, at: 10); try row.bind(weight, at: 11)
-                }
+                for table in BundleSchema.tables { try db.execute(table.createSQL) }
+                try insert(db, into: BundleSchema.operators, network.operators, [
+                    "o_id": .int(\.id), "operator": .text(\.name), "type": .int(\.type), "enabled": .flag(\.enabled),
+                ])
+                try insert(db, into: BundleSchema.lines, network.lines, [
+                    "l_id": .int(\.id), "line": .text(\.name), "o_id": .int(\.operatorID), "enabled": .flag(\.enabled), "l_type": .optionalInt(\.type),
+                ])
+                try insert(db, into: BundleSchema.stations, network.stations, [
+                    "s_id": .int(\.id), "station": .text(\.name), "yomi": .text(\.yomi), "wiki": .text(\.wiki), "pref": .int(\.pref),
+                    "address": .text(\.address), "lat": .int(\.lat), "lng": .int(\.lng), "o_id": .int(\.operatorID),
+                    "enabled": .flag(\.enabled), "weight": .int { weights[$0.id]! },
+                ])
                 // Line by line in the order stations lie along it, so a client that
                 // forgets ORDER BY s_sort still sees a sensible list.
-                try insert(db, into: BundleSchema.stationsLines, network.stationLines) { x, row in
-                    try row.bind(x.lineID, at: 1); try row.bind(x.stationID, at: 2); try row.bind(x.sort, at: 3)
-                }
-                try insert(db, into: BundleSchema.renumberedStations, renumbered) { r, row in
-                    try row.bind(r.newID, at: 1); try row.bind(r.oldID, at: 2); try row.bind(r.version, at: 3)
-                }
+                try insert(db, into: BundleSchema.stationsLines, network.stationLines, [
+                    "l_id": .int(\.lineID), "s_id": .int(\.stationID), "s_sort": .int(\.sort),
+                ])
+                try insert(db, into: BundleSchema.renumberedStations, renumbered, [
+                    "new_s_id": .int(\.newID), "old_s_id": .int(\.oldID), "version": .int(\.version),
+                ])
                 // Each index from one sort of its table's finished rows.
                 for index in BundleSchema.indexes { try db.execute(index.createSQL) }
                 try db.execute("PRAGMA user_version = \(version)")
@@ -69,13 +68,31 @@ public enum BundleWriter {
                 "stations_lines": network.stationLines.count, "renumbered_stations": renumbered.count]
     }
 
-    /// Inserts `rows` in the order given, through one prepared statement; `bind` binds a row's values by column.
-    static func insert<Row>(_ db: SQLiteDatabase, into table: BundleSchema.Table, _ rows: [Row],
-                            _ bind: (Row, SQLiteStatement) throws -> Void) throws {
-        let names = table.columns.map(\.name)
-        let statement = try db.prepare("INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
+    /// How a row fills one column.
+    enum Field<Row> {
+        case int((Row) -> Int)
+        case optionalInt((Row) -> Int?)
+        case text((Row) -> String)
+        case flag((Row) -> Bool)
+    }
+
+    /// Inserts `rows` in the order given, through one prepared statement. `fields` names
+    /// every column of the table, each once: a schema change that adds, drops or moves a
+    /// column cannot bind a value to the wrong one.
+    static func insert<Row>(_ db: SQLiteDatabase, into table: BundleSchema.Table, _ rows: [Row], _ fields: [String: Field<Row>]) throws {
+        precondition(Set(fields.keys) == Set(table.columns), "\(table.name): the writer's columns \(fields.keys.sorted()) are not the schema's \(table.columns)")
+        let ordered = table.columns.map { fields[$0]! }
+        let statement = try db.prepare(table.insertSQL)
         for row in rows {
-            try bind(row, statement)
+            for (i, field) in ordered.enumerated() {
+                let at = Int32(i + 1)
+                switch field {
+                case .int(let value): try statement.bind(value(row), at: at)
+                case .optionalInt(let value): try statement.bind(value(row), at: at)
+                case .text(let value): try statement.bind(value(row), at: at)
+                case .flag(let value): try statement.bind(value(row), at: at)
+                }
+            }
             try statement.step()
             statement.reset()
         }

@@ -26,7 +26,7 @@ extension DiffReport {
     // MARK: - Shared pieces
 
     /// "s_id 100", "l_id 10 s_id 100".
-    func keyText(_ shape: TableShape, _ key: [SQLValue]) -> String {
+    func keyText(_ shape: BundleSchema.Table, _ key: [SQLValue]) -> String {
         zip(shape.key, key).map { "\($0) \(Self.plain($1))" }.joined(separator: " ")
     }
 
@@ -46,7 +46,7 @@ extension DiffReport {
 
     /// "weight 1 -> 2, lat 35.745000 -> 35.745001 (moved 0.1 m)": the move follows the
     /// last of lat/lng that changed.
-    func changeText(_ shape: TableShape, _ change: RowChange, arrow: String) -> String {
+    func changeText(_ shape: BundleSchema.Table, _ change: RowChange, arrow: String) -> String {
         let lastPosition = change.changes.lastIndex { $0.column == "lat" || $0.column == "lng" }
         var parts: [String] = []
         for (i, c) in change.changes.enumerated() {
@@ -92,14 +92,10 @@ extension DiffReport {
         let d = difference
         var out = "old: \(oldLabel) (version \(d.oldVersion))\n"
         out += "new: \(newLabel) (version \(d.newVersion))\n\n"
-        func pad(_ s: String, _ n: Int, left: Bool = false) -> String {
-            let fill = String(repeating: " ", count: max(0, n - s.count))
-            return left ? s + fill : fill + s
-        }
-        out += pad("table", 20, left: true) + pad("old rows", 9) + pad("new rows", 10) + pad("added", 8) + pad("removed", 9) + pad("changed", 9) + "\n"
+        out += "table".padded(to: 20) + "old rows".padded(to: 9, right: true) + "new rows".padded(to: 10, right: true) + "added".padded(to: 8, right: true) + "removed".padded(to: 9, right: true) + "changed".padded(to: 9, right: true) + "\n"
         for t in d.tables {
-            out += pad(t.shape.name, 20, left: true) + pad(String(t.oldCount), 9) + pad(String(t.newCount), 10)
-                + pad(String(t.added.count), 8) + pad(String(t.removed.count), 9) + pad(String(t.changed.count), 9) + "\n"
+            out += t.shape.name.padded(to: 20) + String(t.oldCount).padded(to: 9, right: true) + String(t.newCount).padded(to: 10, right: true)
+                + String(t.added.count).padded(to: 8, right: true) + String(t.removed.count).padded(to: 9, right: true) + String(t.changed.count).padded(to: 9, right: true) + "\n"
         }
         if d.isEmpty {
             return out + "\nsame contents: no row added, removed or changed\n"

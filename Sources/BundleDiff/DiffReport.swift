@@ -53,7 +53,7 @@ public struct DiffReport: Sendable {
 
     /// A row's human name: the station, line or operator it is about. Looked up in the
     /// side the row belongs to (old for removed rows, new otherwise), then the other.
-    public func name(of row: [SQLValue], in shape: TableShape, side: Side) -> String {
+    public func name(of row: [SQLValue], in shape: BundleSchema.Table, side: Side) -> String {
         let (first, second) = side == .old ? (oldNames, newNames) : (newNames, oldNames)
         func operatorName(_ id: SQLValue) -> String? { id.intValue.flatMap { first.operators[$0] ?? second.operators[$0] } }
         func lineName(_ id: SQLValue) -> String? {

@@ -23,7 +23,7 @@ public struct RowChange: Hashable, Sendable {
 }
 
 public struct TableDiff: Sendable {
-    public var shape: TableShape
+    public var shape: BundleSchema.Table
     /// Whole rows (all columns, schema order), sorted by key.
     public var added: [[SQLValue]] = []
     public var removed: [[SQLValue]] = []
@@ -35,7 +35,7 @@ public struct TableDiff: Sendable {
     public var tableAdded = false
     public var tableRemoved = false
 
-    public init(shape: TableShape) { self.shape = shape }
+    public init(shape: BundleSchema.Table) { self.shape = shape }
 
     public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && !tableAdded && !tableRemoved }
     public var rowChangeCount: Int { added.count + removed.count + changed.count }
@@ -44,7 +44,7 @@ public struct TableDiff: Sendable {
 public struct BundleDifference: Sendable {
     public var oldVersion: Int
     public var newVersion: Int
-    /// One entry per TableShape.all, in that order.
+    /// One entry per BundleSchema.tables, in that order.
     public var tables: [TableDiff]
     /// OLD's stations with enabled = 1 (the summary's share of disabled stations).
     public var oldEnabledStations: Int
@@ -72,7 +72,7 @@ public struct BundleDifference: Sendable {
     /// On a connection with OLD attached as old_bundle and NEW as new_bundle.
     static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String) throws -> BundleDifference {
         var tables: [TableDiff] = []
-        for shape in TableShape.all {
+        for shape in BundleSchema.tables {
             tables.append(try difference(shape, in: db, oldPath: oldPath, newPath: newPath))
         }
         func enabled(_ table: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM old_bundle.\(table) WHERE enabled = 1") ?? 0 }
@@ -118,7 +118,7 @@ public struct BundleDifference: Sendable {
 
     /// One table: rows only in OLD, rows only in NEW and rows whose values
     /// differ, one statement each, in key order.
-    static func difference(_ shape: TableShape, in db: SQLiteDatabase, oldPath: String, newPath: String) throws -> TableDiff {
+    static func difference(_ shape: BundleSchema.Table, in db: SQLiteDatabase, oldPath: String, newPath: String) throws -> TableDiff {
         let inOld = try present(shape, "old_bundle", db, oldPath), inNew = try present(shape, "new_bundle", db, newPath)
         var diff = TableDiff(shape: shape)
         diff.tableAdded = inNew && !inOld
@@ -159,9 +159,9 @@ public struct BundleDifference: Sendable {
 
     /// Whether the table is in the bundle with every column the diff reads, and
     /// its key unique; only renumbered_stations may be missing.
-    static func present(_ shape: TableShape, _ schema: String, _ db: SQLiteDatabase, _ path: String) throws -> Bool {
+    static func present(_ shape: BundleSchema.Table, _ schema: String, _ db: SQLiteDatabase, _ path: String) throws -> Bool {
         guard try db.tableExists(shape.name, schema: schema) else {
-            if shape == TableShape.renumbered { return false }
+            if shape == BundleSchema.renumberedStations { return false }
             throw InputError(SourceLocation(file: path), "not a station bundle: it has no table \(shape.name)")
         }
         let existing = Set(try db.query("SELECT name FROM pragma_table_info(?, ?)", [.text(shape.name), .text(schema)]).compactMap { $0.first?.textValue })
@@ -182,7 +182,7 @@ public struct BundleDifference: Sendable {
     }
 
     /// Whether a unique index (or the primary key) of the table covers exactly its key columns.
-    static func hasUniqueIndex(on shape: TableShape, _ schema: String, _ db: SQLiteDatabase) throws -> Bool {
+    static func hasUniqueIndex(on shape: BundleSchema.Table, _ schema: String, _ db: SQLiteDatabase) throws -> Bool {
         for index in try db.query("SELECT name FROM pragma_index_list(?, ?) WHERE \"unique\" = 1", [.text(shape.name), .text(schema)]) {
             let columns = try db.query("SELECT name FROM pragma_index_info(?, ?)", [index[0], .text(schema)]).compactMap { $0.first?.textValue }
             if Set(columns) == Set(shape.key) { return true }

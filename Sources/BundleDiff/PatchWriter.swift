@@ -51,15 +51,14 @@ public enum PatchWriter {
         return out
     }
 
-    static func whereKey(_ shape: TableShape, _ key: [SQLValue]) -> String {
+    static func whereKey(_ shape: BundleSchema.Table, _ key: [SQLValue]) -> String {
         zip(shape.key, key).map { column, value in
             value == .null ? "\(column) IS NULL" : "\(column) = \(value.sqlLiteral)"
         }.joined(separator: " AND ")
     }
 
-    static func createIfMissing(_ shape: TableShape) -> String {
-        let ddl = shape == TableShape.renumbered ? BundleSchema.renumberedCreateSQL
-            : (BundleSchema.table(named: shape.name)?.createSQL ?? "")
+    static func createIfMissing(_ shape: BundleSchema.Table) -> String {
+        let ddl = shape.createSQL
         let prefix = "CREATE TABLE "
         let body = ddl.hasPrefix(prefix) ? String(ddl.dropFirst(prefix.count)) : ddl
         return "CREATE TABLE IF NOT EXISTS " + body + ";"

@@ -44,9 +44,9 @@ public enum DataFixes {
     public static let fileName = "fixes.csv"
 
     static let columnsOf: [DataFix.Table: [String]] = [
-        .operators: ["o_id", "operator", "type", "enabled"],
-        .lines: ["l_id", "line", "o_id", "enabled", "l_type"],
-        .stations: ["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"],
+        .operators: BundleSchema.masterColumns(Operator.schema),
+        .lines: BundleSchema.masterColumns(Line.schema),
+        .stations: BundleSchema.masterColumns(Station.schema),
     ]
 
     public static func read(path: String, label: String) throws -> [DataFix] {
@@ -60,11 +60,11 @@ public enum DataFixes {
         var fixes: [DataFix] = []
         for r in table.records {
             let actionText = table.string(r, cAction), tableText = table.string(r, cTable)
-            guard let action = DataFix.Action(rawValue: trimmed(actionText)) else {
+            guard let action = DataFix.Action(rawValue: actionText.trimmed()) else {
                 problems.add(table.location(r, cAction), "expected one of set, move, disable, enable, found '\(shown(actionText))'")
                 continue
             }
-            guard let t = DataFix.Table(rawValue: trimmed(tableText)) else {
+            guard let t = DataFix.Table(rawValue: tableText.trimmed()) else {
                 problems.add(table.location(r, cTable), "expected one of operators, lines, stations, found '\(shown(tableText))'")
                 continue
             }
@@ -73,7 +73,7 @@ public enum DataFixes {
             func pairs(_ column: CSVColumn) -> [DataFix.Match] {
                 var out: [DataFix.Match] = []
                 for part in table.string(r, column).split(separator: ";") {
-                    let kv = part.split(separator: "=", maxSplits: 1).map { trimmed(String($0)) }
+                    let kv = part.split(separator: "=", maxSplits: 1).map { String($0).trimmed() }
                     if kv.count != 2 || !columns.contains(kv[0]) {
                         problems.add(table.location(r, column), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(shown(String(part)))'")
                         continue
@@ -85,7 +85,7 @@ public enum DataFixes {
             let match = pairs(cMatch)
             if match.isEmpty { problems.add(table.location(r, cMatch), "expected column=value, found nothing"); continue }
             let expect = pairs(cExpect)
-            let field = trimmed(table.string(r, cField))
+            let field = table.string(r, cField).trimmed()
             if action == .set, !columns.dropFirst().contains(field) {
                 problems.add(table.location(r, cField), "expected a column of \(t.rawValue) other than its id (\(columns.dropFirst().joined(separator: ", "))), found '\(shown(field))'")
                 continue
@@ -101,12 +101,6 @@ public enum DataFixes {
         return fixes
     }
 
-    /// Without outer blanks: keys and names of columns are compared this way, values are kept as written.
-    static func trimmed(_ s: String) -> String {
-        func blank(_ c: Character) -> Bool { c == " " || c == "\t" }
-        guard let first = s.firstIndex(where: { !blank($0) }), let last = s.lastIndex(where: { !blank($0) }) else { return "" }
-        return String(s[first...last])
-    }
 
     /// What applying the fixes found worth a maintainer's look.
     public struct Outcome: Sendable {
@@ -208,7 +202,7 @@ public enum DataFixes {
     /// The columns a fix gives a value, with the value as compared between two fixes
     /// (coordinates in micro-degrees, so 35.1 and 35.100000 agree).
     static func claims(_ fix: DataFix) -> [(String, String)] {
-        func degrees(_ text: String) -> String { MicroDegrees.parse(trimmed(text)).map(String.init) ?? text }
+        func degrees(_ text: String) -> String { MicroDegrees.parse(text.trimmed()).map(String.init) ?? text }
         switch fix.action {
         case .enable: return [("enabled", "1")]
         case .disable: return [("enabled", "0")]
@@ -219,7 +213,7 @@ public enum DataFixes {
             switch fix.field {
             case "lat", "lng": return [(fix.field, degrees(fix.value))]
             case "station", "yomi", "wiki", "address", "operator", "line": return [(fix.field, fix.value)]
-            default: return [(fix.field, trimmed(fix.value))]
+            default: return [(fix.field, fix.value.trimmed())]
             }
         }
     }
@@ -250,7 +244,7 @@ public enum DataFixes {
     }
 
     private static func int(_ fix: DataFix, range: ClosedRange<Int>? = nil) throws -> Int {
-        guard let v = Int(trimmed(fix.value)) else {
+        guard let v = Int(fix.value.trimmed()) else {
             throw InputError(fieldLocation(fix, "value"), "expected an integer for \(fix.field), found '\(shown(fix.value))'")
         }
         if let range, !range.contains(v) {
@@ -289,7 +283,7 @@ public enum DataFixes {
         case "pref": s.pref = try int(fix, range: 1...47)
         case "address": s.address = fix.value
         case "lat", "lng":
-            guard let v = MicroDegrees.parse(trimmed(fix.value)) else {
+            guard let v = MicroDegrees.parse(fix.value.trimmed()) else {
                 throw InputError(fieldLocation(fix, "value"), "expected decimal degrees for \(fix.field), found '\(shown(fix.value))'")
             }
             if fix.field == "lat" { s.lat = v } else { s.lng = v }
@@ -299,26 +293,15 @@ public enum DataFixes {
         }
     }
 
-    /// A column's value as a fix matches it (coordinates in decimal degrees).
+    /// A column's value as a fix matches it: as a master CSV holds it (coordinates in decimal degrees).
     static func value(_ table: DataFix.Table, _ network: RailNetwork, _ i: Int, _ column: String) -> String {
+        func field<Row: MasterRow>(_ row: Row) -> String {
+            BundleSchema.masterColumns(Row.schema).firstIndex(of: column).map { row.masterFields[$0] } ?? ""
+        }
         switch table {
-        case .operators:
-            let o = network.operators[i]
-            switch column { case "o_id": return String(o.id); case "operator": return o.name; case "type": return String(o.type); default: return o.enabled ? "1" : "0" }
-        case .lines:
-            let l = network.lines[i]
-            switch column {
-            case "l_id": return String(l.id); case "line": return l.name; case "o_id": return String(l.operatorID)
-            case "l_type": return l.type.map(String.init) ?? ""; default: return l.enabled ? "1" : "0"
-            }
-        case .stations:
-            let s = network.stations[i]
-            switch column {
-            case "s_id": return String(s.id); case "station": return s.name; case "yomi": return s.yomi; case "wiki": return s.wiki
-            case "pref": return String(s.pref); case "address": return s.address
-            case "lat": return MicroDegrees.format(s.lat); case "lng": return MicroDegrees.format(s.lng)
-            case "o_id": return String(s.operatorID); default: return s.enabled ? "1" : "0"
-            }
+        case .operators: return field(network.operators[i])
+        case .lines: return field(network.lines[i])
+        case .stations: return field(network.stations[i])
         }
     }
 

@@ -249,7 +249,7 @@ public enum Lint {
         for (i, s) in live.enumerated() { grid[cell(s), default: []].append(i) }
         // Nearness on a flat map around each station (east-west scaled by its latitude):
         // within 25 km it differs from the great circle by far less than a station's size.
-        let metresPerMicroDegree = 0.111_195
+        let metresPerMicroDegree = MicroDegrees.metresPerDegree / 1_000_000
         var findings: [LintFinding] = []
         for s in live {
             let c = cell(s), scale = cos(MicroDegrees.degrees(s.lat) * .pi / 180)

@@ -25,7 +25,7 @@ struct PreviewChanges: Sendable {
     }
 
     var entries: [Entry] = []
-    /// One line per table for the page's header ("lines: 2 changed"), in TableShape.all order.
+    /// One line per table for the page's header ("lines: 2 changed"), in BundleSchema.tables order.
     var tableLines: [String] = []
 
     static func between(baseline: String, candidate: String) throws -> PreviewChanges {

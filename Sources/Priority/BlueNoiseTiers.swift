@@ -87,7 +87,7 @@ public struct BlueNoiseTiers: Hashable, Sendable {
 
         let latE6 = live.map { stations[$0].lat }, lngE6 = live.map { stations[$0].lng }
         let lat = latE6.map { Double($0) / 1e6 }, lng = lngE6.map { Double($0) / 1e6 }
-        let kmPerDegree = 111.2
+        let kmPerDegree = MicroDegrees.metresPerDegree / 1_000
         func square(k: Int, _ level: MeshLevel) -> MeshSquare { MeshSquare(lat: latE6[k], lng: lngE6[k], level: level) }
         let squareOf = { (k: Int, level: MeshLevel) in square(k: k, level) }
 

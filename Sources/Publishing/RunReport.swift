@@ -198,8 +198,8 @@ extension RunReport {
                 out += "\n\(table):\n"
                 for kind in ChangeList.Kind.allCases {
                     let some = rows.filter { $0.kind == kind }
-                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padding(9)) \(Self.describe(e))\n" }
-                    if some.count > limit { out += "  \(kind.rawValue.padding(9)) ... and \(some.count - limit) more\n" }
+                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padded(to: 9)) \(Self.describe(e))\n" }
+                    if some.count > limit { out += "  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more\n" }
                 }
             }
         }
@@ -262,9 +262,4 @@ extension RunReport {
         if let lintWarnings { out += "\n**Lint:** \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
         return out
     }
-}
-
-extension String {
-    /// Left-aligned in `width` characters.
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

@@ -163,7 +163,6 @@ enum CSVNumbers {
         return b
     }
 
-    static func trimmed(_ s: String) -> String { String(decoding: trimmed(ArraySlice(s.utf8)), as: UTF8.self) }
 
     /// A decimal integer with an optional sign; nil for anything else or an overflow.
     static func int(_ field: ArraySlice<UInt8>) -> Int? {

@@ -12,3 +12,21 @@ public func fixed(_ value: Double, decimals: Int, alwaysSigned: Bool = false) ->
     }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+extension String {
+    /// Padded with spaces to `width` characters: after the text (left-aligned) or,
+    /// with `right`, before it. Text as long or longer is returned as it is.
+    public func padded(to width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - count))
+        return right ? fill + self : self + fill
+    }
+}
+
+extension StringProtocol {
+    /// Without blanks at either end: spaces and tabs, as around a CSV number or a key,
+    /// or whatever `isBlank` says (HTTP headers count line breaks too). Values are never trimmed.
+    public func trimmed(where isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }) -> String {
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

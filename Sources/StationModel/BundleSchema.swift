@@ -1,6 +1,8 @@
-// The bundle's schema exactly as docs/bundle.md gives it: clients in
-// the field read these names, types and indexes, so this is the one place
-// they are spelled.
+// The bundle's schema exactly as docs/bundle.md gives it: clients in the field
+// read these names, types and indexes, so this is the one place they are
+// spelled. Each table is defined once, by its columns; its CREATE TABLE, its
+// INSERT, its key and its column list all come from that definition, and
+// `tables` is the one list of every table a bundle holds.
 
 public enum BundleSchema {
     public struct Column: Hashable, Sendable {
@@ -8,15 +10,53 @@ public enum BundleSchema {
         public var type: String
         public var notNull: Bool
         public var defaultValue: String?
-        public var primaryKey: Bool
+
+        /// "enabled INTEGER NOT NULL DEFAULT 1".
+        var definition: String {
+            name + " " + type + (notNull ? " NOT NULL" : "") + (defaultValue.map { " DEFAULT " + $0 } ?? "")
+        }
     }
 
-    public struct Table: Sendable {
+    public struct Table: Hashable, Sendable {
         public var name: String
-        public var columns: [Column]
-        /// Columns that identify a row (the primary key; for stations_lines, (l_id, s_id)).
+        /// Every column, in the order the table is created with (and rows are read in).
+        public var definitions: [Column]
+        /// The columns' names, in that order.
+        public var columns: [String]
+        /// Columns that identify a row: the primary key; for stations_lines, (l_id, s_id),
+        /// which a unique index keeps, so the order rows were inserted in is never a difference.
         public var key: [String]
-        public var createSQL: String
+        /// Where each key column is in `columns`.
+        public var keyIndexes: [Int]
+        /// The table's PRIMARY KEY, when it has one (stations_lines has none: its rowid order is the list order).
+        public var primaryKey: [String]
+
+        init(_ name: String, _ definitions: [Column], key: [String], primaryKey: [String]) {
+            self.name = name; self.definitions = definitions; self.columns = definitions.map(\.name)
+            self.key = key; self.primaryKey = primaryKey
+            self.keyIndexes = key.map { k in definitions.firstIndex { $0.name == k }! }
+        }
+
+        /// The CREATE TABLE the bundle is written with (its text is stored in the file, so it is part of the bytes).
+        public var createSQL: String {
+            var parts = definitions.map { column in
+                primaryKey == [column.name] ? column.name + " " + column.type + " PRIMARY KEY" + column.definition.dropFirst(column.name.count + 1 + column.type.count)
+                                            : column.definition
+            }
+            if primaryKey.count > 1 { parts.append("PRIMARY KEY (" + primaryKey.joined(separator: ", ") + ")") }
+            return "CREATE TABLE \(name) (\(parts.joined(separator: ", ")))"
+        }
+
+        /// An INSERT of every column, bound in `columns` order.
+        public var insertSQL: String {
+            "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        }
+
+        /// Where a column is in `columns` (and in an INSERT's parameters, counting from 0).
+        public func position(of column: String) -> Int? { columns.firstIndex(of: column) }
+
+        /// The key columns' values of a row read in `columns` order.
+        public func key<Value>(of row: [Value]) -> [Value] { keyIndexes.map { row[$0] } }
     }
 
     public struct Index: Hashable, Sendable {
@@ -27,40 +67,47 @@ public enum BundleSchema {
         public var createSQL: String { "CREATE \(unique ? "UNIQUE " : "")INDEX \(name) ON \(table)(\(columns.joined(separator: ", ")))" }
     }
 
-    private static func col(_ name: String, _ type: String, notNull: Bool = true, default def: String? = nil, pk: Bool = false) -> Column {
-        Column(name: name, type: type, notNull: notNull, defaultValue: def, primaryKey: pk)
+    private static func col(_ name: String, _ type: String, notNull: Bool = true, default value: String? = nil) -> Column {
+        Column(name: name, type: type, notNull: notNull, defaultValue: value)
     }
 
-    public static let operators = Table(
-        name: "operators",
-        columns: [col("o_id", "INTEGER", pk: true), col("operator", "TEXT"), col("type", "INTEGER"), col("enabled", "INTEGER", default: "1")],
-        key: ["o_id"],
-        createSQL: "CREATE TABLE operators (o_id INTEGER PRIMARY KEY NOT NULL, operator TEXT NOT NULL, type INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1)")
+    public static let operators = Table("operators", [
+        col("o_id", "INTEGER"), col("operator", "TEXT"), col("type", "INTEGER"), col("enabled", "INTEGER", default: "1"),
+    ], key: ["o_id"], primaryKey: ["o_id"])
 
-    public static let lines = Table(
-        name: "lines",
-        columns: [col("l_id", "INTEGER", pk: true), col("line", "TEXT"), col("o_id", "INTEGER"), col("enabled", "INTEGER", default: "1"), col("l_type", "INTEGER", notNull: false)],
-        key: ["l_id"],
-        createSQL: "CREATE TABLE lines (l_id INTEGER PRIMARY KEY NOT NULL, line TEXT NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, l_type INTEGER)")
+    public static let lines = Table("lines", [
+        col("l_id", "INTEGER"), col("line", "TEXT"), col("o_id", "INTEGER"), col("enabled", "INTEGER", default: "1"),
+        col("l_type", "INTEGER", notNull: false),
+    ], key: ["l_id"], primaryKey: ["l_id"])
 
-    public static let stations = Table(
-        name: "stations",
-        columns: [col("s_id", "INTEGER", pk: true), col("station", "TEXT"), col("yomi", "TEXT"), col("wiki", "TEXT"), col("pref", "INTEGER"),
-                  col("address", "TEXT"), col("lat", "INTEGER"), col("lng", "INTEGER"), col("o_id", "INTEGER"),
-                  col("enabled", "INTEGER", default: "1"), col("weight", "INTEGER", default: "0")],
-        key: ["s_id"],
-        createSQL: "CREATE TABLE stations (s_id INTEGER PRIMARY KEY NOT NULL, station TEXT NOT NULL, yomi TEXT NOT NULL, wiki TEXT NOT NULL, pref INTEGER NOT NULL, address TEXT NOT NULL, lat INTEGER NOT NULL, lng INTEGER NOT NULL, o_id INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, weight INTEGER NOT NULL DEFAULT 0)")
+    public static let stations = Table("stations", [
+        col("s_id", "INTEGER"), col("station", "TEXT"), col("yomi", "TEXT"), col("wiki", "TEXT"), col("pref", "INTEGER"),
+        col("address", "TEXT"), col("lat", "INTEGER"), col("lng", "INTEGER"), col("o_id", "INTEGER"),
+        col("enabled", "INTEGER", default: "1"), col("weight", "INTEGER", default: "0"),
+    ], key: ["s_id"], primaryKey: ["s_id"])
 
-    public static let stationsLines = Table(
-        name: "stations_lines",
-        columns: [col("l_id", "INTEGER"), col("s_id", "INTEGER"), col("s_sort", "INTEGER")],
-        key: ["l_id", "s_id"],
-        createSQL: "CREATE TABLE stations_lines (l_id INTEGER NOT NULL, s_id INTEGER NOT NULL, s_sort INTEGER NOT NULL)")
+    public static let stationsLines = Table("stations_lines", [
+        col("l_id", "INTEGER"), col("s_id", "INTEGER"), col("s_sort", "INTEGER"),
+    ], key: ["l_id", "s_id"], primaryKey: [])
 
-    /// The four client tables, in the order they are created and diffed.
-    public static let tables: [Table] = [operators, lines, stations, stationsLines]
+    /// Not one the clients read (they ignore tables they do not know): the (new s_id,
+    /// old s_id) pairs of renumbered stations and the version that made them, from
+    /// which a client moves users' records.
+    public static let renumberedStations = Table("renumbered_stations", [
+        col("new_s_id", "INTEGER"), col("old_s_id", "INTEGER"), col("version", "INTEGER"),
+    ], key: ["new_s_id", "old_s_id"], primaryKey: ["new_s_id", "old_s_id"])
+
+    /// The four tables the clients read.
+    public static let clientTables: [Table] = [operators, lines, stations, stationsLines]
+
+    /// Every table of a bundle, in the order they are created, diffed and reported.
+    public static let tables: [Table] = clientTables + [renumberedStations]
 
     public static func table(named name: String) -> Table? { tables.first { $0.name == name } }
+
+    /// A table's columns as a master (native CSV, fixes, the registry) holds them: all
+    /// but `weight`, which Priority gives.
+    public static func masterColumns(_ table: Table) -> [String] { table.columns.filter { $0 != "weight" } }
 
     public static let indexes: [Index] = [
         Index(name: "lines_enabled_index", table: "lines", columns: ["enabled"], unique: false),
@@ -81,20 +128,40 @@ public enum BundleSchema {
         Index(name: "stations_lines_unique_index", table: "stations_lines", columns: ["l_id", "s_id"], unique: true),
     ]
 
-    /// An extra table, ignored by clients that do not know it: the (new s_id,
-    /// old s_id) pairs of renumbered stations and the version that made them.
-    public static let renumberedStations = Table(
-        name: "renumbered_stations",
-        columns: [col("new_s_id", "INTEGER", pk: true), col("old_s_id", "INTEGER", pk: true), col("version", "INTEGER")],
-        key: ["new_s_id", "old_s_id"],
-        createSQL: "CREATE TABLE renumbered_stations (new_s_id INTEGER NOT NULL, old_s_id INTEGER NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (new_s_id, old_s_id))")
-
-    public static var renumberedCreateSQL: String { renumberedStations.createSQL }
-
     /// The client's own table (bundle.md); kept by the reference client across replacements.
     public static let completionsCreateSQL =
         "CREATE TABLE IF NOT EXISTS completions (s_id INTEGER PRIMARY KEY NOT NULL, comp_date INTEGER NOT NULL DEFAULT 0, update_date INTEGER NOT NULL DEFAULT 0, memo TEXT)"
 
-    /// Every statement that creates the client tables and indexes, in order.
+    /// Every statement that creates a bundle's tables and indexes, in order.
     public static var createStatements: [String] { tables.map(\.createSQL) + indexes.map(\.createSQL) }
+}
+
+/// A row as a master CSV, a fix and synth's export see it: the text of each column of
+/// `BundleSchema.masterColumns(schema)`, in that order (coordinates in decimal degrees,
+/// flags as 0 or 1, an absent l_type as empty).
+public protocol MasterRow {
+    static var schema: BundleSchema.Table { get }
+    var masterFields: [String] { get }
+}
+
+extension Operator: MasterRow {
+    public static var schema: BundleSchema.Table { BundleSchema.operators }
+    public var masterFields: [String] { [String(id), name, String(type), enabled ? "1" : "0"] }
+}
+
+extension Line: MasterRow {
+    public static var schema: BundleSchema.Table { BundleSchema.lines }
+    public var masterFields: [String] { [String(id), name, String(operatorID), enabled ? "1" : "0", type.map(String.init) ?? ""] }
+}
+
+extension Station: MasterRow {
+    public static var schema: BundleSchema.Table { BundleSchema.stations }
+    public var masterFields: [String] {
+        [String(id), name, yomi, wiki, String(pref), address, MicroDegrees.format(lat), MicroDegrees.format(lng), String(operatorID), enabled ? "1" : "0"]
+    }
+}
+
+extension StationLine: MasterRow {
+    public static var schema: BundleSchema.Table { BundleSchema.stationsLines }
+    public var masterFields: [String] { [String(lineID), String(stationID), String(sort)] }
 }

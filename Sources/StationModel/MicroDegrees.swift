@@ -64,9 +64,14 @@ public enum MicroDegrees {
         (20_000_000...46_000_000).contains(lat) && (122_000_000...154_000_000).contains(lng)
     }
 
+    /// The Earth's mean radius (IUGG), and a degree of latitude on it (111,195 m): the
+    /// one scale every distance of the project is measured in.
+    public static let earthRadiusMetres = 6_371_008.8
+    public static let metresPerDegree = earthRadiusMetres * .pi / 180
+
     /// Great-circle distance in metres between two micro-degree points.
     public static func distanceMetres(lat1: Int, lng1: Int, lat2: Int, lng2: Int) -> Double {
-        let r = 6_371_008.8
+        let r = earthRadiusMetres
         let p1 = degrees(lat1) * .pi / 180, p2 = degrees(lat2) * .pi / 180
         let dp = p2 - p1, dl = (degrees(lng2) - degrees(lng1)) * .pi / 180
         let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)

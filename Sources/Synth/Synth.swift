@@ -90,10 +90,7 @@ public struct Synth {
 
     /// splitmix64 of (seed, station, copy): the sideways push, reproducible.
     private func mix(_ a: Int, _ b: Int) -> UInt64 {
-        var z = config.seed &+ UInt64(truncatingIfNeeded: a) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(truncatingIfNeeded: b) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        SplitMix64.finalize(config.seed &+ UInt64(truncatingIfNeeded: a) &* SplitMix64.increment &+ UInt64(truncatingIfNeeded: b) &* 0xBF58_476D_1CE4_E5B9)
     }
 
     /// Copy k of the national station at index i.
@@ -142,36 +139,32 @@ public struct Synth {
         try Files.createFolder(folder)
         var counts = SynthCounts()
         let scale = config.scale
-        var out = Array(CSVWriter.line(["o_id", "operator", "type", "enabled"]).utf8)
+        var out = Array(CSVWriter.line(BundleSchema.masterColumns(Operator.schema)).utf8)
         for o in national.operators {
-            CSVWriter.append([String(o.id), o.name, String(o.type), o.enabled ? "1" : "0"], to: &out)
+            CSVWriter.append(o.masterFields, to: &out)
             counts.operators += 1
         }
         try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.operatorsFile))
-        out = Array(CSVWriter.line(["l_id", "line", "o_id", "enabled", "l_type"]).utf8)
+        out = Array(CSVWriter.line(BundleSchema.masterColumns(Line.schema)).utf8)
         for k in 0..<scale {
             for l0 in national.lines {
-                let l = line(l0, copy: k)
-                CSVWriter.append([String(l.id), l.name, String(l.operatorID), l.enabled ? "1" : "0", l.type.map(String.init) ?? ""], to: &out)
+                CSVWriter.append(line(l0, copy: k).masterFields, to: &out)
                 counts.lines += 1
             }
         }
         try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.linesFile))
-        out = Array(CSVWriter.line(["s_id", "station", "yomi", "wiki", "pref", "address", "lat", "lng", "o_id", "enabled"]).utf8)
+        out = Array(CSVWriter.line(BundleSchema.masterColumns(Station.schema)).utf8)
         for k in 0..<scale {
             for i in national.stations.indices {
-                let s = station(i, copy: k)
-                CSVWriter.append([String(s.id), s.name, s.yomi, s.wiki, String(s.pref), s.address,
-                                  MicroDegrees.format(s.lat), MicroDegrees.format(s.lng), String(s.operatorID), s.enabled ? "1" : "0"], to: &out)
+                CSVWriter.append(station(i, copy: k).masterFields, to: &out)
                 counts.stations += 1
             }
         }
         try AtomicFile.write(out, to: joinPath(folder, NativeCSVReader.stationsFile))
-        out = Array(CSVWriter.line(["l_id", "s_id", "s_sort"]).utf8)
+        out = Array(CSVWriter.line(BundleSchema.masterColumns(StationLine.schema)).utf8)
         for k in 0..<scale {
             for r0 in national.stationLines {
-                let r = stationLine(r0, copy: k)
-                CSVWriter.append([String(r.lineID), String(r.stationID), String(r.sort)], to: &out)
+                CSVWriter.append(stationLine(r0, copy: k).masterFields, to: &out)
                 counts.stationLines += 1
             }
         }

@@ -178,12 +178,12 @@ private final class ResponseSink {
 
     func header(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) {
         guard let data, count > 0 else { return }
-        let line = trimmed(String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self))
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self).trimmed(where: \.isWhitespace)
         // A new status line starts a new response (after a redirect or a 100): forget the old headers.
         if line.hasPrefix("HTTP/") { validators = Validators(); return }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = trimmed(line[line.index(after: colon)...])
+        let value = line[line.index(after: colon)...].trimmed(where: \.isWhitespace)
         if name == "etag" { validators.etag = value }
         if name == "last-modified" { validators.lastModified = value }
     }
@@ -191,7 +191,4 @@ private final class ResponseSink {
     func digest() -> String { hasher.finalizeHex() }
 }
 
-/// Without white space (line breaks included) at either end.
-private func trimmed<S: StringProtocol>(_ s: S) -> String {
-    String(String(s.drop(while: \.isWhitespace).reversed()).drop(while: \.isWhitespace).reversed())
-}
+

@@ -131,7 +131,8 @@ struct PriorityReportCommand: ParsableCommand {
         }
     }
 
-    private func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    /// A column at least one space wider than its text.
+    private func pad(_ s: String, _ n: Int) -> String { s.padded(to: n - 1) + " " }
     private func f3(_ v: Double) -> String { fixed(v, decimals: 3) }
     private func signed(_ v: Double) -> String { fixed(v, decimals: 3, alwaysSigned: true) }
 }

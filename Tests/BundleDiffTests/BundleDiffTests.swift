@@ -11,7 +11,7 @@ final class BundleDiffTests: XCTestCase {
     func makeBundle(_ path: String, version: Int, indexes: Bool = true, extra: [String] = [], rows: [String]) throws {
         unlink(path)
         let db = try SQLiteDatabase(path: path, mode: .create)
-        for t in BundleSchema.tables { try db.execute(t.createSQL) }
+        for t in BundleSchema.clientTables { try db.execute(t.createSQL) }
         if indexes { for i in BundleSchema.indexes { try db.execute(i.createSQL) } }
         for sql in extra + rows { try db.execute(sql) }
         try db.execute("PRAGMA user_version = \(version)")
@@ -111,10 +111,10 @@ final class BundleDiffTests: XCTestCase {
     }
 
     func testRenumberedShapeComesFromBundleSchema() {
-        XCTAssertEqual(TableShape.renumbered.name, "renumbered_stations")
-        XCTAssertEqual(TableShape.renumbered.columns, ["new_s_id", "old_s_id", "version"])
-        XCTAssertEqual(TableShape.renumbered.key, ["new_s_id", "old_s_id"])
-        XCTAssertEqual(TableShape.clientTables.first { $0.name == "stations_lines" }?.key, ["l_id", "s_id"])
+        XCTAssertEqual(BundleSchema.renumberedStations.name, "renumbered_stations")
+        XCTAssertEqual(BundleSchema.renumberedStations.columns, ["new_s_id", "old_s_id", "version"])
+        XCTAssertEqual(BundleSchema.renumberedStations.key, ["new_s_id", "old_s_id"])
+        XCTAssertEqual(BundleSchema.clientTables.first { $0.name == "stations_lines" }?.key, ["l_id", "s_id"])
     }
 
     func testPatchAppliesToOldBundleWithoutRenumberedTable() throws {
@@ -122,7 +122,7 @@ final class BundleDiffTests: XCTestCase {
         let old = dir + "/old.sqlite", new = dir + "/new.sqlite"
         try makeBundle(old, version: 1, indexes: false, rows: baseRows + ["INSERT INTO stations_lines VALUES (10, 100, 1)"])
         let tricky = "It's, \"quoted\"\nand 日本語 'twice'' \r end"
-        try makeBundle(new, version: 2, extra: [BundleSchema.renumberedCreateSQL, "INSERT INTO renumbered_stations VALUES (200, 199, 2)"], rows: [
+        try makeBundle(new, version: 2, extra: [BundleSchema.renumberedStations.createSQL, "INSERT INTO renumbered_stations VALUES (200, 199, 2)"], rows: [
             "INSERT INTO operators VALUES (1, 'JR東日本', 1, 1), (2, 'Keisei', 2, 1)",
             "INSERT INTO lines VALUES (10, '山手線', 1, 1, NULL), (20, 'Main', 2, 1, 1)",
             "INSERT INTO stations VALUES (100, \(SQLValue.text(tricky).sqlLiteral), 'とうきょう', '東京駅', 13, '千代田区', 35681382, 139766084, 1, 1, 1)",

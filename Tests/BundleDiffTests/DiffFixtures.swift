@@ -23,7 +23,7 @@ enum DiffFixtures {
         unlink(path)
         let db = try SQLiteDatabase(path: path, mode: .create)
         defer { db.close() }
-        for t in BundleSchema.tables { try db.execute(t.createSQL) }
+        for t in BundleSchema.clientTables { try db.execute(t.createSQL) }
         if indexes { for i in BundleSchema.indexes { try db.execute(i.createSQL) } }
         try db.transaction { for sql in extra + rows { try db.execute(sql) } }
         try db.execute("PRAGMA user_version = \(version)")
@@ -49,7 +49,7 @@ enum DiffFixtures {
             station(300, "Gone", operatorID: 3),
             "INSERT INTO stations_lines VALUES (10, 100, 1), (10, 101, 2), (20, 200, 1), (20, 201, 2), (30, 300, 1)",
         ])
-        try bundle(new, version: 4, extra: [BundleSchema.renumberedCreateSQL, "INSERT INTO renumbered_stations VALUES (400, 300, 4)"], rows: [
+        try bundle(new, version: 4, extra: [BundleSchema.renumberedStations.createSQL, "INSERT INTO renumbered_stations VALUES (400, 300, 4)"], rows: [
             "INSERT INTO operators VALUES (1, 'JR東日本', 1, 1), (2, 'Keisei Electric', 2, 1), (4, 'New Rail', 5, 1)",
             "INSERT INTO lines VALUES (10, '山手線', 1, 1, NULL), (20, 'Main', 2, 1, 1), (40, 'New Line', 4, 1, NULL)",
             station(100, "東京", weight: 2),

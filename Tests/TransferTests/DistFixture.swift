@@ -60,7 +60,7 @@ struct DistFixture {
         let db = try SQLiteDatabase(path: path, mode: .create)
         defer { db.close() }
         try db.transaction {
-            for sql in BundleSchema.createStatements + [BundleSchema.renumberedCreateSQL] { try db.execute(sql) }
+            for sql in BundleSchema.createStatements { try db.execute(sql) }
             try db.execute("INSERT INTO operators VALUES (1, 'JR東日本', 1, 1)")
             try db.execute("INSERT INTO lines VALUES (11, '山手線', 1, 1, NULL)")
             for (sort, s) in versions[version]!.enumerated() {
