@@ -28,20 +28,18 @@ public enum BundleVerifier {
         var problems = DiagnosticCollector(limit: 500)
         guard Files.exists(path) else { throw EnvironmentError("\(path) does not exist") }
         var report: VerifyReport
-        if Files.isFolder(path) {
-            let latest = joinPath(path, DistLayout.latest)
-            let manifest = joinPath(path, DistLayout.manifest)
-            if Files.exists(latest) {
-                report = try verifyDist(path, latest: latest, &problems)
-            } else if Files.exists(manifest) {
-                report = try verifyVersionFolder(path, manifest: manifest, &problems)
-            } else {
-                throw InputError(SourceLocation(file: path),
-                                 "neither a dist folder (no \(DistLayout.latest)) nor a version folder (no \(DistLayout.manifest))")
-            }
-        } else {
+        let manifest = joinPath(path, DistLayout.manifest)
+        switch BundleLocation.kind(of: path) {
+        case .dist:
+            report = try verifyDist(path, latest: joinPath(path, DistLayout.latest), &problems)
+        case .version where Files.exists(manifest):
+            report = try verifyVersionFolder(path, manifest: manifest, &problems)
+        case .file:
             let (version, counts) = checkDatabase(path, expectedVersion: nil, &problems)
             report = VerifyReport(path: path, version: version, rowCounts: counts, database: path)
+        case .version, nil:
+            throw InputError(SourceLocation(file: path),
+                             "neither a dist folder (no \(DistLayout.latest)) nor a version folder (no \(DistLayout.manifest))")
         }
         try problems.check()
         report.warnings = lineWarnings(report.database)

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import StationIO
 import StationModel
 
@@ -42,7 +43,25 @@ extension DiffReport {
         return value.description
     }
 
-    static func quoted(_ s: String) -> String { DiffJSON.quoted(s) }
+    /// A text value in double quotes, with quotes, backslashes and control characters
+    /// escaped as in JSON, so '' and trailing blanks show.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
 
     /// "weight 1 -> 2, lat 35.745000 -> 35.745001 (moved 0.1 m)": the move follows the
     /// last of lat/lng that changed.
@@ -166,10 +185,11 @@ extension DiffReport {
 
     // MARK: - json
 
-    /// Deterministic JSON (fixed member order, two-space indent, trailing newline):
+    /// The JSON document, written as every JSON file of the project is (`jsonDocument`:
+    /// keys sorted, two-space indent, a trailing newline):
     ///
     ///     {
-    ///       "format": "stationdb-diff", "format_version": 1,
+    ///       "format": "stationdb-diff", "format_version": 2,
     ///       "old": {"label": "...", "version": 3}, "new": {"label": "...", "version": 4},
     ///       "same": false,
     ///       "tables": [                          // operators, lines, stations, stations_lines,
@@ -195,70 +215,101 @@ extension DiffReport {
     ///     }
     ///
     /// Rows are sorted by key; values are SQL values as JSON (integers, strings, null;
-    /// lat/lng stay integer micro-degrees); percentages have 4 decimals, metres 1.
+    /// lat/lng stay integer micro-degrees); percentages are rounded to 4 decimals, metres to 1.
     public func json(guardViolations: [String] = []) -> String {
         let d = difference
-        func value(_ v: SQLValue) -> DiffJSON {
-            switch v {
-            case .null: return .null
-            case .integer(let i): return .number(String(i))
-            case .real(let r): return r.isFinite ? .number("\(r)") : .null
-            case .text(let s): return .string(s)
-            case .blob(let b): return .string(SQLValue.blob(b).sqlLiteral)
-            }
-        }
-        func object(_ columns: [String], _ values: [SQLValue]) -> DiffJSON { .object(zip(columns, values).map { ($0, value($1)) }) }
-        var tables: [DiffJSON] = []
+        var tables: [DiffDocument.Table] = []
         for t in d.tables {
             let shape = t.shape
-            func rowEntry(_ row: [SQLValue], side: Side) -> DiffJSON {
-                .object([("key", object(shape.key, shape.key(of: row))), ("name", .string(name(of: row, in: shape, side: side))),
-                         ("row", object(shape.columns, row))])
+            func object(_ columns: [String], _ values: [SQLValue]) -> [String: SQLValue] {
+                Dictionary(uniqueKeysWithValues: zip(columns, values).map { ($0, $1) })
             }
-            let changed: [DiffJSON] = t.changed.map { change in
-                var members: [(String, DiffJSON)] = [
-                    ("key", object(shape.key, change.key)),
-                    ("name", .string(name(of: change.new, in: shape, side: .new))),
-                    ("columns", .object(change.changes.map { ($0.column, .object([("old", value($0.old)), ("new", value($0.new))])) })),
-                ]
-                if shape.name == "stations", let metres = summary.move(of: change.key.first?.intValue ?? 0) {
-                    members.append(("moved_m", .fixed(metres, decimals: 1)))
-                }
-                return .object(members)
+            func entry(_ row: [SQLValue], side: Side) -> DiffDocument.Row {
+                DiffDocument.Row(key: object(shape.key, shape.key(of: row)), name: name(of: row, in: shape, side: side), row: object(shape.columns, row))
             }
-            tables.append(.object([
-                ("table", .string(shape.name)),
-                ("key", .array(shape.key.map { .string($0) })),
-                ("old_rows", .int(t.oldCount)), ("new_rows", .int(t.newCount)),
-                ("table_added", .bool(t.tableAdded)), ("table_removed", .bool(t.tableRemoved)),
-                ("added", .array(t.added.map { rowEntry($0, side: .new) })),
-                ("removed", .array(t.removed.map { rowEntry($0, side: .old) })),
-                ("changed", .array(changed)),
-            ]))
+            tables.append(DiffDocument.Table(
+                table: shape.name, key: shape.key, oldRows: t.oldCount, newRows: t.newCount, tableAdded: t.tableAdded, tableRemoved: t.tableRemoved,
+                added: t.added.map { entry($0, side: .new) }, removed: t.removed.map { entry($0, side: .old) },
+                changed: t.changed.map { change in
+                    DiffDocument.Change(key: object(shape.key, change.key), name: name(of: change.new, in: shape, side: .new),
+                                        columns: Dictionary(uniqueKeysWithValues: change.changes.map { ($0.column, DiffDocument.OldNew(old: $0.old, new: $0.new)) }),
+                                        movedMetres: shape.name == "stations" ? summary.move(of: change.key.first?.intValue ?? 0).map { Self.rounded($0, 1) } : nil)
+                }))
         }
         let s = summary
-        let summaryJSON = DiffJSON.object([
-            ("stations_old", .int(s.oldStations)), ("stations_removed", .int(s.stationsRemoved)),
-            ("removed_percent", .fixed(s.removedPercent, decimals: 4)),
-            ("stations_enabled_old", .int(s.oldEnabledStations)), ("stations_disabled", .int(s.stationsDisabled)),
-            ("stations_reenabled", .int(s.stationsReenabled)), ("disabled_percent", .fixed(s.disabledPercent, decimals: 4)),
-            ("stations_moved", .int(s.moves.count)), ("max_moved_m", .fixed(s.furthestMove?.metres ?? 0, decimals: 1)),
-            ("stations_live_in_both", .int(s.liveInBoth)), ("weight_churn", .int(s.weightChurn)),
-            ("weight_churn_percent", .fixed(s.weightChurnPercent, decimals: 4)),
-            ("weight_changes", .array(s.weightTransitions.map {
-                .object([("old", .int($0.old)), ("new", .int($0.new)), ("stations", .int($0.stations))])
-            })),
-        ])
-        let root = DiffJSON.object([
-            ("format", .string("stationdb-diff")), ("format_version", .int(1)),
-            ("old", .object([("label", .string(oldLabel)), ("version", .int(d.oldVersion))])),
-            ("new", .object([("label", .string(newLabel)), ("version", .int(d.newVersion))])),
-            ("same", .bool(d.isEmpty)),
-            ("tables", .array(tables)),
-            ("summary", summaryJSON),
-            ("guard_violations", .array(guardViolations.map { .string($0) })),
-        ])
-        return root.text
+        let document = DiffDocument(
+            old: .init(label: oldLabel, version: d.oldVersion), new: .init(label: newLabel, version: d.newVersion), same: d.isEmpty, tables: tables,
+            summary: .init(stationsOld: s.oldStations, stationsRemoved: s.stationsRemoved, removedPercent: Self.rounded(s.removedPercent, 4),
+                           stationsEnabledOld: s.oldEnabledStations, stationsDisabled: s.stationsDisabled, stationsReenabled: s.stationsReenabled,
+                           disabledPercent: Self.rounded(s.disabledPercent, 4), stationsMoved: s.moves.count,
+                           maxMovedMetres: Self.rounded(s.furthestMove?.metres ?? 0, 1), stationsLiveInBoth: s.liveInBoth, weightChurn: s.weightChurn,
+                           weightChurnPercent: Self.rounded(s.weightChurnPercent, 4),
+                           weightChanges: s.weightTransitions.map { .init(old: $0.old, new: $0.new, stations: $0.stations) }),
+            guardViolations: guardViolations)
+        // Encoding plain values cannot fail.
+        return String(decoding: (try? jsonDocument(document)) ?? [], as: UTF8.self)
+    }
+
+    static func rounded(_ value: Double, _ decimals: Int) -> Double {
+        let scale = (0..<decimals).reduce(1.0) { v, _ in v * 10 }
+        return (value * scale).rounded() / scale
+    }
+}
+
+/// The diff as JSON (`DiffReport.json`).
+struct DiffDocument: Encodable {
+    struct Side: Encodable { var label: String, version: Int }
+    struct OldNew: Encodable { var old: SQLValue, new: SQLValue }
+    struct Row: Encodable { var key: [String: SQLValue], name: String, row: [String: SQLValue] }
+    struct Change: Encodable {
+        var key: [String: SQLValue], name: String, columns: [String: OldNew], movedMetres: Double?
+        enum CodingKeys: String, CodingKey { case key, name, columns, movedMetres = "moved_m" }
+    }
+    struct Table: Encodable {
+        var table: String, key: [String], oldRows: Int, newRows: Int, tableAdded: Bool, tableRemoved: Bool
+        var added: [Row], removed: [Row], changed: [Change]
+        enum CodingKeys: String, CodingKey {
+            case table, key, oldRows = "old_rows", newRows = "new_rows", tableAdded = "table_added", tableRemoved = "table_removed", added, removed, changed
+        }
+    }
+    struct Transition: Encodable { var old: Int, new: Int, stations: Int }
+    struct Summary: Encodable {
+        var stationsOld: Int, stationsRemoved: Int, removedPercent: Double, stationsEnabledOld: Int, stationsDisabled: Int, stationsReenabled: Int
+        var disabledPercent: Double, stationsMoved: Int, maxMovedMetres: Double, stationsLiveInBoth: Int, weightChurn: Int, weightChurnPercent: Double
+        var weightChanges: [Transition]
+        enum CodingKeys: String, CodingKey {
+            case stationsOld = "stations_old", stationsRemoved = "stations_removed", removedPercent = "removed_percent"
+            case stationsEnabledOld = "stations_enabled_old", stationsDisabled = "stations_disabled", stationsReenabled = "stations_reenabled"
+            case disabledPercent = "disabled_percent", stationsMoved = "stations_moved", maxMovedMetres = "max_moved_m"
+            case stationsLiveInBoth = "stations_live_in_both", weightChurn = "weight_churn", weightChurnPercent = "weight_churn_percent"
+            case weightChanges = "weight_changes"
+        }
+    }
+
+    var format = "stationdb-diff"
+    var formatVersion = 2
+    var old: Side, new: Side, same: Bool, tables: [Table], summary: Summary, guardViolations: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case format, formatVersion = "format_version", old, new, same, tables, summary, guardViolations = "guard_violations"
+    }
+
+    init(old: Side, new: Side, same: Bool, tables: [Table], summary: Summary, guardViolations: [String]) {
+        self.old = old; self.new = new; self.same = same; self.tables = tables; self.summary = summary; self.guardViolations = guardViolations
+    }
+}
+
+extension SQLValue: Encodable {
+    /// As JSON: integers and reals as numbers, text as a string, NULL as null, a blob as its SQL literal.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .integer(let i): try c.encode(i)
+        case .real(let r): if r.isFinite { try c.encode(r) } else { try c.encodeNil() }
+        case .text(let s): try c.encode(s)
+        case .blob: try c.encode(sqlLiteral)
+        }
     }
 }
 
@@ -269,73 +320,4 @@ func replacing(_ s: String, _ replacements: [Unicode.Scalar: String]) -> String 
         if let r = replacements[c] { out += r } else { out.unicodeScalars.append(c) }
     }
     return out
-}
-
-/// The diff's JSON document, written here rather than through JSONEncoder so its
-/// members keep the documented order and percentages their fixed decimals.
-indirect enum DiffJSON {
-    case null
-    case bool(Bool)
-    /// Already spelled as a JSON number.
-    case number(String)
-    case string(String)
-    case array([DiffJSON])
-    case object([(String, DiffJSON)])
-
-    static func int(_ v: Int) -> DiffJSON { .number(String(v)) }
-    static func fixed(_ v: Double, decimals: Int) -> DiffJSON { .number(StationIO.fixed(v, decimals: decimals)) }
-
-    /// A JSON string literal.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
-    /// The document: two-space indent and a trailing newline.
-    var text: String {
-        var out = ""
-        write(to: &out, indent: "")
-        return out + "\n"
-    }
-
-    func write(to out: inout String, indent: String) {
-        let inner = indent + "  "
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n
-        case .string(let s): out += Self.quoted(s)
-        case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[\n"
-            for (i, item) in items.enumerated() {
-                out += inner
-                item.write(to: &out, indent: inner)
-                out += i + 1 < items.count ? ",\n" : "\n"
-            }
-            out += indent + "]"
-        case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{\n"
-            for (i, (key, value)) in members.enumerated() {
-                out += inner + Self.quoted(key) + ": "
-                value.write(to: &out, indent: inner)
-                out += i + 1 < members.count ? ",\n" : "\n"
-            }
-            out += indent + "}"
-        }
-    }
 }

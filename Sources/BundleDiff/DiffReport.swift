@@ -4,7 +4,7 @@ import StationModel
 /// A difference ready for a human: the core's BundleDifference, the names that make
 /// its rows recognisable, and the figures the guards and the summary are made of.
 ///
-///   DiffReport.make(old: DiffSide, new: DiffSide)          what `stationdb diff` prints
+///   DiffReport.make(old: BundleLocation, new: BundleLocation)          what `stationdb diff` prints
 ///   DiffReport.make(oldPath:newPath:oldLabel:newLabel:)
 ///   .name(of:in:side:)     "東京 (JR東日本)", "山手線 (JR東日本) / 東京", ...
 ///   .summary               DiffSummary (removed, disabled, moved, weight changes)
@@ -17,7 +17,7 @@ public struct DiffReport: Sendable {
     var oldNames: NameBook
     var newNames: NameBook
 
-    public static func make(old: DiffSide, new: DiffSide) throws -> DiffReport {
+    public static func make(old: BundleLocation, new: BundleLocation) throws -> DiffReport {
         try make(oldPath: old.databasePath, newPath: new.databasePath, oldLabel: old.label, newLabel: new.label)
     }
 

@@ -29,8 +29,9 @@ struct DiffCommand: ParsableCommand {
           sql       the line-oriented patch BuildDB publishes: applied to OLD
                     (as the Android client does) it gives NEW's contents
 
-        JSON schema (members always in this order; rows sorted by key):
-          {"format": "stationdb-diff", "format_version": 1,
+        JSON schema (keys sorted, as in every JSON file stationdb writes; rows
+        sorted by key):
+          {"format": "stationdb-diff", "format_version": 2,
            "old": {"label", "version"}, "new": {"label", "version"},
            "same": bool,
            "tables": [ one per table: operators, lines, stations,
@@ -52,8 +53,8 @@ struct DiffCommand: ParsableCommand {
                        "weight_changes": [{"old", "new", "stations"}]},
            "guard_violations": [string]}
           Values are SQL values (lat/lng integer micro-degrees); "moved_m" only
-          on stations whose lat/lng changed; percentages have 4 decimals,
-          metres 1.
+          on stations whose lat/lng changed; percentages are rounded to 4
+          decimals, metres to 1.
 
         Guards (none unless given); a limit is exceeded when the figure is
         above it:
@@ -119,8 +120,8 @@ struct DiffCommand: ParsableCommand {
     }
 
     func run() throws {
-        let oldSide = try DiffSide.resolve(old)
-        let newSide = try DiffSide.resolve(new)
+        let oldSide = try BundleLocation.resolve(old)
+        let newSide = try BundleLocation.resolve(new)
         let report = try DiffReport.make(old: oldSide, new: newSide)
         let guards = DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxLineRowsRemovedPercent: maxLineRowsRemoved,
                                 maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)

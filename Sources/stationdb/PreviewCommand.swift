@@ -2,6 +2,7 @@ import ArgumentParser
 import BundleDiff
 import Preview
 import StationIO
+import StationModel
 
 struct PreviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,8 +59,8 @@ struct PreviewCommand: ParsableCommand {
     var out: String
 
     func run() throws {
-        let candidate = try DiffSide.resolve(bundle)
-        let base = try baseline.map(DiffSide.resolve)
+        let candidate = try BundleLocation.resolve(bundle)
+        let base = try baseline.map(BundleLocation.resolve)
         try PreviewPage.write(candidate: candidate.databasePath, baseline: base?.databasePath, to: out,
                               candidateLabel: candidate.label, baselineLabel: base?.label)
         note("preview: wrote \(out)" + (base.map { " (\(candidate.label) against \($0.label))" } ?? " (\(candidate.label))"))

@@ -35,7 +35,7 @@ struct SeedOption: ParsableArguments {
 
 /// --bundle, or --staging with --weights: the stations a report or map looks at.
 struct WeightedStationsOptions: ParsableArguments {
-    @Option(help: "Any bundle (.sqlite with a stations table holding s_id, lat, lng, weight, enabled).")
+    @Option(help: "A bundle: a .sqlite with a stations table (s_id, lat, lng, weight, enabled), a dist folder or a version folder.")
     var bundle: String?
 
     @Option(help: "A staging file, with --weights.")
@@ -47,7 +47,7 @@ struct WeightedStationsOptions: ParsableArguments {
     func load() throws -> [WeightedStation] {
         if let bundle {
             guard staging == nil, weights == nil else { throw ValidationError("give --bundle, or --staging with --weights, not both") }
-            return try WeightedStations.read(bundle: bundle)
+            return try WeightedStations.read(bundle: BundleLocation.resolve(bundle).databasePath)
         }
         guard let staging, let weights else { throw ValidationError("give --bundle PATH, or --staging PATH --weights PATH") }
         let network = try StagingFile.read(from: staging).network

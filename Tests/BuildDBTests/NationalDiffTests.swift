@@ -38,7 +38,7 @@ final class NationalDiffTests: XCTestCase {
 
     func testNationalDiffAgreesWithSqldiffAndPatches() async throws {
         let (dist, old, new) = try await Self.nationalPair()
-        let report = try DiffReport.make(old: try DiffSide.resolve(dist + "/1"), new: try DiffSide.resolve(dist))
+        let report = try DiffReport.make(old: try BundleLocation.resolve(dist + "/1"), new: try BundleLocation.resolve(dist))
         let d = report.difference
         XCTAssertEqual([d.oldVersion, d.newVersion], [1, 2])
         XCTAssertGreaterThan(d["stations"]!.changed.count, 100)

@@ -188,7 +188,9 @@ final class DiffReportTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "\n  + s_id ").count - 1, 5)
         XCTAssertTrue(text.contains("\n  ... and 7 more\n"), text)
         XCTAssertTrue(report.markdown(limit: 5).contains("| added | … and 7 more | | |\n"))
-        XCTAssertEqual(report.json().components(separatedBy: "\"name\": \"S").count - 1, 12)
+        let document = try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any]
+        let stations = (document?["tables"] as? [[String: Any]])?.first { $0["table"] as? String == "stations" }
+        XCTAssertEqual((stations?["added"] as? [Any])?.count, 12, "JSON is never cut")
         XCTAssertEqual(report.sql().components(separatedBy: "INSERT OR IGNORE INTO stations ").count - 1, 12)
     }
 
@@ -203,12 +205,12 @@ final class DiffReportTests: XCTestCase {
         try "{}\n".write(toFile: dist + "/1/manifest.json", atomically: true, encoding: .utf8)
         try "{\"database\": \"1/stations.sqlite\", \"version\": 1}\n".write(toFile: dist + "/latest.json", atomically: true, encoding: .utf8)
 
-        XCTAssertEqual(try DiffSide.resolve(v1), DiffSide(argument: v1, databasePath: v1, kind: .file))
-        XCTAssertEqual(try DiffSide.resolve(dist), DiffSide(argument: dist, databasePath: dist + "/1/stations.sqlite", kind: .dist))
-        XCTAssertEqual(try DiffSide.resolve(dist + "/1"), DiffSide(argument: dist + "/1", databasePath: dist + "/1/stations.sqlite", kind: .version))
+        XCTAssertEqual(try BundleLocation.resolve(v1), BundleLocation(argument: v1, databasePath: v1, kind: .file))
+        XCTAssertEqual(try BundleLocation.resolve(dist), BundleLocation(argument: dist, databasePath: dist + "/1/stations.sqlite", kind: .dist))
+        XCTAssertEqual(try BundleLocation.resolve(dist + "/1"), BundleLocation(argument: dist + "/1", databasePath: dist + "/1/stations.sqlite", kind: .version))
 
         func assertInputError(_ path: String, _ message: String, line: UInt = #line) {
-            XCTAssertThrowsError(try DiffSide.resolve(path), line: line) { error in
+            XCTAssertThrowsError(try BundleLocation.resolve(path), line: line) { error in
                 XCTAssertTrue(error is InputError, "\(error)", line: line)
                 XCTAssertTrue("\(error)".contains(message), "\(error)", line: line)
             }
@@ -227,7 +229,7 @@ final class DiffReportTests: XCTestCase {
         let db = try SQLiteDatabase(path: other, mode: .create)
         try db.execute("CREATE TABLE completions (s_id INTEGER PRIMARY KEY)")
         db.close()
-        XCTAssertThrowsError(try DiffReport.make(oldPath: v1, newPath: try DiffSide.resolve(other).databasePath)) { error in
+        XCTAssertThrowsError(try DiffReport.make(oldPath: v1, newPath: try BundleLocation.resolve(other).databasePath)) { error in
             XCTAssertTrue(error is InputError, "\(error)")
             XCTAssertTrue("\(error)".contains("not a station bundle"), "\(error)")
         }

@@ -1,18 +1,18 @@
 import FoundationEssentials
 import Glibc
 import StationIO
-import StationModel
 
-/// One side of `stationdb diff`: what the user named and the bundle file it stands for.
+/// Which bundle a path given on the command line means (diff, verify, preview, a
+/// report): what the user named and the bundle file it stands for.
 ///
-/// A side may be
+/// A path may be
 /// - a bundle file (any SQLite file with the tables of bundle.md, old ones included);
 /// - a dist folder: it has latest.json, whose "database" path (relative to the folder)
 ///   names the published version's bundle;
 /// - a version folder (dist/<v>): it has manifest.json and stations.sqlite.
 ///
 /// Anything else is an InputError (exit 2): the diff cannot say anything about it.
-public struct DiffSide: Sendable, Equatable {
+public struct BundleLocation: Sendable, Equatable {
     /// As given on the command line.
     public var argument: String
     /// The bundle file compared.
@@ -30,42 +30,48 @@ public struct DiffSide: Sendable, Equatable {
         kind == .file ? argument : "\(argument) (\(databasePath))"
     }
 
-    static let latestName = "latest.json"
-    static let manifestName = "manifest.json"
-    static let databaseName = "stations.sqlite"
+    static let latestName = DistLayout.latest
+    static let manifestName = DistLayout.manifest
+    static let databaseName = DistLayout.database
 
-    public static func resolve(_ argument: String) throws -> DiffSide {
-        let fm = FileManager.default
-        var isFolder = false
-        guard fm.fileExists(atPath: argument, isDirectory: &isFolder) else {
-            throw InputError(SourceLocation(file: argument), "no such file or folder")
-        }
-        guard isFolder else {
-            try checkSQLite(argument)
-            return DiffSide(argument: argument, databasePath: argument, kind: .file)
-        }
+    /// What a path is, by what it holds: a dist (latest.json), a version folder
+    /// (manifest.json or stations.sqlite), a file; nil for a folder that is none of these
+    /// or a path that does not exist. `stationdb verify` checks each kind its own way.
+    public static func kind(of path: String) -> Kind? {
+        guard Files.exists(path) else { return nil }
+        guard Files.isFolder(path) else { return .file }
+        if Files.exists(joinPath(path, latestName)) { return .dist }
+        if Files.exists(joinPath(path, manifestName)) || Files.exists(joinPath(path, databaseName)) { return .version }
+        return nil
+    }
+
+    public static func resolve(_ argument: String) throws -> BundleLocation {
         func inside(_ name: String) -> String { joinPath(argument, name) }
-
-        let latest = inside(latestName)
-        if fm.fileExists(atPath: latest) {
+        switch kind(of: argument) {
+        case .file:
+            try checkSQLite(argument)
+            return BundleLocation(argument: argument, databasePath: argument, kind: .file)
+        case .dist:
+            let latest = inside(latestName)
             let database = try databaseNamed(byLatest: latest)
             let path = database.hasPrefix("/") ? database : inside(database)
-            guard fm.fileExists(atPath: path) else {
+            guard Files.exists(path) else {
                 throw InputError(SourceLocation(file: latest, field: "database"), "names \(database), which does not exist")
             }
             try checkSQLite(path)
-            return DiffSide(argument: argument, databasePath: path, kind: .dist)
-        }
-        let database = inside(databaseName)
-        if fm.fileExists(atPath: inside(manifestName)) || fm.fileExists(atPath: database) {
-            guard fm.fileExists(atPath: database) else {
+            return BundleLocation(argument: argument, databasePath: path, kind: .dist)
+        case .version:
+            let database = inside(databaseName)
+            guard Files.exists(database) else {
                 throw InputError(SourceLocation(file: argument), "a version folder without \(databaseName)")
             }
             try checkSQLite(database)
-            return DiffSide(argument: argument, databasePath: database, kind: .version)
+            return BundleLocation(argument: argument, databasePath: database, kind: .version)
+        case nil:
+            guard Files.exists(argument) else { throw InputError(SourceLocation(file: argument), "no such file or folder") }
+            throw InputError(SourceLocation(file: argument),
+                             "not a bundle: a folder without \(latestName) (a dist folder) or \(databaseName) (a version folder)")
         }
-        throw InputError(SourceLocation(file: argument),
-                         "not a bundle: a folder without \(latestName) (a dist folder) or \(databaseName) (a version folder)")
     }
 
     static func databaseNamed(byLatest path: String) throws -> String {
