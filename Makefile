@@ -83,31 +83,13 @@ help:
 setup:
 	@$(ROOT)/scripts/setup
 
-# Linked statically against the Swift runtime and FoundationEssentials: a run
-# starts in a few milliseconds instead of tens, which is most of a national
-# stage's time. Linked at a fixed address (-no-pie): a batch tool that reads
-# local files gives nothing up with it, and each start fixes up fewer pointers.
-# The C libraries come from Debian's static archives too: loading and binding
-# SQLite, libxml2, ICU and libcrypto cost every command about 3 ms (a national
-# priority run is 10). The package links them by name (-lsqlite3, and -lxml2
-# through pkg-config); for this build only, $(STATIC) holds linker scripts
-# named like the shared libraries that point each name at its archive, and a
-# libxml-2.0.pc that puts $(STATIC) first on the search path.
-# The Debian packages are checked when the binary is built (they are what it
-# builds and links against), not on every run.
-STATIC := $(ROOT)/.build/static-libs
-LIBDIR := /usr/lib/$(shell uname -m)-linux-gnu
+# The Swift runtime is linked in (--static-swift-stdlib), so the binary runs on a
+# machine with Debian's C libraries and no Swift toolchain. The Debian packages are
+# checked when the binary is built (they are what it builds and links against),
+# not on every run.
 $(RELEASE): $(SOURCES)
 	@$(ROOT)/scripts/setup
-	@mkdir -p $(STATIC)
-	@echo 'INPUT($(LIBDIR)/libsqlite3.a)' >$(STATIC)/libsqlite3.so
-	@echo 'INPUT($(LIBDIR)/libcrypto.a)' >$(STATIC)/libcrypto.so
-	@echo 'INPUT($(LIBDIR)/libz.a)' >$(STATIC)/libz.so
-	@echo 'INPUT($(LIBDIR)/libicuuc.a $(LIBDIR)/libicudata.a -lstdc++)' >$(STATIC)/libicuuc.so
-	@echo 'INPUT($(LIBDIR)/libxml2.a $(LIBDIR)/libicui18n.a -licuuc $(LIBDIR)/liblzma.a -lz -lm)' >$(STATIC)/libxml2.so
-	@printf 'Name: libXML\nDescription: libxml2 from its static archive (see the Makefile)\nVersion: %s\nLibs: -L$(STATIC) -lxml2\nCflags: %s\n' \
-		"$$(pkg-config --modversion libxml-2.0)" "$$(pkg-config --cflags libxml-2.0)" >$(STATIC)/libxml-2.0.pc
-	cd $(ROOT) && PKG_CONFIG_PATH=$(STATIC) swift build -c release --product stationdb --static-swift-stdlib -Xlinker -no-pie
+	cd $(ROOT) && swift build -c release --product stationdb --static-swift-stdlib
 	@touch $@
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).

@@ -157,59 +157,57 @@ private func equals(_ p: UnsafePointer<xmlChar>, _ s: StaticString) -> Bool {
     }
     return p[n] == 0
 }
-/// Driven by libxml2's SAX callbacks, on one thread and never overlapping, so its
-/// properties skip Swift's exclusivity checks: measured, they make the national N02
-/// read 18% slower (0.16 s against 0.14), past the bench's 1.5x of xmllint.
+/// Driven by libxml2's SAX callbacks, on one thread and never overlapping.
 final class N02Parser {
     let label: String
-    @exclusivity(unchecked) var diagnostics = DiagnosticCollector()
+    var diagnostics = DiagnosticCollector()
 
-    @exclusivity(unchecked) private(set) var curves: [String: N02Curve] = [:]
-    @exclusivity(unchecked) private(set) var stations: [N02StationRecord] = []
-    @exclusivity(unchecked) private(set) var sections: [N02FeatureCore] = []
-    @exclusivity(unchecked) private(set) var companies = N02Names()
-    @exclusivity(unchecked) private(set) var lineNames = N02Names()
+    private(set) var curves: [String: N02Curve] = [:]
+    private(set) var stations: [N02StationRecord] = []
+    private(set) var sections: [N02FeatureCore] = []
+    private(set) var companies = N02Names()
+    private(set) var lineNames = N02Names()
     /// Each unknown code's first line and how many features carry it.
-    @exclusivity(unchecked) private(set) var unknownCodes: [N02UnknownCode: (line: Int, count: Int)] = [:]
+    private(set) var unknownCodes: [N02UnknownCode: (line: Int, count: Int)] = [:]
 
-    @exclusivity(unchecked) private var ctxt: xmlParserCtxtPtr?
-    @exclusivity(unchecked) private var sawRoot = false
-    @exclusivity(unchecked) private var sawFatalXMLError = false
-    @exclusivity(unchecked) private var stack: [N02Tag] = []
+    private var ctxt: xmlParserCtxtPtr?
+    private var sawRoot = false
+    private var sawFatalXMLError = false
+    private var stack: [N02Tag] = []
     /// Local names of the open elements (libxml2's dictionary keeps them alive), to name the one
     /// a truncated file ends in.
-    @exclusivity(unchecked) private var openElements: [UnsafePointer<xmlChar>] = []
+    private var openElements: [UnsafePointer<xmlChar>] = []
 
     // Current gml:Curve.
-    @exclusivity(unchecked) private var curveID: String?
-    @exclusivity(unchecked) private var curveLine = 0
-    @exclusivity(unchecked) private var curveInvalid = false
-    @exclusivity(unchecked) private var points: [(lat: Int, lng: Int)] = []
+    private var curveID: String?
+    private var curveLine = 0
+    private var curveInvalid = false
+    private var points: [(lat: Int, lng: Int)] = []
 
     // Current gml:posList: numbers are parsed straight from the character callbacks.
-    @exclusivity(unchecked) private var inPosList = false
-    @exclusivity(unchecked) private var posListLine = 0
-    @exclusivity(unchecked) private var posListNewlines = 0
-    @exclusivity(unchecked) private var numberCount = 0
-    @exclusivity(unchecked) private var pendingLat: Int?
-    @exclusivity(unchecked) private var token: [UInt8] = []
-    @exclusivity(unchecked) private var tokenLine = 0
+    private var inPosList = false
+    private var posListLine = 0
+    private var posListNewlines = 0
+    private var numberCount = 0
+    private var pendingLat: Int?
+    private var token: [UInt8] = []
+    private var tokenLine = 0
 
     // Current feature.
-    @exclusivity(unchecked) private var featureTag: N02Tag?
-    @exclusivity(unchecked) private var featureID = ""
-    @exclusivity(unchecked) private var featureLine = 0
+    private var featureTag: N02Tag?
+    private var featureID = ""
+    private var featureLine = 0
     /// Text of the feature's child elements, by N02Tag.rawValue; company and line name are interned instead.
-    @exclusivity(unchecked) private var field: [String?] = Array(repeating: nil, count: 16)
-    @exclusivity(unchecked) private var companyIndex: Int?
-    @exclusivity(unchecked) private var lineNameIndex: Int?
+    private var field: [String?] = Array(repeating: nil, count: 16)
+    private var companyIndex: Int?
+    private var lineNameIndex: Int?
     /// ksj:railwayType and ksj:serviceProviderType, parsed from bytes; .invalid keeps bad text for the message.
-    @exclusivity(unchecked) private var codes: [N02Code] = [.absent, .absent]
-    @exclusivity(unchecked) private var href: String?
-    @exclusivity(unchecked) private var hrefLine = 0
-    @exclusivity(unchecked) private var sawLocation = false
-    @exclusivity(unchecked) private var capture: N02Tag?
-    @exclusivity(unchecked) private var text: [UInt8] = []
+    private var codes: [N02Code] = [.absent, .absent]
+    private var href: String?
+    private var hrefLine = 0
+    private var sawLocation = false
+    private var capture: N02Tag?
+    private var text: [UInt8] = []
 
     init(label: String) {
         self.label = label
@@ -307,9 +305,9 @@ final class N02Parser {
     // conversion failure without a line. The bytes it could not convert stay in its raw buffer and
     // end where the chunk being fed ends, which gives the bad byte's offset; its line follows from
     // the raw newlines before it (0x0A is a newline in UTF-8 and Shift_JIS alike, never a trail byte).
-    @exclusivity(unchecked) private var rawNewlinesBefore = 0   // in the chunks before the one being fed
-    @exclusivity(unchecked) private var rawChunk: UnsafeRawPointer?
-    @exclusivity(unchecked) private var terminating = false
+    private var rawNewlinesBefore = 0   // in the chunks before the one being fed
+    private var rawChunk: UnsafeRawPointer?
+    private var terminating = false
 
     static func newlines(_ p: UnsafeRawPointer, _ n: Int) -> Int {
         let bytes = p.assumingMemoryBound(to: UInt8.self)
@@ -318,7 +316,7 @@ final class N02Parser {
         return count
     }
 
-    @exclusivity(unchecked) private var rawChunkLength = 0
+    private var rawChunkLength = 0
 
     private func conversionErrorLine() -> Int? {
         guard let ctxt, let chunk = rawChunk, let buf = ctxt.pointee.input?.pointee.buf,
@@ -382,7 +380,7 @@ final class N02Parser {
 
     /// libxml2 hands every element the same pointer for the same URI, so each is
     /// compared as text once.
-    @exclusivity(unchecked) private var knownURIs: [(uri: UnsafePointer<xmlChar>, namespace: Namespace)] = []
+    private var knownURIs: [(uri: UnsafePointer<xmlChar>, namespace: Namespace)] = []
 
     private func namespace(_ uri: UnsafePointer<xmlChar>?) -> Namespace {
         guard let uri else { return .other }

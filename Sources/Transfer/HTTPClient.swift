@@ -85,9 +85,7 @@ public final class HTTPClient {
         guard fd >= 0 else { throw TransferError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
 
-        if let why = stationdb_curl_open() {
-            throw TransferError.io("cannot load libcurl (\(String(cString: why))); install it: apt-get install libcurl4")
-        }
+        stationdb_curl_open()
         guard let curl = stationdb_curl_easy_init() else { throw TransferError.io("libcurl could not start a request") }
         defer { stationdb_curl_easy_cleanup(curl) }
 
