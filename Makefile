@@ -36,7 +36,7 @@ RELEASE := $(ROOT)/.build/release/stationdb
 BIN     ?= $(RELEASE)
 SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
 
-.PHONY: all help setup fetch lint plan test bench diff clean
+.PHONY: all help setup fetch lint plan install test bench diff clean
 
 # What make says when stationdb fails: its own exit status, which make turns into 2.
 EXPLAIN = status=$$?; case $$status in \
@@ -72,6 +72,7 @@ help:
 	@echo '                    what changed between two bundles (succeeds whether same or different)'
 	@echo 'make test           the tests;  make bench: speed against sqlite3, sqldiff, xmllint'
 	@echo 'make setup          install the Debian packages the build needs'
+	@echo 'make install        put stationdb on PATH: PREFIX/bin/stationdb (PREFIX=$(PREFIX))'
 	@echo 'make clean          remove build/ (published versions in dist/ are kept)'
 	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
 	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
@@ -116,6 +117,11 @@ diff: $(BIN)
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...> [FORMAT=text|json|markdown|sql]" >&2; exit 2; }
 	@$(BIN) diff $(OLD) $(NEW) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
+
+# Puts the release binary on PATH: PREFIX/bin/stationdb (default /usr/local).
+PREFIX ?= /usr/local
+install: $(RELEASE)
+	install -D -m 755 $(RELEASE) $(PREFIX)/bin/stationdb
 
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:

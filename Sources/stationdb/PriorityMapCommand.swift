@@ -24,10 +24,10 @@ struct PriorityMapCommand: ParsableCommand {
     @OptionGroup var stations: WeightedStationsOptions
 
     @Option(help: "The SVG file to write.")
-    var out: String
+    var out = "build/weights.svg"
 
-    @Option(help: "LAT,LNG,SPAN: frame this view and ring the pins it shows.")
-    var viewport: String?
+    @Option(help: "LAT,LNG,SPAN: frame this view and ring the pins it shows, e.g. 35.68,139.76,0.5.")
+    var viewport: Viewport?
 
     @Option(help: "Pins per view (the clients' N) for --viewport.")
     var pins = 100
@@ -36,12 +36,7 @@ struct PriorityMapCommand: ParsableCommand {
     var png: String?
 
     func run() throws {
-        var view: Viewport?
-        if let viewport {
-            guard let v = Viewport(text: viewport) else { throw ValidationError("--viewport: expected LAT,LNG,SPAN in degrees, e.g. 35.68,139.76,0.5") }
-            view = v
-        }
-        let svg = WeightMap.svg(stations: try stations.load(), viewport: view, pins: pins)
+        let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins)
         try AtomicFile.write(svg, to: out)
         note("priority: wrote \(out)")
         if let png {
@@ -69,4 +64,8 @@ private func runTool(_ tool: String, _ arguments: [String]) throws -> Bool {
         guard errno == EINTR else { return false }
     }
     return status == 0
+}
+
+extension Viewport: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
 }

@@ -41,7 +41,7 @@ struct PriorityReportCommand: ParsableCommand {
     var viewports = 1000
 
     @Option(help: "Pins per view (the clients' N); a comma list scores several.")
-    var pins = "100"
+    var pins = PinCounts(values: [100])
 
     @OptionGroup var seed: SeedOption
 
@@ -60,10 +60,12 @@ struct PriorityReportCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("With --test-bed, only the test bed and only blue noise (for tuning).", visibility: .hidden))
     var blueNoiseOnly = false
 
-    func run() throws {
-        let pinCounts = pins.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }
-        guard !pinCounts.isEmpty, pinCounts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--pins: expected positive integers, e.g. 100 or 50,100,300") }
+    func validate() throws {
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
+    }
+
+    func run() throws {
+        let pinCounts = pins.values
         if testBed { return try runTestBed(pinCounts) }
         let ours = try stations.load()
         let random = compareRandom ? WeightedStations.randomMachineWeights(ours, seed: seed.seed) : nil
@@ -137,3 +139,18 @@ struct PriorityReportCommand: ParsableCommand {
     private func signed(_ v: Double) -> String { fixed(v, decimals: 3, alwaysSigned: true) }
 }
 
+
+/// --pins 50,100,300: the clients' N, one or several.
+struct PinCounts: ExpressibleByArgument {
+    var values: [Int]
+
+    init(values: [Int]) { self.values = values }
+
+    init?(argument: String) {
+        let values = argument.split(separator: ",").map { Int($0.trimmed()) }
+        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        self.values = values.map { $0! }
+    }
+
+    var defaultValueDescription: String { values.map(String.init).joined(separator: ",") }
+}

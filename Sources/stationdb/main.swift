@@ -11,8 +11,10 @@ struct StationDB: ParsableCommand {
         discussion: """
         The nightly pipeline is ingest -> priority -> build; `make` runs it as
         `stationdb publish`, which runs each stage only when what it reads
-        changed. Each stage is also a subcommand (what publish runs):
+        changed, and `make plan` as `stationdb plan`, which shows what a publish
+        would change without publishing. Each stage is also a subcommand:
 
+          stationdb plan --raw raw --build build --dist dist
           stationdb publish --raw raw --build build --dist dist
           stationdb ingest --raw raw --out build/staging.bin \\
             --lint build/lint.json
@@ -24,22 +26,18 @@ struct StationDB: ParsableCommand {
           stationdb verify dist
           stationdb preview dist --baseline dist/3 --out /tmp/preview.html
 
-        Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
-        3 I/O or environment failure, 4 a guard refused to publish.
+        Exit status: 0 success, 1 diff found differences or plan would publish,
+        2 bad input or usage, 3 I/O or environment failure, 4 a guard refused
+        (or would refuse) to publish, 5 published but RAW/registry.csv not
+        updated.
         """,
+        // --version says which stationdb this is: the formats it writes and its binary's
+        // build ID. ArgumentParser claims --version on every subcommand too, which is why
+        // build, publish and plan take --as-version N.
+        version: StationDBVersion.description,
         subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, PreviewCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
-
-    // A flag of its own rather than ArgumentParser's `version:`; either way it is
-    // claimed on every subcommand too, which is why build and publish take `--as-version N`.
-    @Flag(help: "Say which stationdb this is: its version, the formats it writes and its binary's build ID.")
-    var version = false
-
-    func run() throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(StationDBVersion.description)
-    }
 }
 
 /// Runs the command and maps every failure to the exit statuses of the guide.
