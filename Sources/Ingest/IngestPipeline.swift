@@ -54,6 +54,9 @@ public struct IngestOptions: Sendable {
     public var registryPath: String
     public var fixesPath: String
     public var problemLimit: Int
+    /// The sources' digests as `digests` gives them, when the caller has them already
+    /// (a stage's record reads every source before the stage runs): a source is hashed once a run.
+    public var sourceDigests: [String: String]?
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
@@ -107,7 +110,7 @@ public enum IngestPipeline {
     public static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
         try options.checkRawFolder()
         let config = try SourcesConfig.load(rawFolder: options.rawFolder)
-        async let meta = digests(config, options)
+        async let meta = options.sourceDigests ?? digests(config, options)
         var problems = DiagnosticCollector(limit: options.problemLimit)
         let merger = NetworkMerger()
         var labels: [String] = [], warnings: [Diagnostic] = []

@@ -102,6 +102,8 @@ public struct IngestStage: Stage {
     public func run(check: Bool = false, report: Bool = false, record: StageRecord? = nil) async throws {
         let record = record ?? (try? self.record())
         var sourceFindings: [LintFinding] = []
+        var options = self.options
+        options.sourceDigests = record.map(sourceDigests)
         let inputs = try await IngestPipeline.read(options) { if lint != nil { sourceFindings += Lint.sourceValues($0) } }
         let fixes = inputs.fixes
         let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint != nil)
@@ -128,6 +130,13 @@ public struct IngestStage: Stage {
             note("lint: \(report.summary) in \(options.rawLabel)" + (report.count > 0 ? "; `make lint` lists them" : ""))
         }
         if let record { try writeRecord(record) }
+    }
+
+    /// The sources' digests (latest.json's "sources") from the record, which has just hashed them.
+    func sourceDigests(_ record: StageRecord) -> [String: String] {
+        var digests = record.inputs.filter { $0.key.hasPrefix("source:") }
+        if let fixes = record.inputs["fixes"], fixes != StageRecord.absent { digests["source:" + options.relativePath(options.fixesPath)] = fixes }
+        return digests
     }
 
     static func printReport(_ outcome: IngestOutcome) {
