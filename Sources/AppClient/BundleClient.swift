@@ -164,7 +164,7 @@ public final class BundleClient {
 
         let db = try SQLiteDatabase(path: copyPath, mode: .readWrite)
         do {
-            try PatchRunner.apply(sql: sql, to: db, file: patchURL)
+            try runPatch(sql, on: db, url: patchURL)
             if try db.userVersion != manifest.version {
                 try db.execute("PRAGMA user_version = \(manifest.version)")
             }
@@ -176,6 +176,23 @@ public final class BundleClient {
         } catch {
             db.close()
             throw error
+        }
+    }
+
+    /// Runs a downloaded patch as the Android client does, under PatchPolicy, saying
+    /// what went wrong in a download's terms.
+    private func runPatch(_ sql: String, on db: SQLiteDatabase, url patchURL: String) throws {
+        do {
+            try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL, authorizer: PatchPolicy.authorizer)
+        } catch let failure as SQLScript.Failure {
+            let line = "line \(failure.location.line ?? 0)", statement = "(in: \(shown(failure.statement)))"
+            if let refusal = failure.refusal {
+                throw TransferError.corrupt(what: patchURL, reason: "\(line): refused: \(refusal); a patch may only change the bundle's tables"
+                                            + " and set PRAGMA user_version \(statement)")
+            }
+            throw TransferError.corrupt(what: patchURL, reason: "\(line): \(failure.problem) \(statement)")
+        } catch let error as InputError {
+            throw TransferError.corrupt(what: patchURL, reason: "\(error)")
         }
     }
 
@@ -276,8 +293,8 @@ public final class BundleClient {
     func renumberings(manifest: PublishedBundle, bundle: SQLiteDatabase?, after version: Int) throws -> [PublishedBundle.Renumbered] {
         var pairs = Set(manifest.renumbered.filter { $0.version > version })
         if let bundle, try bundle.tableExists("renumbered_stations") {
-            for row in try bundle.query("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
-                guard let n = row[0].intValue, let o = row[1].intValue, let v = row[2].intValue else { continue }
+            for row in try bundle.rows("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
+                guard let n = row["new_s_id"].intValue, let o = row["old_s_id"].intValue, let v = row["version"].intValue else { continue }
                 pairs.insert(.init(newStationID: n, oldStationID: o, version: v))
             }
         }
