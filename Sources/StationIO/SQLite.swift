@@ -103,6 +103,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// The file is damaged or not SQLite at all (SQLITE_CORRUPT, SQLITE_NOTADB).
     public var isDamage: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
+
+    /// A write went past `limitSize(toBytes:)` (SQLITE_FULL, SQLITE_TOOBIG), or the disk is full.
+    public var isFull: Bool { code & 0xFF == SQLITE_FULL || code & 0xFF == SQLITE_TOOBIG }
 }
 
 /// One connection; used by one thread at a time. The rest of the package reaches
@@ -214,6 +217,15 @@ public final class SQLiteDatabase {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Keeps this connection from growing the file past `bytes` (PRAGMA max_page_count;
+    /// a file already larger keeps its size) or making any one value longer: the write
+    /// that would fails with `isFull`, instead of SQLite filling the disk or memory first.
+    public func limitSize(toBytes bytes: Int) throws {
+        let pageSize = try scalarInt("PRAGMA page_size") ?? 4096
+        try execute("PRAGMA max_page_count = \(max(1, bytes / pageSize))")
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: max(1, bytes)))
+    }
 
     /// Runs each statement of `script` to its end, in order, with `authorizer` judging
     /// what each would do while it is prepared. Opens no transaction: wrap the call in
@@ -443,6 +455,9 @@ public struct SQLScript: Sendable {
         public var refusal: String?
         /// SQLite's extended result code, when SQLite failed it.
         public var code: Int32?
+
+        /// The statement wrote past `limitSize(toBytes:)`.
+        public var isFull: Bool { code.map { $0 & 0xFF == SQLITE_FULL || $0 & 0xFF == SQLITE_TOOBIG } ?? false }
 
         public var description: String {
             "\(location): \(refusal.map { "refused: \($0)" } ?? problem) in: \(shown(statement))"

@@ -159,6 +159,21 @@ final class SQLiteTests: XCTestCase {
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM open"), 2)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM closed"), 0)
     }
+
+    func testLimitSizeStopsAWriteBeforeItHappens() throws {
+        let db = try SQLiteDatabase(path: path("s.sqlite"), mode: .create)
+        try db.execute("CREATE TABLE t (v)")
+        try db.limitSize(toBytes: 256 << 10)
+        try db.execute("INSERT INTO t VALUES (zeroblob(100000))")
+        for sql in ["INSERT INTO t VALUES (randomblob(300000))",                          // one value too long
+                    "INSERT INTO t SELECT randomblob(200000) FROM (SELECT 1 UNION SELECT 2)"] { // the file too large
+            XCTAssertThrowsError(try db.run(SQLScript(sql))) { error in
+                XCTAssertEqual((error as? SQLScript.Failure)?.isFull, true, "\(error)")
+            }
+        }
+        XCTAssertLessThanOrEqual(Files.size(of: path("s.sqlite")) ?? 0, 256 << 10)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1)
+    }
 }
 
 /// What the authorizer was told, gathered from SQLite's callback.
