@@ -13,7 +13,10 @@ enum BundleCheck {
     static func reference() throws -> [String: SQLiteRow] {
         let db = try SQLiteDatabase(path: ":memory:", mode: .create)
         defer { db.close() }
-        for sql in BundleSchema.createStatements + [BundleSchema.renumberedCreateSQL] { try db.execute(sql) }
+        // renumbered_stations once, whether createStatements lists it or not.
+        let renumbered = BundleSchema.renumberedStations.createSQL
+        let statements = BundleSchema.createStatements.filter { $0 != renumbered } + [renumbered]
+        for sql in statements { try db.execute(sql) }
         return try objects(in: db)
     }
 
