@@ -36,14 +36,14 @@ let package = Package(
         .target(name: "StationModel", dependencies: ["StationIO", "CZlib"]),
         .target(name: "Ingest", dependencies: ["StationModel", "StationIO", "CLibXML2", "CICU"]),
         .target(name: "Priority", dependencies: ["StationModel", "StationIO"]),
-        .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO", "CSQLite"]),
+        .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO"]),
         .target(name: "BuildDB", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
         // HTTP for both jobs below: libcurl with timeouts, a size limit and retries.
         .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "CCurl"]),
         // `stationdb fetch`: the sources of raw/sources.json, each file checked with its reader.
         .target(name: "SourceFetch", dependencies: ["Transfer", "Ingest", "StationModel", "StationIO"]),
         // `stationdb pull`: the apps' reference client, and the published version a plan reads.
-        .target(name: "AppClient", dependencies: ["Transfer", "BundleDiff", "StationModel", "StationIO", "CSQLite"]),
+        .target(name: "AppClient", dependencies: ["Transfer", "BundleDiff", "StationModel", "StationIO"]),
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "StationModel", "StationIO"]),
         // `stationdb preview`: one HTML page that shows the pins the apps would show.

@@ -162,14 +162,27 @@ public final class BundleClient {
             throw TransferError.io("cannot copy the local database \(databasePath): \(error)")
         }
 
+        let limit = http.options.maxBytes
         let db = try SQLiteDatabase(path: copyPath, mode: .readWrite)
         do {
-            try PatchRunner.apply(sql: sql, to: db, file: patchURL)
+            // The limit holds for what the patch makes as for what a download brings.
+            try db.limitSize(toBytes: limit)
+            let before = try Self.stationIDs(in: db)
+            let recorded = try Self.recordedIDs(in: db)
+            try runPatch(sql, on: db, url: patchURL, limit: limit)
+            if let problem = try BundleCheck.schemaProblem(in: db, userTables: ["completions"]) {
+                throw TransferError.corrupt(what: patchURL, reason: "after the patch: \(problem)")
+            }
             if try db.userVersion != manifest.version {
                 try db.execute("PRAGMA user_version = \(manifest.version)")
             }
             try checkRowCounts(db, manifest: manifest, what: patchURL)
-            let copied = try carryCompletions(into: db, from: nil, renumbered: renumberings(manifest: manifest, bundle: nil, after: localVersion))
+            let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
+            let copied = try carryCompletions(into: db, from: nil, renumbered: pairs)
+            // Every station, not only those with records: a patch may change an
+            // s_id only as renumbered_stations says, records or none.
+            try Self.checkStationsKept(before, recorded: recorded, in: db, renumbered: pairs, what: patchURL,
+                                       rule: "a patch may change or remove an s_id only as renumbered_stations says")
             db.close()
             try commit(copyPath)
             return copied
@@ -179,16 +192,40 @@ public final class BundleClient {
         }
     }
 
+    /// Runs a downloaded patch as the Android client does, under PatchPolicy, saying
+    /// what went wrong in a download's terms.
+    private func runPatch(_ sql: String, on db: SQLiteDatabase, url patchURL: String, limit: Int) throws {
+        do {
+            try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL, authorizer: PatchPolicy.authorizer)
+        } catch let failure as SQLScript.Failure {
+            let line = "line \(failure.location.line ?? 0)", statement = "(in: \(shown(failure.statement)))"
+            if let refusal = failure.refusal {
+                throw TransferError.corrupt(what: patchURL, reason: "\(line): refused: \(refusal); a patch may only change the bundle's tables"
+                                            + " and set PRAGMA user_version \(statement)")
+            }
+            if failure.isFull {
+                throw TransferError.corrupt(what: patchURL, reason: "\(line): the patched database would pass the limit of \(limit) bytes"
+                                            + " (--max-bytes) \(statement)")
+            }
+            throw TransferError.corrupt(what: patchURL, reason: "\(line): \(failure.problem) \(statement)")
+        } catch let error as InputError {
+            throw TransferError.corrupt(what: patchURL, reason: "\(error)")
+        }
+    }
+
     /// Downloads the gzip of the full database, verifies both digests, moves
     /// the user's completions over and swaps it in.
     private func replaceWithFullDatabase(manifest: PublishedBundle, localVersion: Int) throws -> Int {
         let newPath = temporaryBase
         defer { removeDatabaseFiles(newPath) }
         try downloadDatabase(manifest, to: newPath)
+        let (kept, recorded) = try localRecords()
         let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
         do {
             let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
             let copied = try carryCompletions(into: db, from: Files.exists(databasePath) ? databasePath : nil, renumbered: pairs)
+            try Self.checkStationsKept(kept, recorded: recorded, in: db, renumbered: pairs, what: url(manifest.database),
+                                       rule: "a station with a user's record may go only as renumbered_stations says")
             db.close()
             try commit(newPath)
             return copied
@@ -217,9 +254,7 @@ public final class BundleClient {
             throw TransferError.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256)
         }
         removeDatabaseFiles(path)
-        let inflated = try TransferError.inflating(what: gzipURL) {
-            try Gzip.decompress(fileAt: gzipPath, to: path, maxBytes: limit)
-        }
+        let inflated = try http.inflate(gzipPath, to: path, what: gzipURL, declared: manifest.bytes, by: "latest.json")
         if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
             throw TransferError.checksumMismatch(what: url(manifest.database),
                                                  expected: "\(manifest.bytes) bytes, sha256 \(manifest.sha256)",
@@ -232,6 +267,9 @@ public final class BundleClient {
         }()
         if version != manifest.version {
             throw TransferError.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent")
+        }
+        if let problem = try BundleCheck.schemaProblem(ofBundleAt: path) {
+            throw TransferError.corrupt(what: url(manifest.database), reason: problem)
         }
     }
 
@@ -276,8 +314,8 @@ public final class BundleClient {
     func renumberings(manifest: PublishedBundle, bundle: SQLiteDatabase?, after version: Int) throws -> [PublishedBundle.Renumbered] {
         var pairs = Set(manifest.renumbered.filter { $0.version > version })
         if let bundle, try bundle.tableExists("renumbered_stations") {
-            for row in try bundle.query("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
-                guard let n = row[0].intValue, let o = row[1].intValue, let v = row[2].intValue else { continue }
+            for row in try bundle.rows("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
+                guard let n = row["new_s_id"].intValue, let o = row["old_s_id"].intValue, let v = row["version"].intValue else { continue }
                 pairs.insert(.init(newStationID: n, oldStationID: o, version: v))
             }
         }
@@ -311,6 +349,62 @@ public final class BundleClient {
             }
         }
         return copied
+    }
+
+    /// The stations of the local database the user has records of, and every
+    /// s_id they have a record for; both empty when there is no local database yet.
+    func localRecords() throws -> (stations: Set<Int>, recorded: Set<Int>) {
+        guard Files.exists(databasePath) else { return ([], []) }
+        do {
+            let local = try SQLiteDatabase(path: databasePath, mode: .readOnly)
+            defer { local.close() }
+            let recorded = try Self.recordedIDs(in: local)
+            return (recorded.intersection(try Self.stationIDs(in: local)), recorded)
+        } catch let error as SQLiteError {
+            throw TransferError.io("cannot read the local database \(databasePath): \(error); move it away to start afresh")
+        }
+    }
+
+    static func stationIDs(in db: SQLiteDatabase) throws -> Set<Int> {
+        guard try db.tableExists("stations") else { return [] }
+        return Set(try db.query("SELECT s_id FROM stations").compactMap { $0[0].intValue })
+    }
+
+    static func recordedIDs(in db: SQLiteDatabase) throws -> Set<Int> {
+        guard try db.tableExists("completions") else { return [] }
+        return Set(try db.query("SELECT s_id FROM completions").compactMap { $0[0].intValue })
+    }
+
+    /// Refuses a new database (with the user's records already carried into it) in
+    /// which a station of `kept` no longer exists, unless renumberings lead from it
+    /// to a station that does; for a station in `recorded`, that station must hold
+    /// a record too, or the user's record would be gone with the old s_id. `rule`
+    /// says which rule the refusal enforces.
+    static func checkStationsKept(_ kept: Set<Int>, recorded: Set<Int>, in db: SQLiteDatabase,
+                                  renumbered pairs: [PublishedBundle.Renumbered], what: String, rule: String) throws {
+        let live = try stationIDs(in: db)
+        let gone = kept.subtracting(live)
+        guard !gone.isEmpty else { return }
+        let records = try recordedIDs(in: db)
+        var successors: [Int: [Int]] = [:]
+        for pair in pairs { successors[pair.oldStationID, default: []].append(pair.newStationID) }
+        var lost: [Int] = []
+        for id in gone.sorted() {
+            // Every s_id the renumberings lead to, in any order: a chain made within one version included.
+            var reached: Set<Int> = [id]
+            var queue = [id]
+            while let next = queue.popLast() {
+                for new in successors[next] ?? [] where reached.insert(new).inserted { queue.append(new) }
+            }
+            let targets = reached.intersection(live)
+            if targets.isEmpty || (recorded.contains(id) && targets.isDisjoint(with: records)) { lost.append(id) }
+        }
+        guard !lost.isEmpty else { return }
+        let withRecords = lost.filter(recorded.contains)
+        let listed = lost.prefix(5).map(String.init).joined(separator: ", ") + (lost.count > 5 ? " and \(lost.count - 5) more" : "")
+        throw TransferError.corrupt(what: what, reason: "s_id \(listed) would be gone with no renumbering to a station that exists"
+                                    + (withRecords.isEmpty ? "" : " (the user has records of \(withRecords.count))")
+                                    + "; \(rule)")
     }
 
     private func checkRowCounts(_ db: SQLiteDatabase, manifest: PublishedBundle, what: String) throws {

@@ -123,10 +123,11 @@ public final class SourceFetcher {
             var bytes = result.bytes
             var sha256 = result.sha256
             // A gzip body (a compressed N02 or CSV) is stored inflated; zlib checks its CRC.
+            // Its trailer's size caps the inflate, but only under a limit below 4 GiB,
+            // where the size modulo 4 GiB is the size.
             if Self.isGzip(part) {
-                (bytes, sha256) = try TransferError.inflating(what: file.url) {
-                    try Gzip.decompress(fileAt: part, to: staged, maxBytes: http.options.maxBytes)
-                }
+                let declared = http.options.maxBytes < 1 << 32 ? Gzip.declaredSize(ofFileAt: part) : nil
+                (bytes, sha256) = try http.inflate(part, to: staged, what: file.url, declared: declared, by: "its gzip trailer")
                 unlink(part)
             } else if rename(part, staged) != 0 {
                 throw TransferError.io("cannot rename \(part) to \(staged): \(systemError())")

@@ -49,6 +49,19 @@ public enum Gzip {
         return try output.close()
     }
 
+    /// The size a gzip file declares for what it inflates to: the ISIZE of its trailer
+    /// (RFC 1952), which is modulo 4 GiB and, in a file of several members, the last
+    /// member's alone (as `gzip -l` reads it); nil when the file is too short to have one.
+    public static func declaredSize(ofFileAt path: String) -> Int? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var trailer: [UInt8] = [0, 0, 0, 0]
+        let end = lseek(fd, 0, SEEK_END)
+        guard end >= 18, pread(fd, &trailer, 4, end - 4) == 4 else { return nil }
+        return trailer.reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
     /// Inflates a gzip (or zlib) file, several members in a row included, into
     /// `destination` (or only counts and hashes it when nil); returns the size and
     /// sha256 of the inflated bytes. Stops at `maxBytes` whatever the file claims.

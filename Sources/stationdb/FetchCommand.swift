@@ -22,8 +22,10 @@ struct FetchCommand: ParsableCommand {
           native   a base URL; operators.csv, lines.csv, stations.csv and
                    stations_lines.csv are appended to it
 
-        A gzip body is stored inflated (zlib checks it), and Content-Encoding
-        gzip is undone. Each file must arrive whole within --max-bytes and be
+        A gzip body is stored inflated (zlib checks it), no larger than the size
+        its trailer declares (and a little slack; so a file of several gzip
+        members, whose trailer gives the last one's size, is refused), and
+        Content-Encoding gzip is undone. Each file must arrive whole within --max-bytes and be
         of its source's format: a CSV must be UTF-8 with a header naming the
         columns its reader needs and at least one row; an N02 document is read
         whole by the N02 reader (libxml2). A maintenance page sent with 200 is

@@ -18,16 +18,25 @@ struct PullCommand: ParsableCommand {
           - downloads the gzip of the full database, checks its size and sha256
             before and after gunzip, and replaces the local file, as the iOS
             client does.
-        A patch that fails or leaves row counts other than latest.json's falls
-        back to the full download. The user's completions table is carried over,
-        and each renumbered station gets its predecessor's record if it has none.
+        A patch may change only the bundle's tables and user_version; one that
+        fails, leaves row counts other than latest.json's, grows the database
+        past --max-bytes, or removes or changes an s_id other than as
+        renumbered_stations says falls back to the full download. The gzip may
+        inflate no further than latest.json's bytes (and a little slack). The
+        full database must be the bundle and nothing more (its tables, their
+        columns and indexes, renumbered_stations; no trigger, no view, no
+        completions of its own) and must keep every station the user has a
+        record of, or renumber it. Then the user's completions table is carried
+        over, and each renumbered station gets its predecessor's record if it
+        has none.
 
         All work happens on a temporary copy beside --db that replaces it only
-        when complete, verified and flushed: a corrupt, truncated or mismatching
-        download never touches the local database.
+        when complete, verified and flushed: a corrupt, truncated, mismatching
+        or refused download never touches the local database.
 
         Exit status: 0 updated or already up to date; 2 a 4xx (wrong BASE_URL);
-        3 network, checksum or disk failure: try again later.
+        3 network, checksum or disk failure, or a download refused as not what a
+        bundle may be: try again later, or tell the publisher.
 
         Examples:
           stationdb pull https://example.org/stations --db app/stations.sqlite

@@ -11,7 +11,7 @@ struct TransferOptionGroup: ParsableArguments {
     @Option(help: "Seconds allowed for each whole download.")
     var timeout: Double = 600
 
-    @Option(help: "Largest file accepted, in bytes (after gunzip).")
+    @Option(help: "Largest file accepted, in bytes (after gunzip; for pull, the patched database too).")
     var maxBytes: Int = 1 << 30
 
     @Option(help: "Attempts per file; timeouts, connection errors and 5xx are retried, 4xx never.")

@@ -182,7 +182,7 @@ final class AndroidPatchRunnerTests: XCTestCase {
     func testJoinsLinesUntilQuotesBalance() throws {
         // A raw newline inside a literal: the client drops it while joining.
         let sql = "INSERT INTO t VALUES (2, 'a\nb');\r\nUPDATE t SET v = 'it''s' WHERE k = 1;\nPRAGMA user_version = 4;"
-        let statements = try AndroidPatchRunner.statements(in: sql)
+        let statements = try SQLScript(sql).statements
         XCTAssertEqual(statements.map(\.line), [1, 3, 4])
         XCTAssertEqual(statements[0].text, "INSERT INTO t VALUES (2, 'ab');")
         let db = try database()

@@ -100,4 +100,84 @@ final class SQLiteTests: XCTestCase {
         XCTAssertEqual(SQLValue.integer(4).textValue, "4")
         XCTAssertEqual(SQLValue.blob([0xAB]).description, "x'ab'")
     }
+
+    func testRowsByColumnName() throws {
+        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+        let rows = try db.rows("SELECT 1 AS s_id, 'x' AS memo UNION ALL SELECT 2, NULL")
+        XCTAssertEqual(rows.map { $0["s_id"] }, [.integer(1), .integer(2)])
+        XCTAssertEqual(rows.map { $0["memo"] }, [.text("x"), .null])
+        XCTAssertEqual(rows[0][1], .text("x"))
+        XCTAssertEqual(rows[0].columns, ["s_id", "memo"])
+    }
+
+    /// Each kind takes its lock when it begins: a second connection sees it at once.
+    func testTransactionKindsTakeTheirLocks() throws {
+        let file = path("k.sqlite")
+        let db = try SQLiteDatabase(path: file, mode: .create)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)")
+        let other = try SQLiteDatabase(path: file, mode: .readWrite)
+        func otherCanRead() -> Bool { (try? other.scalarInt("SELECT count(*) FROM t")) != nil }
+        func otherCanWrite() -> Bool { (try? other.execute("INSERT INTO t VALUES (99); DELETE FROM t WHERE k = 99")) != nil }
+        try db.transaction(.deferred) { XCTAssertTrue(otherCanWrite(), "deferred: no lock before the first statement") }
+        try db.transaction(.immediate) {
+            XCTAssertTrue(otherCanRead())
+            XCTAssertFalse(otherCanWrite(), "immediate: the write lock at once")
+        }
+        try db.transaction(.exclusive) { XCTAssertFalse(otherCanRead(), "exclusive: no reader either") }
+        XCTAssertTrue(otherCanWrite(), "every lock is released")
+    }
+
+    /// A script runs statement by statement under the authorizer, which judges what
+    /// each would do before it runs, and is gone once the script has run.
+    func testAScriptRunsUnderAnAuthorizer() throws {
+        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+        try db.execute("CREATE TABLE open (k INTEGER PRIMARY KEY, v TEXT); CREATE TABLE closed (k INTEGER PRIMARY KEY)")
+        let seen = Box()
+        let onlyOpen = SQLiteAuthorizer { action in
+            seen.add(action)
+            switch action {
+            case .insert(let table, _), .update(let table, _, _), .read(let table, _, _):
+                return table == "open" ? nil : action.description
+            case .select, .function: return nil
+            default: return action.description
+            }
+        }
+        try db.run(SQLScript("INSERT INTO open VALUES (1, 'a');\nUPDATE open SET v = upper(v) WHERE k = 1;"), authorizer: onlyOpen)
+        XCTAssertEqual(try db.query("SELECT v FROM open"), [[.text("A")]])
+        XCTAssertTrue(seen.actions.contains(.update(table: "open", column: "v", database: "main")), "\(seen.actions)")
+        XCTAssertTrue(seen.actions.contains(.function("upper")), "\(seen.actions)")
+
+        let script = try SQLScript("INSERT INTO open VALUES (2, 'b');\nINSERT INTO open SELECT k + 10, NULL FROM closed;", file: "p.sql")
+        XCTAssertThrowsError(try db.run(script, authorizer: onlyOpen)) { error in
+            let failure = error as? SQLScript.Failure
+            XCTAssertEqual(failure?.location, SourceLocation(file: "p.sql", line: 2))
+            XCTAssertEqual(failure?.refusal, "reads closed.k")
+            XCTAssertEqual("\(error)", "p.sql:2: refused: reads closed.k in: INSERT INTO open SELECT k + 10, NULL FROM closed;")
+        }
+        // No transaction of its own: the first statement stays. The authorizer does
+        // not: it would refuse this read of closed.
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM open"), 2)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM closed"), 0)
+    }
+
+    func testLimitSizeStopsAWriteBeforeItHappens() throws {
+        let db = try SQLiteDatabase(path: path("s.sqlite"), mode: .create)
+        try db.execute("CREATE TABLE t (v)")
+        try db.limitSize(toBytes: 256 << 10)
+        try db.execute("INSERT INTO t VALUES (zeroblob(100000))")
+        for sql in ["INSERT INTO t VALUES (randomblob(300000))",                          // one value too long
+                    "INSERT INTO t SELECT randomblob(200000) FROM (SELECT 1 UNION SELECT 2)"] { // the file too large
+            XCTAssertThrowsError(try db.run(SQLScript(sql))) { error in
+                XCTAssertEqual((error as? SQLScript.Failure)?.isFull, true, "\(error)")
+            }
+        }
+        XCTAssertLessThanOrEqual(Files.size(of: path("s.sqlite")) ?? 0, 256 << 10)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1)
+    }
+}
+
+/// What the authorizer was told, gathered from SQLite's callback.
+private final class Box: @unchecked Sendable {
+    var actions: [SQLiteAction] = []
+    func add(_ action: SQLiteAction) { actions.append(action) }
 }

@@ -412,10 +412,32 @@ final class BundleClientTests: XCTestCase {
         try assertFailsUntouched(client()) { error in
             XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/4/stations.sqlite", limit: limit))
         }
-        // A modest claim: the gzip is fetched, and the inflate stops at the limit.
-        try publishGzipBomb(claimedBytes: 4096)
+        // A claim just under the limit: the gzip is fetched, and the inflate stops at the limit.
+        try publishGzipBomb(claimedBytes: limit - 1000)
         try assertFailsUntouched(client()) { error in
             XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/4/stations.sqlite.gz", limit: limit))
+        }
+    }
+
+    /// The campaign's bomb claimed 2,007,040 bytes (a national bundle's size) and wrote
+    /// 1.07 GB before the default limit stopped it: the claim is what caps the inflate.
+    func testAGzipBombStopsNearWhatLatestJsonClaims() throws {
+        try installVersion1WithCompletions()
+        let claimed = 2_007_040
+        try publishGzipBomb(claimedBytes: claimed)
+        let options = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: 64 << 20, attempts: 3, backoff: 0.05)
+        try assertFailsUntouched(client(options: options)) { error in
+            guard case .corrupt(let what, let reason) = error else { return XCTFail("expected the claim to stop it, got \(error)") }
+            XCTAssertEqual(what, server.baseURL + "/4/stations.sqlite.gz")
+            XCTAssertTrue(reason.contains("past the \(claimed) bytes latest.json declares (stopped at \(claimed + HTTPClient.declaredSizeSlack))"), reason)
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+        // A claim of the real size, or a little under it, is no bomb: the digests decide.
+        for claim in [(8 << 20) + 1, (8 << 20) - 1000] {
+            try publishGzipBomb(claimedBytes: claim)
+            try assertFailsUntouched(client(options: options)) { error in
+                guard case .checksumMismatch = error else { return XCTFail("expected the digest check, got \(error)") }
+            }
         }
     }
 
@@ -430,5 +452,148 @@ final class BundleClientTests: XCTestCase {
         let report = try client().pull()
         XCTAssertEqual(report.kind, .upToDate)
         XCTAssertEqual(try appFolderSnapshot().keys.sorted(), [".stations.sqlite.tmp-1.gz", "stations.sqlite"])
+    }
+
+    // MARK: - A downloaded bundle holds the bundle and nothing else
+
+    /// Publishes as version 3 the fixture's v3 bundle changed by `sql`, under a
+    /// latest.json whose sizes and digests match it.
+    func publishVersion3(changedBy sql: String) throws {
+        let db = scratch + "/dist/3/stations.sqlite"
+        try DistFixture.makeBundle(version: 3, at: db)
+        if !sql.isEmpty {
+            let bundle = try SQLiteDatabase(path: db, mode: .readWrite)
+            try bundle.execute(sql)
+            bundle.close()
+        }
+        unlink(db + ".gz")
+        _ = try Gzip.compress(fileAt: db, to: db + ".gz")
+        try fixture.publish(3)
+    }
+
+    func testADownloadCarryingItsOwnObjectsIsRefused() throws {
+        let hostile: [(String, String)] = [
+            // The campaign's: 8 records became 1 as the client copied them in.
+            ("CREATE TABLE completions (s_id INTEGER PRIMARY KEY NOT NULL, comp_date INTEGER NOT NULL DEFAULT 0, update_date INTEGER NOT NULL DEFAULT 0, memo TEXT);"
+             + "CREATE TRIGGER keep_one AFTER INSERT ON completions BEGIN DELETE FROM completions WHERE s_id<>NEW.s_id; END;", "completions"),
+            // Without the trigger, a row of the server's was merged into the user's records.
+            ("CREATE TABLE completions (s_id INTEGER PRIMARY KEY NOT NULL, comp_date INTEGER NOT NULL DEFAULT 0, update_date INTEGER NOT NULL DEFAULT 0, memo TEXT);"
+             + "INSERT INTO completions VALUES (103, 1, 1, 'planted');", "completions"),
+            // A trigger on a bundle table would be installed in the client's database.
+            ("CREATE TRIGGER on_stations AFTER UPDATE ON stations BEGIN DELETE FROM stations_lines; END;", "on_stations"),
+            ("CREATE VIEW v AS SELECT * FROM stations;", "view v"),
+            ("CREATE TABLE extra (x);", "table extra"),
+            ("CREATE INDEX station_memo ON stations (address);", "index station_memo"),
+            ("ANALYZE;", "sqlite_stat1"),
+            ("ALTER TABLE stations ADD COLUMN x;", "table stations is not as bundle.md defines it"),
+            ("DROP INDEX station_lat_index;", "lacks index station_lat_index"),
+        ]
+        try installVersion1WithThreeCompletions()
+        for (sql, words) in hostile {
+            try publishVersion3(changedBy: sql)
+            try assertFailsUntouched(client()) { error in
+                guard case .corrupt(let what, let reason) = error else { return XCTFail("\(sql): expected corrupt, got \(error)") }
+                XCTAssertEqual(what, server.baseURL + "/3/stations.sqlite", sql)
+                XCTAssertTrue(reason.contains(words), "\(sql): \(reason)")
+                XCTAssertEqual(error.exitStatus, .environment, sql)
+            }
+        }
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102)])
+        // The bundle as published, renumbered_stations and all, is taken.
+        try publishVersion3(changedBy: "")
+        XCTAssertEqual(try client().pull().kind, .replaced)
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202), .integer(302)])
+    }
+
+    func testAFullDownloadThatDropsARecordedStationIsRefused() throws {
+        try installVersion1WithThreeCompletions()
+        try publishVersion3(changedBy: "DELETE FROM stations WHERE s_id = 101; DELETE FROM stations_lines WHERE s_id = 101;")
+        try assertFailsUntouched(client()) { error in
+            guard case .corrupt(_, let reason) = error else { return XCTFail("expected corrupt, got \(error)") }
+            XCTAssertTrue(reason.contains("s_id 101 would be gone") && reason.contains("records of 1"), reason)
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+        // Renumbered as renumbered_stations says, the record goes along.
+        try publishVersion3(changedBy: "UPDATE stations SET s_id = 401 WHERE s_id = 101; UPDATE stations_lines SET s_id = 401 WHERE s_id = 101;"
+                            + "INSERT INTO renumbered_stations VALUES (401, 101, 3);")
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202), .integer(302), .integer(401)])
+        XCTAssertEqual(try completions().last, [.integer(401), .integer(20240201), .integer(20240202), .null])
+    }
+
+    func testAFullDownloadMayDropAStationNobodyRecorded() throws {
+        try installVersion1WithCompletions() // records of 100 and 102 only
+        try publishVersion3(changedBy: "DELETE FROM stations WHERE s_id = 101; DELETE FROM stations_lines WHERE s_id = 101;")
+        XCTAssertEqual(try client().pull().kind, .replaced)
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(102), .integer(202), .integer(302)])
+    }
+
+    // MARK: - A patch keeps the s_ids and the size limit
+
+    func testAPatchMayChangeAnSIDOnlyAsRenumberedStationsSays() throws {
+        // The campaign's: every station renumbered, row counts unchanged.
+        let renumberAll = "UPDATE stations SET s_id = s_id + 1000000;\nUPDATE stations_lines SET s_id = s_id + 1000000;"
+        try assertRefusedAndReplaced(renumberAll, at: 100, mentioning: ["s_id 100, 101, 102 would be gone", "records of 3", "renumbered_stations"], byAuthorizer: false)
+        // A user with no records at all: still no s_id may change that way.
+        for suffix in ["", "-journal", "-wal"] { unlink(local + suffix) }
+        try fixture.publish(1)
+        _ = try client().pull()
+        try publishVersion2(withPatchStatement: renumberAll, at: 100)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertTrue(report.patchProblem?.contains("only as renumbered_stations says") ?? false, report.patchProblem ?? "no problem reported")
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+    }
+
+    func testAPatchThatRenumbersInPlaceAsRenumberedStationsSaysIsApplied() throws {
+        try installVersion1WithThreeCompletions()
+        // v2's 102 -> 202 as an UPDATE of the key instead of a delete and an insert.
+        var lines = DistFixture.patch(from: 1, to: 2).split(separator: "\n").map(String.init)
+        // The insert of 202 spans two lines (its name is broken inside the quotes).
+        let insert = try XCTUnwrap(lines.firstIndex { $0.contains("INTO stations VALUES (202") })
+        lines.removeSubrange(insert...insert + 1)
+        lines.removeAll { $0.contains("s_id = 102") || $0.contains("INTO stations_lines VALUES (11, 202") }
+        lines.insert(contentsOf: ["UPDATE stations SET s_id = 202, lat = 35681385 WHERE s_id = 102;",
+                                  "UPDATE stations_lines SET s_id = 202, s_sort = 4 WHERE s_id = 102;"], at: 0)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: scratch + "/dist/2/patch-from-1.sql", atomically: true, encoding: .utf8)
+        try fixture.publish(2)
+        let report = try client().pull()
+        XCTAssertNil(report.patchProblem)
+        XCTAssertEqual(report.kind, .patched)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202)])
+    }
+
+    /// A client before the bundle check took a trigger in with a download; a patch
+    /// would keep it (and have it fire), the full download replaces it.
+    func testAPatchedDatabaseMustBeTheBundleAndTheUsersRecords() throws {
+        try installVersion1WithThreeCompletions()
+        do {
+            let db = try SQLiteDatabase(path: local, mode: .readWrite)
+            defer { db.close() }
+            try db.execute("CREATE TRIGGER on_stations AFTER UPDATE ON stations BEGIN UPDATE stations SET enabled = 0 WHERE s_id = NEW.s_id; END")
+        }
+        try fixture.publish(2)
+        let report = try client().pull()
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertTrue(report.patchProblem?.contains("after the patch: holds trigger on_stations") ?? false, report.patchProblem ?? "no problem reported")
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        let db = try SQLiteDatabase(path: local, mode: .readOnly)
+        defer { db.close() }
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0)
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202)])
+    }
+
+    func testAPatchMayNotGrowTheDatabasePastMaxBytes() throws {
+        let limit = BundleClientTests.fastOptions.maxBytes
+        // The campaign's: one value of 400 MB; here 4 MB against a 1 MiB limit.
+        try assertRefusedAndReplaced("UPDATE stations SET wiki = hex(randomblob(2000000)) WHERE s_id = 100;", at: 100,
+                                     mentioning: ["limit of \(limit) bytes", "--max-bytes"], byAuthorizer: false)
+        XCTAssertLessThanOrEqual(Files.size(of: local) ?? 0, limit)
+        // Values each under the limit, together over it.
+        try assertRefusedAndReplaced("UPDATE stations SET wiki = hex(randomblob(400000));", at: 100,
+                                     mentioning: ["limit of \(limit) bytes", "--max-bytes"], byAuthorizer: false)
+        XCTAssertLessThanOrEqual(Files.size(of: local) ?? 0, limit)
     }
 }

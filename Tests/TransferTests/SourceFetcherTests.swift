@@ -203,6 +203,30 @@ final class SourceFetcherTests: XCTestCase {
         }
     }
 
+    /// The campaign's bomb: a gzip whose trailer claims 2,007,040 bytes inflated to
+    /// 1.07 GB under the default limit. The trailer's claim caps the inflate.
+    func testAGzipBombStopsNearItsTrailersSize() throws {
+        let target = raw + "/N02-stations.xml"
+        try "old".write(toFile: target, atomically: true, encoding: .utf8)
+        let zeros = scratch + "/zeros"
+        try Files.write([UInt8](repeating: 0x20, count: 8 << 20), to: zeros)
+        _ = try Gzip.compress(fileAt: zeros, to: site + "/bomb.xml.gz")
+        let claimed = 2_007_040
+        XCTAssertEqual(Gzip.declaredSize(ofFileAt: site + "/bomb.xml.gz"), 8 << 20)
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: site + "/bomb.xml.gz"))
+        handle.seekToEndOfFile()
+        handle.seek(toFileOffset: handle.offsetInFile - 4)
+        handle.write(Data((0..<4).map { UInt8(truncatingIfNeeded: claimed >> (8 * $0)) }))
+        handle.closeFile()
+        XCTAssertEqual(Gzip.declaredSize(ofFileAt: site + "/bomb.xml.gz"), claimed)
+        try assertFailsUntouched(n02Source("/bomb.xml.gz"), fetcher(maxBytes: 64 << 20)) { error in
+            guard case .corrupt(_, let reason) = error else { return XCTFail("expected the claim to stop it, got \(error)") }
+            XCTAssertTrue(reason.contains("past the \(claimed) bytes its gzip trailer declares (stopped at \(claimed + HTTPClient.declaredSizeSlack))"), reason)
+            XCTAssertEqual(error.exitStatus, .environment)
+        }
+        XCTAssertEqual(Files.names(in: raw).sorted(), ["N02-stations.xml"], "no staging left behind")
+    }
+
     // MARK: - Each file is checked as its source's format before anything is replaced
 
     func testAMaintenancePageReplacesNothing() throws {
