@@ -106,7 +106,7 @@ public enum IngestPipeline {
     /// the fixes and the registry. Bad input in any of them is one InputError.
     public static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
         try options.checkRawFolder()
-        let config = try SourcesConfig.load(rawFolder: options.rawFolder)
+        let config = try SourcesConfig.load(rawFolder: options.rawFolder, rawLabel: options.rawLabel)
         async let meta = digests(config, options)
         var problems = DiagnosticCollector(limit: options.problemLimit)
         let merger = NetworkMerger()

@@ -221,9 +221,17 @@ final class N02Parser {
     // MARK: Driving libxml2
 
     func parse(path: String) throws {
+        // README: a source file that is gone is bad input (exit 2), for this kind as for the CSV ones.
+        guard Files.exists(path) else { throw InputError(SourceLocation(file: label), "file not found; expected the N02 XML file sources.json names") }
         if Files.isFolder(path) { throw InputError(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
-        guard let file = fopen(path, "rb") else {
-            throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+        // A FIFO or a device is refused before it is read, and the size is checked against the
+        // read limit, as for every file read (Files.openRegularFile).
+        let limit = try Files.readLimit()
+        let (fd, size) = try Files.openRegularFile(path, label: label, limit: limit)
+        guard let file = fdopen(fd, "rb") else {
+            let reason = systemError()
+            close(fd)
+            throw EnvironmentError("cannot read \(label): \(reason)")
         }
         defer { fclose(file) }
         xmlInitParser()
@@ -275,8 +283,6 @@ final class N02Parser {
 
         rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
         // National files are tens of MB: show how far the stream is, on a terminal only.
-        var info = stat()
-        let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
         let progress = Progress("reading \(label) (MB)", total: max(1, size >> 20))
         defer { progress.finish() }
         var bytesRead = head
@@ -291,6 +297,8 @@ final class N02Parser {
                 break
             }
             bytesRead += n
+            // A file that grows while it is read is held to the limit its size was checked against.
+            if bytesRead > limit { throw Files.tooLarge(label, size: bytesRead, limit: limit) }
             progress.update(bytesRead >> 20)
             rawChunk = UnsafeRawPointer(buffer)
             rawChunkLength = n

@@ -28,10 +28,11 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
     public static let fileName = "sources.json"
 
     /// Reads raw/sources.json, or declares raw/ a native folder when there is none.
-    public static func load(rawFolder: String) throws -> SourcesConfig {
-        let path = joinPath(rawFolder, fileName)
-        guard Files.exists(path) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
-        let bytes = try Files.read(path)
+    /// Messages name it under `rawLabel` (by default the raw folder as given).
+    public static func load(rawFolder: String, rawLabel: String? = nil) throws -> SourcesConfig {
+        let file = joinPath(rawFolder, fileName), path = joinPath(rawLabel ?? rawFolder, fileName)
+        guard Files.exists(file) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
+        let bytes = try Files.read(file, label: path)
         let config: SourcesConfig
         do {
             config = try JSONDecoder().decode(SourcesConfig.self, from: Data(bytes))

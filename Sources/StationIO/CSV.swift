@@ -185,9 +185,9 @@ enum CSVNumbers {
 }
 
 public enum CSVReader {
-    /// Reads and splits a file; `displayName` is how messages name it.
+    /// Reads and splits a file (a regular file within the read limit: Files.read); `displayName` is how messages name it.
     public static func read(path: String, displayName: String? = nil) throws -> CSVTable {
-        try parse(Files.read(path), file: displayName ?? path)
+        try parse(Files.read(path, label: displayName), file: displayName ?? path)
     }
 
     public static func parse(_ text: String, file: String) throws -> CSVTable {

@@ -26,6 +26,11 @@ struct StationDB: ParsableCommand {
 
         Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
         3 I/O or environment failure, 4 a guard refused to publish.
+
+        A CSV, XML or JSON file (every file of raw/) is read only when it is a
+        regular file (a FIFO or a device is bad input, refused before it is
+        read) of at most 2000000000 bytes; the environment setting
+        STATIONDB_MAX_SOURCE_BYTES=<bytes> changes that.
         """,
         subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, PreviewCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]

@@ -573,11 +573,16 @@ final class N02ReaderTests: XCTestCase {
         }
     }
 
-    func testMissingFileIsAnEnvironmentError() {
-        XCTAssertThrowsError(try N02Reader.read(path: folder.appendingPathComponent("absent.xml").path, label: "raw/absent.xml")) {
-            XCTAssertTrue($0 is EnvironmentError, "\($0)")
-            XCTAssertEqual("\($0)", "error: cannot read raw/absent.xml: No such file or directory")
-        }
+    /// A missing N02 file is bad input (exit 2), as a missing CSV source file is: it
+    /// was an environment error (exit 3), which README does not promise.
+    func testMissingFileIsBadInput() {
+        XCTAssertEqual(inputErrorMessages { try N02Reader.read(path: self.folder.appendingPathComponent("absent.xml").path, label: "raw/absent.xml") },
+                       ["raw/absent.xml: file not found; expected the N02 XML file sources.json names"])
+        // A link whose target is gone is missing too.
+        let link = folder.appendingPathComponent("link.xml").path
+        XCTAssertEqual(symlink(folder.appendingPathComponent("gone.xml").path, link), 0)
+        XCTAssertEqual(inputErrorMessages { try N02Reader.read(path: link, label: "raw/link.xml") },
+                       ["raw/link.xml: file not found; expected the N02 XML file sources.json names"])
     }
 
     func testLibxml2PrintsNothingItself() throws {
