@@ -165,6 +165,9 @@ final class N02Parser {
     @exclusivity(unchecked) var diagnostics = DiagnosticCollector()
 
     @exclusivity(unchecked) private(set) var curves: [String: N02Curve] = [:]
+    /// Each ksj:Station's and ksj:RailroadSection's gml:id with its line: gml:id is an XML ID,
+    /// unique in the document across features and curves alike.
+    @exclusivity(unchecked) private var featureIDs: [String: (line: Int, tag: N02Tag)] = [:]
     @exclusivity(unchecked) private(set) var stations: [N02StationRecord] = []
     @exclusivity(unchecked) private(set) var sections: [N02FeatureCore] = []
     @exclusivity(unchecked) private(set) var companies = N02Names()
@@ -633,6 +636,10 @@ final class N02Parser {
             report(line: curveLine, field: "gml:Curve \(id)", "duplicate gml:id (first at line \(first.line))")
             return
         }
+        if let first = featureIDs[id] {
+            report(line: curveLine, field: "gml:Curve \(id)", "duplicate gml:id (first at line \(first.line), a \(first.tag.qualifiedName))")
+            return
+        }
         if curveInvalid {
             curves[id] = N02Curve(line: curveLine, lat: 0, lng: 0, valid: false)
         } else {
@@ -653,6 +660,18 @@ final class N02Parser {
         capture = nil
         let where_ = featureID.isEmpty ? tag.qualifiedName : "\(tag.qualifiedName) \(featureID)"
         var ok = true
+        // Two features under one id cannot be told apart, and a reference to it would name either.
+        if !featureID.isEmpty {
+            if let curve = curves[featureID] {
+                report(line: featureLine, field: where_, "duplicate gml:id (first at line \(curve.line), a gml:Curve)")
+                return
+            }
+            if let first = featureIDs[featureID] {
+                report(line: featureLine, field: where_, "duplicate gml:id (first at line \(first.line), a \(first.tag.qualifiedName))")
+                return
+            }
+            featureIDs[featureID] = (featureLine, tag)
+        }
 
         func present(_ t: N02Tag, _ index: Int?) -> Int {
             guard let index else {

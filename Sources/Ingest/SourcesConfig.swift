@@ -37,6 +37,10 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
         do {
             config = try JSONDecoder().decode(SourcesConfig.self, from: Data(bytes))
         } catch let error as DecodingError {
+            // A syntax error: the decoder names no place, so find the line and column a maintainer's editor shows.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let problem = JSONSyntax.firstProblem(in: bytes) {
+                throw InputError(SourceLocation(file: path, line: problem.line, field: "column \(problem.column)"), "not valid JSON: \(problem.message)")
+            }
             var reason = error.reason
             if case .keyNotFound = error { reason = "missing; each source needs \"kind\" (\(SourceKind.names)) and \"path\"" }
             throw InputError(SourceLocation(file: path, field: error.keyPath), reason)

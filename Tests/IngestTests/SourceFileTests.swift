@@ -87,4 +87,53 @@ final class SourceFileTests: XCTestCase {
             }
         }
     }
+
+    /// A JSON syntax error named no line or column ("not valid JSON (The given data was not valid JSON.)").
+    func testAJSONSyntaxErrorNamesItsLineAndColumn() throws {
+        let raw = try makeSourceFolder(self, [:])
+        func load(_ text: String) -> [String] {
+            try? Files.write(Array(text.utf8), to: raw + "/sources.json")
+            return inputErrorMessages { try SourcesConfig.load(rawFolder: raw) }
+        }
+        XCTAssertEqual(load("{ \"sources\": [\n  { \"kind\": \"ekidata\", \"path\": \"ekidata\" },\n  { \"kind\": \"n02\" \"path\": \"N02.xml\" }\n] }\n"),
+                       ["\(raw)/sources.json:3: column 19: not valid JSON: expected ',' or '}' after an object's value, found '\"'"])
+        XCTAssertEqual(load("{ \"sources\": [ { \"kind\": \"n02\", \"path\": \"N02.xml\" }, }\n}\n"),
+                       ["\(raw)/sources.json:1: column 54: not valid JSON: expected a value, found '}'"])
+        XCTAssertEqual(load("{ \"sources\": [\n  { \"kind\": \"東\u{3000}\", \"path\": x }"),
+                       ["\(raw)/sources.json:2: column 27: not valid JSON: expected a value, found 'x'"])
+        XCTAssertEqual(load("{ \"sources\": [ { \"kind\": \"n02\", \"path\": \"N02.xml"),
+                       ["\(raw)/sources.json:1: column 41: not valid JSON: a string that never ends (its closing \" is missing)"])
+        XCTAssertEqual(load("{ \"sources\": [] }\n}"),
+                       ["\(raw)/sources.json:2: column 1: not valid JSON: expected nothing after the document, found '}'"])
+        XCTAssertEqual(load(""), ["\(raw)/sources.json:1: column 1: not valid JSON: expected a value, found the end of the file"])
+        // Valid JSON with a wrong value keeps naming the key.
+        XCTAssertEqual(load(#"{ "sources": [ { "kind": "n03", "path": "x" } ] }"#),
+                       ["\(raw)/sources.json: sources.0.kind: unknown kind \"n03\"; expected one of native, ekidata, n02"])
+    }
+
+    /// `ab\0cd` in stations.csv was published as `ab` (SQLite's text binding stops at a NUL).
+    func testANULInASourceIsAnErrorAtItsField() throws {
+        var files = NativeCSVReaderTests.files
+        files["stations.csv"] = files["stations.csv"]!.replacingOccurrences(of: "1130101,東京,", with: "1130101,東\u{0}京,")
+        let folder = try makeSourceFolder(self, files)
+        XCTAssertEqual(inputErrorMessages { try NativeCSVReader.read(folder: folder, label: "raw") },
+                       ["raw/stations.csv:2: station: a NUL byte (0x00) in the field; text reaches the bundle byte for byte, and a NUL would cut it there: remove it"])
+    }
+
+    /// Whatever gave the network its text (a reader, a fix, a staging file), a NUL never
+    /// reaches the bundle: the whole-network check refuses it by row and column.
+    func testValidateRefusesANULInAnyText() {
+        let network = RailNetwork(
+            operators: [Operator(id: 1, name: "A\u{0}", type: 1)],
+            lines: [Line(id: 10, name: "L", operatorID: 1)],
+            stations: [Station(id: 5, name: "S", yomi: "え\u{0}き", pref: 13, address: "\u{0}", lat: 35_000_000, lng: 139_000_000, operatorID: 1)],
+            stationLines: [StationLine(lineID: 10, stationID: 5, sort: 1)])
+        var problems = DiagnosticCollector()
+        network.validate(&problems, place: "build/staging.bin")
+        XCTAssertEqual(problems.diagnostics.map(\.description), [
+            "build/staging.bin: operator 1: operator holds a NUL byte (0x00), which would cut it in the bundle; expected text without one",
+            "build/staging.bin: station 5: yomi holds a NUL byte (0x00), which would cut it in the bundle; expected text without one",
+            "build/staging.bin: station 5: address holds a NUL byte (0x00), which would cut it in the bundle; expected text without one",
+        ])
+    }
 }

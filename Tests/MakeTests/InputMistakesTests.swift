@@ -100,4 +100,16 @@ final class InputMistakesTests: XCTestCase {
         XCTAssertTrue(made.err.contains("more than the limit of 1000 bytes"), made.err)
         XCTAssertEqual(try f.make("STATIONDB_MAX_SOURCE_BYTES=100000").status, 0)
     }
+
+    /// `ab\0cd` was published as `ab`: now an error at its line and field, and nothing published.
+    func testANULIsRefusedNotCut() throws {
+        let f = try MakeFixture()
+        defer { f.remove() }
+        let stations = try String(contentsOfFile: f.raw + "/stations.csv", encoding: .utf8)
+        try f.write(stations.replacingOccurrences(of: "\n5,駅5,", with: "\n5,駅\u{0}5,"), to: "raw/stations.csv")
+        let run = try publish(f)
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.contains("error: raw/stations.csv:6: station: a NUL byte (0x00) in the field"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.dist + "/latest.json"))
+    }
 }
