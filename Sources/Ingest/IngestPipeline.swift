@@ -54,6 +54,9 @@ public struct IngestOptions: Sendable {
     public var registryPath: String
     public var fixesPath: String
     public var problemLimit: Int
+    /// The published version, when there is one (publish and plan give it): the registry it
+    /// was made with is checked against this run's before the fixes are applied (`read`).
+    public var published: Baseline?
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
@@ -131,7 +134,21 @@ public enum IngestPipeline {
         try problems.check()
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
+        try checkRegistry(registry, options)
         return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: try await meta)
+    }
+
+    /// A registry that lost a line or a key of the published version's (a bad merge) gives
+    /// the entity behind it a new ID, and every fix naming the old one then fails as stale,
+    /// pointing at fixes.csv. So the registry is checked against the one the published
+    /// version was made with before the fixes are applied, and the error names the real
+    /// cause: the registry, and the copy to take the line back from. (After the stages,
+    /// PublishedIDs checks the same against the published bundle itself.)
+    static func checkRegistry(_ registry: Registry, _ options: IngestOptions) throws {
+        guard let published = options.published, let path = published.registryPath else { return }
+        let lost = registry.lost(since: try Registry.load(path: path), version: published.bundle.version, publishedPath: path,
+                                 label: options.label(for: options.registryPath))
+        if !lost.isEmpty { throw InputError(Array(lost.prefix(options.problemLimit)), truncated: lost.count > options.problemLimit) }
     }
 
     /// Every source file's sha256, keyed relative to raw/, so the same sources give

@@ -112,4 +112,37 @@ final class InputMistakesTests: XCTestCase {
         XCTAssertTrue(run.err.contains("error: raw/stations.csv:6: station: a NUL byte (0x00) in the field"), run.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.dist + "/latest.json"))
     }
+
+    /// With one registry line deleted and a valid fix of that station, the first error was
+    /// "stale fix ... remove it": the wrong file. The registry is checked against the
+    /// published version before fixes are applied, so the cause is named, with its copy.
+    func testALostRegistryLineIsNamedBeforeTheFixesItBreaks() throws {
+        let f = try MakeFixture(copyingRaw: MakeFixture.root + "/raw")
+        defer { f.remove() }
+        var run = try f.make()
+        XCTAssertEqual(run.status, 0, run.err)
+        let published = try MakeFixture.snapshot(f.dist)
+        let fixes = try String(contentsOfFile: f.raw + "/fixes.csv", encoding: .utf8)
+        try f.write(fixes + "set,stations,s_id=1273,yomi,とうきょう,station=東京,reading\n", to: "raw/fixes.csv")
+        let registry = try String(contentsOfFile: f.raw + "/registry.csv", encoding: .utf8)
+        let tokyo = try XCTUnwrap(registry.split(separator: "\n").first { $0.hasPrefix("station,1273,") })
+        try f.write(registry.replacingOccurrences(of: tokyo + "\n", with: ""), to: "raw/registry.csv")
+
+        for target in ["all", "plan"] {
+            run = try f.make(target)
+            XCTAssertEqual(run.status, 2, run.err)
+            let errors = run.err.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+            XCTAssertEqual(errors.first.map(String.init),
+                           "error: \(f.raw)/registry.csv: s_id 1273: station 1273 (東京), published in version 1, is missing from this build: the registry lost its line; "
+                           + "take the line back from \(f.dist)/1/registry.csv, the registry version 1 was published with (if that version is the last change, "
+                           + "copy it over \(f.raw)/registry.csv), or declare a truly changed s_id in renumbered.csv", target)
+            XCTAssertFalse(run.err.contains("stale fix"), "\(target): \(run.err)")
+            XCTAssertEqual(try MakeFixture.snapshot(f.dist), published)
+        }
+        // Once the line is back, the fix publishes.
+        try f.write(registry, to: "raw/registry.csv")
+        run = try f.make()
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertEqual(try f.latestVersion(), 2)
+    }
 }
