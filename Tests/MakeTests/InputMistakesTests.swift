@@ -113,6 +113,20 @@ final class InputMistakesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.dist + "/latest.json"))
     }
 
+    /// A duplicated weights row was an error in make and a warning in make lint. Both refuse it, in the same words.
+    func testADuplicatedHandWeightIsTheSameErrorInMakeAndLint() throws {
+        let f = try MakeFixture()
+        defer { f.remove() }
+        try f.write("s_id,weight,note\n3,2,first\n4,5,\n3,6,again\n", to: "raw/weights.csv")
+        let made = try f.make(), linted = try f.make("lint")
+        XCTAssertEqual(made.status, 2, made.err)
+        XCTAssertEqual(linted.status, 2, linted.err)
+        let error = "error: \(f.raw)/weights.csv:4: s_id: station 3 is listed twice (first on line 2)"
+        XCTAssertTrue(made.err.contains(error), made.err)
+        XCTAssertTrue(linted.err.contains(error), linted.err)
+        XCTAssertTrue(linted.lastMessage.contains("bad input (exit 2 from stationdb)"), linted.lastMessage)
+    }
+
     /// With one registry line deleted and a valid fix of that station, the first error was
     /// "stale fix ... remove it": the wrong file. The registry is checked against the
     /// published version before fixes are applied, so the cause is named, with its copy.
