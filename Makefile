@@ -24,6 +24,9 @@ FORCE_PUBLISH ?=
 # NO_WAIT=1: exit (status 3 from stationdb) instead of waiting while another
 # publish holds $(DIST).
 NO_WAIT ?=
+# stationdb reads no file larger than 2,000,000,000 bytes (far above any real source)
+# unless told otherwise: make STATIONDB_MAX_SOURCE_BYTES=3000000000 (a variable on make's
+# command line reaches stationdb's environment as it is).
 # make diff OLD=... NEW=... FORMAT=text|json|markdown|sql; make plan FORMAT=text|markdown|json
 FORMAT ?=
 # make plan AGAINST=https://...: compare with the dist the apps download from, not the local one.
@@ -77,6 +80,7 @@ help:
 	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
 	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
 	@echo '  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)'
+	@echo '  STATIONDB_MAX_SOURCE_BYTES=N  read files up to N bytes (default 2000000000)'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
 	@echo '  0 success/same  1 different (diff) or would publish (plan)  2 bad input  3 I/O or environment'
 	@echo '  4 refused by a guard  5 published, but raw/registry.csv not updated'

@@ -60,8 +60,8 @@ let package = Package(
 
         // What the tests that run stationdb, make or sqldiff share.
         .target(name: "TestSupport", dependencies: ["StationIO"], path: "Tests/TestSupport"),
-        .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth"]),
+        .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO", "TestSupport"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
         .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth"]),
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),

@@ -18,25 +18,22 @@ public enum PublishedIDs {
         var problems = DiagnosticCollector()
         // Each version keeps the registry it was made with: the surest source of a lost line,
         // also when a run was stopped after publishing and before it updated the registry.
-        let earlierPath = baseline.registryPath ?? ""
-        let restore = baseline.registryPath != nil
-            ? "take the line back from \(earlierPath), the registry version \(previous.version) was published with (if that version is the last change, copy it over \(registryLabel)), or declare a truly changed s_id in renumbered.csv"
-            : "restore it from version control (e.g. `git checkout \(registryLabel)`), or declare a truly changed s_id in renumbered.csv"
+        let restore = Registry.restoreAdvice(label: registryLabel, version: previous.version, publishedPath: baseline.registryPath)
         let database = try SQLiteDatabase(path: bundlePath)
-        let present = [("operators", "o_id", "operator", Set(network.operators.map(\.id))), ("lines", "l_id", "line", Set(network.lines.map(\.id))),
-                       ("stations", "s_id", "station", Set(network.stations.map(\.id)).union(renumbered))]
-        for (table, id, name, ids) in present {
-            for row in try database.query("SELECT \(id), \(name) FROM \(table) ORDER BY \(id)") {
+        let present: [(Registry.Kind, String, String, Set<Int>)] = [
+            (.operator_, "operators", "o_id", Set(network.operators.map(\.id))), (.line, "lines", "l_id", Set(network.lines.map(\.id))),
+            (.station, "stations", "s_id", Set(network.stations.map(\.id)).union(renumbered))]
+        for (kind, table, id, ids) in present {
+            for row in try database.query("SELECT \(id), \(kind.rawValue) FROM \(table) ORDER BY \(id)") {
                 guard let value = row[0].intValue, !ids.contains(value) else { continue }
-                problems.add(SourceLocation(file: registryLabel, field: "\(id) \(value)"),
-                             "\(name) \(value) (\(shown(row[1].textValue ?? ""))), published in version \(previous.version), is missing from this build: the registry lost its line; \(restore)")
+                let lost = Registry.lostLine(kind, value, name: row[1].textValue ?? "", version: previous.version, label: registryLabel, restore: restore)
+                problems.add(lost.location, lost.message)
             }
         }
-        if let registry, baseline.registryPath != nil {
+        if let registry, let earlierPath = baseline.registryPath {
             for lost in registry.lostKeys(since: try Registry.load(path: earlierPath)) {
-                problems.add(SourceLocation(file: registryLabel, field: "\(lost.kind.rawValue) \(lost.id)"),
-                             "\(lost.kind.rawValue) \(lost.id) (\(shown(lost.name))) had the key \(lost.key) in version \(previous.version) and no longer has it: "
-                             + "the registry lost it, and what it named would get a new ID; \(restore)")
+                let d = Registry.lostKey(lost.kind, lost.id, key: lost.key, name: lost.name, version: previous.version, label: registryLabel, restore: restore)
+                problems.add(d.location, d.message)
             }
         }
         try problems.check()

@@ -57,6 +57,9 @@ public struct IngestOptions: Sendable {
     /// The sources' digests as `digests` gives them, when the caller has them already
     /// (a stage's record reads every source before the stage runs): a source is hashed once a run.
     public var sourceDigests: [String: String]?
+    /// The published version, when there is one (publish and plan give it): the registry it
+    /// was made with is checked against this run's before the fixes are applied (`read`).
+    public var published: Baseline?
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
@@ -109,7 +112,7 @@ public enum IngestPipeline {
     /// the fixes and the registry. Bad input in any of them is one InputError.
     public static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
         try options.checkRawFolder()
-        let config = try SourcesConfig.load(rawFolder: options.rawFolder)
+        let config = try SourcesConfig.load(rawFolder: options.rawFolder, rawLabel: options.rawLabel)
         async let meta = options.sourceDigests ?? digests(config, options)
         var problems = DiagnosticCollector(limit: options.problemLimit)
         let merger = NetworkMerger()
@@ -134,7 +137,21 @@ public enum IngestPipeline {
         try problems.check()
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
+        try checkRegistry(registry, options)
         return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: try await meta)
+    }
+
+    /// A registry that lost a line or a key of the published version's (a bad merge) gives
+    /// the entity behind it a new ID, and every fix naming the old one then fails as stale,
+    /// pointing at fixes.csv. So the registry is checked against the one the published
+    /// version was made with before the fixes are applied, and the error names the real
+    /// cause: the registry, and the copy to take the line back from. (After the stages,
+    /// PublishedIDs checks the same against the published bundle itself.)
+    static func checkRegistry(_ registry: Registry, _ options: IngestOptions) throws {
+        guard let published = options.published, let path = published.registryPath else { return }
+        let lost = registry.lost(since: try Registry.load(path: path), version: published.bundle.version, publishedPath: path,
+                                 label: options.label(for: options.registryPath))
+        if !lost.isEmpty { throw InputError(Array(lost.prefix(options.problemLimit)), truncated: lost.count > options.problemLimit) }
     }
 
     /// Every source file's sha256, keyed relative to raw/, so the same sources give

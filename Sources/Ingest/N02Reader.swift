@@ -163,6 +163,9 @@ final class N02Parser {
     var diagnostics = DiagnosticCollector()
 
     private(set) var curves: [String: N02Curve] = [:]
+    /// Each ksj:Station's and ksj:RailroadSection's gml:id with its line: gml:id is an XML ID,
+    /// unique in the document across features and curves alike.
+    private var featureIDs: [String: (line: Int, tag: N02Tag)] = [:]
     private(set) var stations: [N02StationRecord] = []
     private(set) var sections: [N02FeatureCore] = []
     private(set) var companies = N02Names()
@@ -219,9 +222,17 @@ final class N02Parser {
     // MARK: Driving libxml2
 
     func parse(path: String) throws {
+        // README: a source file that is gone is bad input (exit 2), for this kind as for the CSV ones.
+        guard Files.exists(path) else { throw InputError(SourceLocation(file: label), "file not found; expected the N02 XML file sources.json names") }
         if Files.isFolder(path) { throw InputError(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
-        guard let file = fopen(path, "rb") else {
-            throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+        // A FIFO or a device is refused before it is read, and the size is checked against the
+        // read limit, as for every file read (Files.openRegularFile).
+        let limit = try Files.readLimit()
+        let (fd, size) = try Files.openRegularFile(path, label: label, limit: limit)
+        guard let file = fdopen(fd, "rb") else {
+            let reason = systemError()
+            close(fd)
+            throw EnvironmentError("cannot read \(label): \(reason)")
         }
         defer { fclose(file) }
         xmlInitParser()
@@ -273,8 +284,6 @@ final class N02Parser {
 
         rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
         // National files are tens of MB: show how far the stream is, on a terminal only.
-        var info = stat()
-        let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
         let progress = Progress("reading \(label) (MB)", total: max(1, size >> 20))
         defer { progress.finish() }
         var bytesRead = head
@@ -289,6 +298,8 @@ final class N02Parser {
                 break
             }
             bytesRead += n
+            // A file that grows while it is read is held to the limit its size was checked against.
+            if bytesRead > limit { throw Files.tooLarge(label, size: bytesRead, limit: limit) }
             progress.update(bytesRead >> 20)
             rawChunk = UnsafeRawPointer(buffer)
             rawChunkLength = n
@@ -623,6 +634,10 @@ final class N02Parser {
             report(line: curveLine, field: "gml:Curve \(id)", "duplicate gml:id (first at line \(first.line))")
             return
         }
+        if let first = featureIDs[id] {
+            report(line: curveLine, field: "gml:Curve \(id)", "duplicate gml:id (first at line \(first.line), a \(first.tag.qualifiedName))")
+            return
+        }
         if curveInvalid {
             curves[id] = N02Curve(line: curveLine, lat: 0, lng: 0, valid: false)
         } else {
@@ -643,6 +658,18 @@ final class N02Parser {
         capture = nil
         let where_ = featureID.isEmpty ? tag.qualifiedName : "\(tag.qualifiedName) \(featureID)"
         var ok = true
+        // Two features under one id cannot be told apart, and a reference to it would name either.
+        if !featureID.isEmpty {
+            if let curve = curves[featureID] {
+                report(line: featureLine, field: where_, "duplicate gml:id (first at line \(curve.line), a gml:Curve)")
+                return
+            }
+            if let first = featureIDs[featureID] {
+                report(line: featureLine, field: where_, "duplicate gml:id (first at line \(first.line), a \(first.tag.qualifiedName))")
+                return
+            }
+            featureIDs[featureID] = (featureLine, tag)
+        }
 
         func present(_ t: N02Tag, _ index: Int?) -> Int {
             guard let index else {

@@ -28,14 +28,19 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
     public static let fileName = "sources.json"
 
     /// Reads raw/sources.json, or declares raw/ a native folder when there is none.
-    public static func load(rawFolder: String) throws -> SourcesConfig {
-        let path = joinPath(rawFolder, fileName)
-        guard Files.exists(path) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
-        let bytes = try Files.read(path)
+    /// Messages name it under `rawLabel` (by default the raw folder as given).
+    public static func load(rawFolder: String, rawLabel: String? = nil) throws -> SourcesConfig {
+        let file = joinPath(rawFolder, fileName), path = joinPath(rawLabel ?? rawFolder, fileName)
+        guard Files.exists(file) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
+        let bytes = try Files.read(file, label: path)
         let config: SourcesConfig
         do {
             config = try JSONDecoder().decode(SourcesConfig.self, from: Data(bytes))
         } catch let error as DecodingError {
+            // A syntax error: the decoder names no place, so find the line and column a maintainer's editor shows.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let problem = JSONSyntax.firstProblem(in: bytes) {
+                throw InputError(SourceLocation(file: path, line: problem.line, field: "column \(problem.column)"), "not valid JSON: \(problem.message)")
+            }
             var reason = error.reason
             if case .keyNotFound = error { reason = "missing; each source needs \"kind\" (\(SourceKind.names)) and \"path\"" }
             throw InputError(SourceLocation(file: path, field: error.keyPath), reason)

@@ -112,13 +112,12 @@ public enum Lint {
         }
         findings += geography(network, origins: outcome.stationOrigins)
         if let handWeights, Files.exists(handWeights) {
-            // A lint reports; priority is where a bad hand weight stops the run.
-            do {
-                let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
-                findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
-            } catch let error as InputError {
-                findings += error.diagnostics.map { LintFinding(.handWeight, $0.location, $0.message) }
-            }
+            // What stops a publish stops a lint, in the same words at the same line: a station
+            // listed twice (which weight wins would depend on the order), an unknown s_id or a
+            // weight outside 1..10 was a warning here and an error in make. Only a hand weight
+            // on a disabled station, which a publish keeps, is a finding.
+            let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
+            findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
         }
         return LintReport(findings)
     }

@@ -68,8 +68,12 @@ public struct Pipeline: Sendable {
 
     func inRaw(_ name: String) -> String? { Files.exists(joinPath(settings.raw, name)) ? joinPath(settings.raw, name) : nil }
 
-    func ingestStage(registry: String? = nil) -> IngestStage {
-        IngestStage(options: IngestOptions(rawFolder: settings.raw, registryPath: registry), staging: staging, lint: lint)
+    /// Ingest, told the published version so that a registry that lost one of its lines is
+    /// named before the fix errors it causes (IngestPipeline.checkRegistry).
+    func ingestStage(registry: String? = nil, published: Baseline? = nil) -> IngestStage {
+        var options = IngestOptions(rawFolder: settings.raw, registryPath: registry)
+        options.published = published
+        return IngestStage(options: options, staging: staging, lint: lint)
     }
 
     var priorityStage: PriorityStage {
@@ -104,7 +108,7 @@ public struct Pipeline: Sendable {
     /// build's check, taken after priority (before it only when priority does not run,
     /// and so cannot change what the build reads). `registry` stands in for a raw/registry.csv that is gone.
     func runStages(baseline: Baseline?, registry: String? = nil, build: BuildStage? = nil) async throws -> StageCheck? {
-        let ingest = ingestStage(registry: registry)
+        let ingest = ingestStage(registry: registry, published: baseline)
         let ingestCheck = ingest.check()
         if announce("ingest", ingestCheck.reason) {
             try await ingest.run(record: ingestCheck.record)

@@ -253,10 +253,13 @@ public struct BuildStage: Stage {
 
     func renumberings() throws -> [Renumbering: SourceLocation] { try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:] }
 
-    /// Checks the staging file's IDs against the published version (PublishedIDs).
+    /// Checks the staging file's IDs against the published version (PublishedIDs), and
+    /// that every renumbered old s_id was once a station.
     public func checkPublishedIDs(against baseline: Baseline?) throws {
-        try PublishedIDs.check(try StagingFile.read(from: staging).network, renumbered: Set(try renumberings().keys.map(\.oldID)),
-                               registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel, baseline: baseline)
+        let renumberings = try renumberings(), registry = try Registry.load(path: stagingRegistry)
+        try RenumberingFile.checkOldIDs(renumberings, registry: registry, registryLabel: registryLabel, baseline: baseline)
+        try PublishedIDs.check(try StagingFile.read(from: staging).network, renumbered: Set(renumberings.keys.map(\.oldID)),
+                               registry: registry, registryLabel: registryLabel, baseline: baseline)
     }
 
     /// Once the version is published (or found equal to the published one), raw/registry.csv
@@ -282,8 +285,21 @@ public struct BuildStage: Stage {
     }
 
     /// The version `version`, prepared in candidateFolder against `baseline`: the one a
-    /// plan left when nothing it was made from has changed since, else made afresh.
+    /// plan left when nothing it was made from has changed since, else made afresh. Its
+    /// violations include the hand weights it lost (HandWeights.lossViolation), so plan,
+    /// publish and build refuse that as they refuse a guard, and --force passes it.
     public func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil) async throws -> Preparation {
+        let prepared = try await prepareCandidate(version: version, baseline: baseline, record: record)
+        guard case .candidate(var candidate) = prepared, let baseline else { return prepared }
+        if let lost = HandWeights.lossViolation(published: try HandWeights.count(inBundle: baseline.databasePath),
+                                                candidate: try HandWeights.count(inBundle: joinPath(candidate.folder, DistLayout.database)),
+                                                version: baseline.bundle.version) {
+            candidate.violations.append(lost)
+        }
+        return .candidate(candidate)
+    }
+
+    func prepareCandidate(version: Int, baseline: Baseline?, record: StageRecord?) async throws -> Preparation {
         let owner = candidateFolder
         let manifest = joinPath(owner, DistLayout.manifest)
         let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)

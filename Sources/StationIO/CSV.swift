@@ -1,8 +1,15 @@
+import Glibc
+
 // RFC 4180 CSV: a header row, fields optionally in double quotes with "" for a
 // quote, newlines inside quotes, LF, CRLF or CR line ends, an optional UTF-8
 // BOM and a missing final newline. Spaces are data: a value is read exactly as
 // the file holds it, never trimmed (sources.md). Every record remembers the line
 // it starts on, so every message names file, line and column.
+//
+// Two things are refused here, each at its line and field: a NUL (text reaches
+// the bundle byte for byte, and SQLite's text binding, like the apps' C strings,
+// would end the value at it: `ab\0cd` became `ab`), and a quote inside a field
+// that does not start with one (see `strayQuote`).
 //
 // A table keeps the file's bytes and where each field lies in them; a field
 // becomes a String only when a reader asks for it.
@@ -184,9 +191,9 @@ enum CSVNumbers {
 }
 
 public enum CSVReader {
-    /// Reads and splits a file; `displayName` is how messages name it.
+    /// Reads and splits a file (a regular file within the read limit: Files.read); `displayName` is how messages name it.
     public static func read(path: String, displayName: String? = nil) throws -> CSVTable {
-        try parse(Files.read(path), file: displayName ?? path)
+        try parse(Files.read(path, label: displayName), file: displayName ?? path)
     }
 
     public static func parse(_ text: String, file: String) throws -> CSVTable {
@@ -195,8 +202,8 @@ public enum CSVReader {
 
     /// Splits RFC 4180 text into fields, collecting every problem (up to 50): an
     /// unterminated quote (thrown at once: the rest of the file is inside it), text
-    /// after a closing quote, invalid UTF-8, a column named twice, a record whose
-    /// field count differs from the header's.
+    /// after a closing quote, a quote inside an unquoted field, a NUL byte, invalid
+    /// UTF-8, a column named twice, a record whose field count differs from the header's.
     public static func parse(_ input: [UInt8], file: String) throws -> CSVTable {
         try input.withUnsafeBufferPointer { try parse(input, $0, file: file) }
     }
@@ -210,6 +217,10 @@ public enum CSVReader {
         var i = n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
         let text = input.span
         let wholeFileIsUTF8 = (try? UTF8Span(validating: text.extracting(i...))) != nil
+        // Most files hold neither: then no field is searched for them.
+        let base = UnsafeRawPointer(bytes.baseAddress)
+        let fileHasNUL = n > 0 && memchr(base!, 0, n) != nil
+        let fileHasQuote = n > 0 && memchr(base!, 0x22, n) != nil
 
         var bounds: [UInt32] = []
         bounds.reserveCapacity(n / 4)
@@ -262,6 +273,9 @@ public enum CSVReader {
                                                                            at: SourceLocation(file: file, field: columnName(column, header))) {
                     problems.add(location, message)
                 }
+                if fileHasNUL, let at = nulLine(fieldBytes(bounds.count / 2 - 1, input, bounds, unescaped), firstLine: openLine) {
+                    problems.add(SourceLocation(file: file, line: at, field: columnName(column, header)), nulMessage)
+                }
                 if i < n, bytes[i] != 0x2C, bytes[i] != 0x0A, bytes[i] != 0x0D {
                     problems.add(SourceLocation(file: file, line: line, field: columnName(column, header)),
                                  "unexpected text after a closing quote (write a quote inside a quoted field as \"\")")
@@ -271,6 +285,12 @@ public enum CSVReader {
                 let start = i
                 while i < n, bytes[i] != 0x2C, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
                 bounds.append(UInt32(start)); bounds.append(UInt32(i))
+                if fileHasQuote, i > start, memchr(base! + start, 0x22, i - start) != nil {
+                    problems.add(SourceLocation(file: file, line: line, field: columnName(column, header)), strayQuote)
+                }
+                if fileHasNUL, i > start, memchr(base! + start, 0, i - start) != nil {
+                    problems.add(SourceLocation(file: file, line: line, field: columnName(column, header)), nulMessage)
+                }
                 if !wholeFileIsUTF8, let (location, message) = utf8Problem(fieldBytes(bounds.count / 2 - 1, input, bounds, unescaped), firstLine: line,
                                                                            at: SourceLocation(file: file, field: columnName(column, header))) {
                     problems.add(location, message)
@@ -320,6 +340,23 @@ public enum CSVReader {
         return CSVTable(file: file, header: header ?? [], headerLine: headerLine, bytes: unescaped.isEmpty ? input : input + unescaped,
                         fileByteCount: n, bounds: bounds,
                         firstField: firstField, lines: lines, columns: columns)
+    }
+
+    static let nulMessage = "a NUL byte (0x00) in the field; text reaches the bundle byte for byte, and a NUL would cut it there: remove it"
+
+    /// RFC 4180 (2.5): "If fields are not enclosed with double quotes, then double quotes
+    /// may not appear inside the fields." Readers differ: Python's csv keeps such a quote
+    /// as a character, Go's encoding/csv refuses it (ErrBareQuote) unless told to be lazy.
+    /// Here it is an error, because no reader can tell `東"中野` (a quote meant as text)
+    /// from a field whose opening quote was lost, where the commas and line breaks inside
+    /// would split it silently; every value is kept verbatim, so guessing is not allowed.
+    static let strayQuote = "a quote inside a field that does not start with one; RFC 4180 allows quotes only in a quoted field: "
+        + "quote the whole field and double the quote (\"東\"\"中野\"), or remove it"
+
+    /// The line of the first NUL in a field that starts on `firstLine`, if it holds one.
+    private static func nulLine(_ field: ArraySlice<UInt8>, firstLine: Int) -> Int? {
+        guard let at = field.firstIndex(of: 0) else { return nil }
+        return firstLine + field[..<at].count { $0 == 0x0A }
     }
 
     private static func columnName(_ c: Int, _ header: [String]?) -> String {

@@ -44,38 +44,112 @@ public enum Files {
         return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 
-    /// The whole file. A folder or an unreadable file is an environment error naming it.
-    public static func read(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
-        defer { close(fd) }
+    /// The environment setting that raises (or lowers) `readLimit`.
+    public static let readLimitSetting = "STATIONDB_MAX_SOURCE_BYTES"
+    /// Far above any real source (the national N02 document is tens of MB, a national
+    /// master a few), far below what a read of a runaway file into memory would cost.
+    public static let defaultReadLimit = 2_000_000_000
+
+    /// The most bytes a file read here may hold: `setting` (by default the environment's
+    /// STATIONDB_MAX_SOURCE_BYTES) or the default. A setting that is not a count is bad input.
+    public static func readLimit(setting: String? = nil) throws -> Int {
+        guard let text = setting ?? getenv(readLimitSetting).map({ String(cString: $0) }) else { return defaultReadLimit }
+        guard let limit = Int(text), limit > 0 else {
+            throw InputError(SourceLocation(file: readLimitSetting), "expected a whole number of bytes above 0, found '\(shown(text))'")
+        }
+        return limit
+    }
+
+    /// Opens `path` to read it, refusing anything but a regular file before a byte is read:
+    /// opening a FIFO waits for a writer, and a device such as /dev/zero never ends, so
+    /// either would hang a publish that holds dist/.lock. The open itself is non-blocking
+    /// for that reason (it changes nothing for a regular file). Also refused: a file over
+    /// `limit` bytes. Both are bad input naming the file (`label`, else the path); a file
+    /// that cannot be opened at all stays an environment error.
+    /// Returns the descriptor, for the caller to close, and the file's size.
+    public static func openRegularFile(_ path: String, label: String? = nil, limit: Int? = nil) throws -> (fd: Int32, size: Int) {
+        let name = label ?? path
+        let limit = try limit ?? readLimit()
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw EnvironmentError("cannot read \(name): \(systemError())") }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
-        // A folder named where a file belongs is the user's to fix: bad input, not a failing disk.
-        guard info.st_mode & S_IFMT == S_IFREG else { throw InputError(SourceLocation(file: path), "a folder, not a file; expected a file here") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        guard fstat(fd, &info) == 0 else {
+            let reason = systemError()
+            close(fd)
+            throw EnvironmentError("cannot read \(name): \(reason)")
+        }
+        // A folder, FIFO or device named where a file belongs is the user's to fix: bad input, not a failing disk.
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw InputError(SourceLocation(file: name), "\(kind(info.st_mode))\(linkTarget(path).map { " (a link to \($0))" } ?? ""), not a file; expected a file here")
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            close(fd)
+            throw tooLarge(name, size: size, limit: limit)
+        }
+        return (fd, size)
+    }
+
+    /// The refusal of a file over the read limit, saying how to raise it.
+    public static func tooLarge(_ name: String, size: Int, limit: Int) -> InputError {
+        InputError(SourceLocation(file: name), "\(size) bytes, more than the limit of \(limit) bytes on a file stationdb reads; "
+                   + "if the file is right, raise the limit with the environment setting \(readLimitSetting)=<bytes>")
+    }
+
+    /// What a file that is not a regular one is, for the message refusing it.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// Where a symbolic link points, when `path` is one (/dev/zero says more than "a device").
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The whole file: a regular file of at most `limit` bytes (by default `readLimit()`);
+    /// anything else is refused before it is read (openRegularFile). `label` names it in messages.
+    public static func read(_ path: String, label: String? = nil, limit: Int? = nil) throws -> [UInt8] {
+        let (fd, size) = try openRegularFile(path, label: label, limit: limit)
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+            guard n >= 0 else { throw EnvironmentError("cannot read \(label ?? path): \(systemError())") }
             if n == 0 { break }
             done += n
         }
         return done == bytes.count ? bytes : Array(bytes[..<done])
     }
 
-    /// Calls `body` with the file's bytes a piece at a time (a digest of a large source).
-    public static func forEachChunk(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+    /// Calls `body` with the file's bytes a piece at a time (a digest of a large source):
+    /// a regular file only, as `read`, and never more than `limit` bytes of it, also when
+    /// it grows while it is read.
+    public static func forEachChunk(of path: String, label: String? = nil, limit: Int? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let limit = try limit ?? readLimit()
+        let (fd, _) = try openRegularFile(path, label: label, limit: limit)
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 18)
+        var total = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw EnvironmentError("cannot read \(path): \(systemError())") }
+            guard n >= 0 else { throw EnvironmentError("cannot read \(label ?? path): \(systemError())") }
             if n == 0 { return }
+            total += n
+            if total > limit { throw tooLarge(label ?? path, size: total, limit: limit) }
             try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
         }
     }

@@ -8,3 +8,164 @@ public func jsonDocument<T: Encodable>(_ value: T) throws -> [UInt8] {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     return [UInt8](try encoder.encode(value)) + [0x0A]
 }
+
+/// Where a document stops being JSON (RFC 8259), for a maintainer's file such as
+/// raw/sources.json: Foundation's decoder only says "not valid JSON", with no place.
+/// A syntax check only; what the values mean is the decoder's business.
+public enum JSONSyntax {
+    public struct Problem: Equatable, Sendable {
+        /// 1-based; the column counts characters (Unicode scalars), as editors do.
+        public var line: Int
+        public var column: Int
+        public var message: String
+    }
+
+    /// The first syntax error of `bytes`, or nil when they are one JSON value (an
+    /// optional UTF-8 BOM and white space around it allowed).
+    public static func firstProblem(in bytes: [UInt8]) -> Problem? {
+        var scanner = Scanner(bytes)
+        do {
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.i = 3 }
+            scanner.skipSpace()
+            try scanner.value(depth: 0)
+            scanner.skipSpace()
+            if scanner.i < bytes.count { throw scanner.problem("expected nothing after the document") }
+            return nil
+        } catch let problem as Problem {
+            return problem
+        } catch {
+            return nil
+        }
+    }
+
+    private struct Scanner {
+        let b: [UInt8]
+        var i = 0
+        init(_ b: [UInt8]) { self.b = b }
+
+        mutating func skipSpace() {
+            while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
+        }
+
+        /// A problem at byte `at` (default: here), naming what stands there.
+        func problem(_ expected: String, at: Int? = nil, naming: Bool = true) -> Problem {
+            let at = at ?? i
+            var line = 1, lineStart = 0
+            for k in 0..<min(at, b.count) where b[k] == 0x0A { line += 1; lineStart = k + 1 }
+            let column = String(decoding: b[lineStart..<min(at, b.count)], as: UTF8.self).unicodeScalars.count + 1
+            var found = ""
+            if naming {
+                if at >= b.count {
+                    found = ", found the end of the file"
+                } else {
+                    let rest = String(decoding: b[at..<min(at + 4, b.count)], as: UTF8.self)
+                    found = ", found '\(rest.unicodeScalars.first.map { String($0) } ?? "?")'"
+                }
+            }
+            return Problem(line: line, column: column, message: expected + found)
+        }
+
+        mutating func value(depth: Int) throws {
+            guard depth < 512 else { throw problem("expected at most 512 nested arrays and objects", naming: false) }
+            guard i < b.count else { throw problem("expected a value") }
+            switch b[i] {
+            case UInt8(ascii: "{"):
+                i += 1
+                skipSpace()
+                if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return }
+                while true {
+                    guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw problem("expected a name in double quotes") }
+                    try string()
+                    skipSpace()
+                    guard i < b.count, b[i] == UInt8(ascii: ":") else { throw problem("expected ':' after a name") }
+                    i += 1
+                    skipSpace()
+                    try value(depth: depth + 1)
+                    skipSpace()
+                    if i < b.count, b[i] == UInt8(ascii: ",") { i += 1; skipSpace(); continue }
+                    if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return }
+                    throw problem("expected ',' or '}' after an object's value")
+                }
+            case UInt8(ascii: "["):
+                i += 1
+                skipSpace()
+                if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return }
+                while true {
+                    try value(depth: depth + 1)
+                    skipSpace()
+                    if i < b.count, b[i] == UInt8(ascii: ",") { i += 1; skipSpace(); continue }
+                    if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return }
+                    throw problem("expected ',' or ']' after an array's value")
+                }
+            case UInt8(ascii: "\""):
+                try string()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                try number()
+            default:
+                throw problem("expected a value")
+            }
+        }
+
+        mutating func literal(_ word: String) throws {
+            guard b[i...].starts(with: word.utf8) else { throw problem("expected a value") }
+            i += word.utf8.count
+        }
+
+        mutating func string() throws {
+            let start = i
+            i += 1
+            while i < b.count {
+                switch b[i] {
+                case UInt8(ascii: "\""):
+                    i += 1
+                    return
+                case UInt8(ascii: "\\"):
+                    guard i + 1 < b.count else { break }
+                    switch b[i + 1] {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        i += 2
+                    case UInt8(ascii: "u"):
+                        let hex = b[min(i + 2, b.count)..<min(i + 6, b.count)]
+                        guard hex.count == 4, hex.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else {
+                            throw problem("expected four hex digits after \\u", naming: false)
+                        }
+                        i += 6
+                    default:
+                        throw problem("expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX)", naming: false)
+                    }
+                case 0x00..<0x20:
+                    throw problem("a control character inside a string; write it escaped (\\n, \\t, \\u00XX)", naming: false)
+                default:
+                    i += 1
+                }
+            }
+            throw problem("a string that never ends (its closing \" is missing)", at: start, naming: false)
+        }
+
+        mutating func number() throws {
+            if b[i] == UInt8(ascii: "-") { i += 1 }
+            func digits() -> Int {
+                let start = i
+                while i < b.count, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
+                return i - start
+            }
+            guard i < b.count, b[i] >= 0x30, b[i] <= 0x39 else { throw problem("expected a digit") }
+            if b[i] == 0x30 { i += 1 } else { _ = digits() }
+            if i < b.count, b[i] == UInt8(ascii: ".") {
+                i += 1
+                guard digits() > 0 else { throw problem("expected a digit after the decimal point") }
+            }
+            if i < b.count, b[i] | 0x20 == UInt8(ascii: "e") {
+                i += 1
+                if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+                guard digits() > 0 else { throw problem("expected a digit in the exponent") }
+            }
+        }
+    }
+}
+
+extension JSONSyntax.Problem: Error {}

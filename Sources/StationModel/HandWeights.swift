@@ -55,6 +55,30 @@ public enum HandWeights {
         return (weights, warnings)
     }
 
+    /// A publish that loses more than this share of the published version's hand weights
+    /// is refused like a guard (`lossViolation`).
+    public static let maxLostPercent = 10.0
+
+    /// A bundle's hand weights: its stations with weight 1..10 (every machine weight is
+    /// 11..13), so a published version tells its own without the file it was made from.
+    public static func count(inBundle path: String) throws -> Int {
+        try SQLiteDatabase(path: path).scalarInt("SELECT count(*) FROM stations WHERE weight BETWEEN \(range.lowerBound) AND \(range.upperBound)") ?? 0
+    }
+
+    /// Why a candidate with `candidate` hand weights must not replace version `version`,
+    /// which had `published`; nil when it keeps enough of them. An emptied, header-only or
+    /// cut weights.csv turns every lost pick into a machine weight: hundreds of changed
+    /// weights, yet under the weight-churn guard on a national bundle. A pick or two
+    /// dropped is an ordinary edit; a tenth of them gone at once is what a broken file
+    /// looks like, so it is refused unless forced, as the guards are.
+    public static func lossViolation(published: Int, candidate: Int, version: Int) -> String? {
+        guard published > 0, candidate < published else { return nil }
+        let lost = published - candidate, percent = Double(lost) * 100 / Double(published)
+        guard percent > maxLostPercent else { return nil }
+        return "\(lost) of the \(published) hand weights (stations with weight 1..10) of version \(version) are gone, \(candidate) left "
+            + "(\(fixed(percent, decimals: 2))%), more than the limit of \(fixed(maxLostPercent, decimals: 2))%: is weights.csv emptied or cut short?"
+    }
+
     /// The hand weights file a command uses: the one named (which must exist); without
     /// one, RAW/weights.csv when present, and none otherwise (with a note).
     public static func file(_ path: String?, raw: String) -> String? {

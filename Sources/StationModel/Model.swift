@@ -168,6 +168,20 @@ public struct RailNetwork: Hashable, Sendable {
                 problems.add(here, "station \(s.id) \(shown(s.name)): coordinates \(MicroDegrees.format(s.lat)),\(MicroDegrees.format(s.lng)) lie outside Japan")
             }
         }
+        // Text reaches the bundle byte for byte or not at all: SQLite's text binding ends a
+        // value at its first NUL (`ab\0cd` was published as `ab`). The CSV reader refuses a
+        // NUL at its line; this catches one from anywhere else (a staging file, a library caller).
+        func noNUL(_ what: @autoclosure () -> String, _ field: String, _ value: String) {
+            if value.utf8.contains(0) { problems.add(here, "\(what()): \(field) holds a NUL byte (0x00), which would cut it in the bundle; expected text without one") }
+        }
+        for o in operators { noNUL("operator \(o.id)", "operator", o.name) }
+        for l in lines { noNUL("line \(l.id)", "line", l.name) }
+        for s in stations {
+            noNUL("station \(s.id)", "station", s.name)
+            noNUL("station \(s.id)", "yomi", s.yomi)
+            noNUL("station \(s.id)", "wiki", s.wiki)
+            noNUL("station \(s.id)", "address", s.address)
+        }
         struct Pair: Hashable { var line: Int, station: Int }
         var pairs = Set<Pair>(minimumCapacity: stationLines.count)
         for x in stationLines {

@@ -195,6 +195,52 @@ public struct Registry: Sendable, Equatable {
         return lost
     }
 
+    /// What this registry lost of `published`, the registry version `version` was published
+    /// with (kept at `publishedPath`): each ID whose line is gone (its entity would come back
+    /// under a new ID) and each key an ID still here no longer has. Named at `label`, this
+    /// registry, with where to take the line back from.
+    public func lost(since published: Registry, version: Int, publishedPath: String, label: String) -> [Diagnostic] {
+        let restore = Self.restoreAdvice(label: label, version: version, publishedPath: publishedPath)
+        var problems: [Diagnostic] = []
+        for kind in Kind.allCases {
+            for id in published.ids(kind) {
+                if !contains(kind, id) {
+                    problems.append(Self.lostLine(kind, id, name: published.name(kind, id), version: version, label: label, restore: restore))
+                    continue
+                }
+                let now = Set(keys(kind, id) ?? [])
+                for key in published.keys(kind, id) ?? [] where !now.contains(key) {
+                    problems.append(Self.lostKey(kind, id, key: key, name: published.name(kind, id), version: version, label: label, restore: restore))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// How to undo a lost line or key: from the registry the version was published with,
+    /// when the dist keeps it (`publishedPath`), else from version control.
+    public static func restoreAdvice(label: String, version: Int, publishedPath: String?) -> String {
+        guard let publishedPath else {
+            return "restore it from version control (e.g. `git checkout \(label)`), or declare a truly changed s_id in renumbered.csv"
+        }
+        return "take the line back from \(publishedPath), the registry version \(version) was published with (if that version is the last change, "
+            + "copy it over \(label)), or declare a truly changed s_id in renumbered.csv"
+    }
+
+    /// An ID of version `version` that is gone: the registry lost its line.
+    public static func lostLine(_ kind: Kind, _ id: Int, name: String, version: Int, label: String, restore: String) -> Diagnostic {
+        let column = switch kind { case .operator_: "o_id"; case .line: "l_id"; case .station: "s_id" }
+        return Diagnostic(SourceLocation(file: label, field: "\(column) \(id)"),
+                          "\(kind.rawValue) \(id) (\(shown(name))), published in version \(version), is missing from this build: the registry lost its line; \(restore)")
+    }
+
+    /// A key an ID had in version `version` and has no longer.
+    public static func lostKey(_ kind: Kind, _ id: Int, key: String, name: String, version: Int, label: String, restore: String) -> Diagnostic {
+        Diagnostic(SourceLocation(file: label, field: "\(kind.rawValue) \(id)"),
+                   "\(kind.rawValue) \(id) (\(shown(name))) had the key \(key) in version \(version) and no longer has it: "
+                   + "the registry lost it, and what it named would get a new ID; \(restore)")
+    }
+
     /// The name an ID's row holds.
     public func name(_ kind: Kind, _ id: Int) -> String {
         guard let table, let c, let r = records[kind][id] else { return "" }

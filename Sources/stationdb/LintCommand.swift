@@ -19,7 +19,7 @@ struct LintCommand: AsyncParsableCommand {
           far          a station more than 30 km from both its neighbours on a line
           pref         a station whose prefecture none of its 10 nearest stations has
           same-name    two live stations of one line with the same name
-          hand-weight  a hand weight on a disabled station (or on no station)
+          hand-weight  a hand weight on a disabled station
           fix          a fix whose value the sources already hold
         Every value is published as the sources hold it: lint only says where to
         look.
@@ -34,7 +34,11 @@ struct LintCommand: AsyncParsableCommand {
           stationdb lint --raw raw --format json > lint.json
           stationdb lint --raw raw --quiet --out build/lint.json
 
-        Exit status: 0 (warnings or not), 2 bad input that ingest would refuse,
+        What a publish refuses, lint refuses too, with the same message at the
+        same file:line (a hand weight listed twice or on no station, a bad fix,
+        a source that cannot be read).
+
+        Exit status: 0 (warnings or not), 2 bad input that make would refuse,
         3 I/O failure.
         """)
 

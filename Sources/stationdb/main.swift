@@ -30,6 +30,11 @@ struct StationDB: ParsableCommand {
         2 bad input or usage, 3 I/O or environment failure, 4 a guard refused
         (or would refuse) to publish, 5 published but RAW/registry.csv not
         updated.
+
+        A CSV, XML or JSON file (every file of raw/) is read only when it is a
+        regular file (a FIFO or a device is bad input, refused before it is
+        read) of at most 2000000000 bytes; the environment setting
+        STATIONDB_MAX_SOURCE_BYTES=<bytes> changes that.
         """,
         // --version says which stationdb this is: the formats it writes and its binary's
         // build ID. ArgumentParser claims --version on every subcommand too, which is why

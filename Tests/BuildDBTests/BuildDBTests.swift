@@ -477,6 +477,20 @@ final class RenumberingTests: XCTestCase {
         }
     }
 
+    /// 10 <- 11 and 11 <- 10: each replaces the other, and an app would move users'
+    /// records round and round. The row that closes a cycle is the error, naming the rest.
+    func testARenumberingCycleIsAnErrorAtTheLineThatClosesIt() throws {
+        let csv = try Fixtures.temporaryFolder() + "/renumbered.csv"
+        try "new_s_id,old_s_id,version\n10,11,1\n11,10,2\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try RenumberingFile.read(from: csv)) {
+            XCTAssertEqual(($0 as? InputError)?.diagnostics.map(\.description),
+                           ["\(csv):3: old_s_id: 11 <- 10 closes a cycle with line 2 (10 <- 11): a station cannot replace one that replaces it"])
+        }
+        // A chain (13 became 12, later 14) is no cycle, nor is one station replacing two.
+        try "new_s_id,old_s_id,version\n12,13,1\n14,12,2\n10,11,1\n10,15,2\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try RenumberingFile.read(from: csv).count, 4)
+    }
+
     func testPublishedRenumberingsCannotBeRewritten() async throws {
         let dist = try Fixtures.temporaryFolder()
         let network = Fixtures.smallNetwork()

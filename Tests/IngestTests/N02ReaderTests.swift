@@ -453,8 +453,9 @@ final class N02ReaderTests: XCTestCase {
 
     func testInvalidShiftJISFarIntoALargeFile() {
         // Well past the reader's first 64 KB chunk, so the line is counted across chunks.
+        // Ids apart from good()'s s1: a gml:id is one feature's.
         let stations = (1...1_500).map {
-            N02Doc.station("s\($0)", curve: "c1", company: "東武鉄道", line: "伊勢崎線", name: "駅\($0)")
+            N02Doc.station("t\($0)", curve: "c1", company: "東武鉄道", line: "伊勢崎線", name: "駅\($0)")
         }
         var doc = good(stations)
         doc.encoding = "Shift_JIS"
@@ -573,11 +574,41 @@ final class N02ReaderTests: XCTestCase {
         }
     }
 
-    func testMissingFileIsAnEnvironmentError() {
-        XCTAssertThrowsError(try N02Reader.read(path: folder.appendingPathComponent("absent.xml").path, label: "raw/absent.xml")) {
-            XCTAssertTrue($0 is EnvironmentError, "\($0)")
-            XCTAssertEqual("\($0)", "error: cannot read raw/absent.xml: No such file or directory")
+    /// A missing N02 file is bad input (exit 2), as a missing CSV source file is: it
+    /// was an environment error (exit 3), which README does not promise.
+    func testMissingFileIsBadInput() {
+        XCTAssertEqual(inputErrorMessages { try N02Reader.read(path: self.folder.appendingPathComponent("absent.xml").path, label: "raw/absent.xml") },
+                       ["raw/absent.xml: file not found; expected the N02 XML file sources.json names"])
+        // A link whose target is gone is missing too.
+        let link = folder.appendingPathComponent("link.xml").path
+        XCTAssertEqual(symlink(folder.appendingPathComponent("gone.xml").path, link), 0)
+        XCTAssertEqual(inputErrorMessages { try N02Reader.read(path: link, label: "raw/link.xml") },
+                       ["raw/link.xml: file not found; expected the N02 XML file sources.json names"])
+    }
+
+    /// gml:id is an XML ID: one per document. A ksj:Station reusing another feature's id,
+    /// or a curve's, was accepted (only two curves sharing one were refused); features
+    /// are then told apart by nothing, and a reference to the id names two things.
+    func testDuplicateFeatureIDsAreErrorsAtTheirLine() {
+        var doc = good([
+            N02Doc.station("s1", curve: "c1", company: "A", line: "L", name: "Y"),
+            N02Doc.station("c1", curve: "c1", company: "A", line: "L", name: "Z"),
+            N02Doc.section("s1", curve: "c1", company: "A", line: "L"),
+        ])
+        var t = doc.text
+        func at(_ id: String, _ nth: Int) -> Int {
+            let lines = t.components(separatedBy: "\n")
+            return lines.indices.filter { lines[$0].contains("gml:id=\"\(id)\"") }[nth] + 1
         }
+        XCTAssertEqual(problems(t), [
+            "raw/n02.xml:\(at("s1", 1)): ksj:Station s1: duplicate gml:id (first at line \(at("s1", 0)), a ksj:Station)",
+            "raw/n02.xml:\(at("c1", 1)): ksj:Station c1: duplicate gml:id (first at line \(at("c1", 0)), a gml:Curve)",
+            "raw/n02.xml:\(at("s1", 2)): ksj:RailroadSection s1: duplicate gml:id (first at line \(at("s1", 0)), a ksj:Station)",
+        ])
+        // A curve after the feature that took its id first.
+        doc = good([N02Doc.curve("s1", [(35.0, 135.0), (35.0, 135.001)])])
+        t = doc.text
+        XCTAssertEqual(problems(t), ["raw/n02.xml:\(at("s1", 1)): gml:Curve s1: duplicate gml:id (first at line \(at("s1", 0)), a ksj:Station)"])
     }
 
     func testLibxml2PrintsNothingItself() throws {

@@ -70,7 +70,13 @@ final class NightlyMakeTests: XCTestCase {
         assertPublished(try f.make(), version: 4)
         XCTAssertEqual(try f.stationdb("diff", "dist/3", "dist/4").status, 1)
         try FileManager.default.removeItem(atPath: f.raw + "/weights.csv")
-        assertPublished(try f.make(), version: 5)
+        // Seen as a change, and refused like a guard: the published version's hand weights
+        // are all gone (an emptied or lost weights.csv looks the same); forced, it publishes.
+        let refused = try f.make()
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.err.contains("priority: running (hand weights removed)"), refused.err)
+        XCTAssertTrue(refused.err.contains("refused: 1 of the 1 hand weights (stations with weight 1..10) of version 4 are gone"), refused.err)
+        assertPublished(try f.make("FORCE_PUBLISH=1"), version: 5)
         XCTAssertEqual(try f.stationdb("diff", "dist/3", "dist/5").status, 0)
     }
 

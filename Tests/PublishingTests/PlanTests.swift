@@ -214,6 +214,103 @@ final class PlanTests: XCTestCase {
     }
 }
 
+/// raw/renumbered.csv and raw/weights.csv: mistakes the maintainer makes in them.
+final class MaintainerFileTests: XCTestCase {
+    var folder = ""
+    var raw: String { folder + "/raw" }
+    var build: String { folder + "/build" }
+    var dist: String { folder + "/dist" }
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("maintainer-\(UUID().uuidString)").path
+        try SmallNetwork.write(to: raw)
+    }
+
+    override func tearDown() { Files.remove(folder) }
+
+    /// The weight guard is opened wide: the hand-weight guard is what these tests are about.
+    func pipeline(force: Bool = false) -> Pipeline {
+        var guards = DiffGuards.nightly
+        guards.maxWeightChurnPercent = 100
+        return Pipeline(PublishSettings(raw: raw, build: build, dist: dist, guards: guards, force: force))
+    }
+
+    func write(_ text: String, to name: String) throws {
+        try text.write(toFile: raw + "/" + name, atomically: true, encoding: .utf8)
+    }
+
+    func planError() async throws -> [String] {
+        do {
+            let plan = try await pipeline().plan()
+            XCTFail("expected bad input, the plan says \(plan.report.outcome)")
+        } catch let error as InputError {
+            return error.diagnostics.map(\.description)
+        }
+        return []
+    }
+
+    /// A cycle (10 <- 11 and 11 <- 10, both live) and an old s_id that never existed were
+    /// published: an app would move users' records round the cycle, or look for a station
+    /// no version ever had. Both are errors at their line.
+    func testRenumberingCyclesAndUnknownOldIDsAreErrorsAtTheirLine() async throws {
+        _ = try await pipeline().publish()
+        try write("new_s_id,old_s_id,version\n10,11,2\n11,10,2\n", to: "renumbered.csv")
+        var errors = try await planError()
+        XCTAssertEqual(errors, ["\(raw)/renumbered.csv:3: old_s_id: 11 <- 10 closes a cycle with line 2 (10 <- 11): a station cannot replace one that replaces it"])
+        try write("new_s_id,old_s_id,version\n20,21,2\n21,22,2\n22,20,2\n", to: "renumbered.csv")
+        errors = try await planError()
+        XCTAssertEqual(errors, ["\(raw)/renumbered.csv:4: old_s_id: 22 <- 20 closes a cycle with lines 2, 3 (20 <- 21, 21 <- 22): a station cannot replace one that replaces it"])
+
+        try write("new_s_id,old_s_id,version\n5,999,2\n", to: "renumbered.csv")
+        errors = try await planError()
+        XCTAssertEqual(errors, ["\(raw)/renumbered.csv:2: old_s_id: s_id 999 was never a station: neither the published version 1 nor \(raw)/registry.csv has it"])
+        let publish: Void? = try? await { _ = try await pipeline().publish() }()
+        XCTAssertNil(publish, "the publish refuses it too")
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 1)
+    }
+
+    func handWeights(_ ids: some Sequence<Int>) -> String {
+        "s_id,weight,note\n" + ids.map { "\($0),\(1 + $0 % 10),pick \($0)\n" }.joined()
+    }
+
+    /// An empty, header-only or half-cut weights.csv published every lost pick as a
+    /// weight change, under the weight guard. Like a guard, it is refused (exit 4) unless
+    /// forced, and a plan says so.
+    func testLosingTheHandWeightsIsRefusedLikeAGuard() async throws {
+        try write(handWeights(stride(from: 2, through: 100, by: 5)), to: "weights.csv")   // 20 picks
+        let first = try await pipeline().publish()
+        XCTAssertEqual(first.outcome, .published)
+
+        for (what, text) in [("header only", "s_id,weight,note\n"), ("empty", ""), ("half cut", handWeights(stride(from: 2, through: 50, by: 5)))] {
+            try write(text, to: "weights.csv")
+            let plan = try await pipeline().plan()
+            XCTAssertEqual(plan.report.outcome, .refused, what)
+            XCTAssertEqual(plan.report.exitStatus, .guardRefused, what)
+            let kept = text.split(separator: "\n").count - 1
+            XCTAssertEqual(plan.report.guards.violations.filter { $0.contains("hand weights") }, [
+                "\(20 - max(0, kept)) of the 20 hand weights (stations with weight 1..10) of version 1 are gone, \(max(0, kept)) left "
+                + "(\(fixed(Double(20 - max(0, kept)) * 5, decimals: 2))%), more than the limit of 10.00%: is weights.csv emptied or cut short?",
+            ], what)
+            let refused = try await pipeline().publish()
+            XCTAssertEqual(refused.outcome, .refused, what)
+            XCTAssertEqual(refused.exitStatus, .guardRefused, what)
+            XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 1, what)
+        }
+        // A pick or two dropped or moved on is an ordinary change.
+        try write(handWeights(stride(from: 2, through: 90, by: 5)) + "3,4,new pick\n", to: "weights.csv")
+        let plan = try await pipeline().plan()
+        XCTAssertEqual(plan.report.outcome, .wouldPublish, "\(plan.report.guards.violations)")
+        // Forced, the loss is published.
+        try write("s_id,weight\n", to: "weights.csv")
+        let forced = try await pipeline(force: true).publish()
+        XCTAssertEqual(forced.outcome, .published)
+        XCTAssertTrue(forced.guards.forced)
+        // With no hand weights published, none lost.
+        let next = try await pipeline().plan()
+        XCTAssertEqual(next.report.outcome, .unchanged)
+    }
+}
+
 extension Dictionary where Key == String {
     func mapKeys(_ transform: (String) -> String) -> [String: Value] {
         Dictionary(uniqueKeysWithValues: map { (transform($0.key), $0.value) })

@@ -155,6 +155,33 @@ final class CSVTests: XCTestCase {
                        ["raw/t.csv:2: a: unexpected text after a closing quote (write a quote inside a quoted field as \"\")"])
     }
 
+    /// A NUL cannot reach the bundle as written (SQLite takes text up to its first NUL:
+    /// `ab\0cd` was published as `ab`), so it is refused at its line and field, quoted or
+    /// not, never cut; the other control characters are kept (lint names them).
+    func testNULIsAnErrorAtItsLineAndField() throws {
+        XCTAssertEqual(messages(Array("s_id,station\n1,ok\n2,ab".utf8) + [0] + Array("cd\n".utf8)),
+                       ["raw/t.csv:3: station: a NUL byte (0x00) in the field; text reaches the bundle byte for byte, and a NUL would cut it there: remove it"])
+        XCTAssertEqual(messages(Array("s_id,station\n1,\"two\nlines".utf8) + [0] + Array("\"\n3,x".utf8) + [0] + Array("\n".utf8)), [
+            "raw/t.csv:3: station: a NUL byte (0x00) in the field; text reaches the bundle byte for byte, and a NUL would cut it there: remove it",
+            "raw/t.csv:4: station: a NUL byte (0x00) in the field; text reaches the bundle byte for byte, and a NUL would cut it there: remove it",
+        ])
+        XCTAssertEqual(messages([0x61, 0, 0x62] + Array("\n1\n".utf8)),
+                       ["raw/t.csv:1: column 1: a NUL byte (0x00) in the field; text reaches the bundle byte for byte, and a NUL would cut it there: remove it"])
+        let t = try parse("s_id,station\n1,a\u{1}b\tc\u{7F}\n")
+        XCTAssertEqual(t.string(0, "station"), "a\u{1}b\tc\u{7F}")
+    }
+
+    /// RFC 4180 allows a quote only inside a quoted field. `東"中野` was published as
+    /// written and lint said nothing; whether the writer meant a quote or lost the one
+    /// that opened the field cannot be told, so it is an error with the way to write it.
+    func testAQuoteInsideAnUnquotedFieldIsAnError() {
+        let advice = "a quote inside a field that does not start with one; RFC 4180 allows quotes only in a quoted field: "
+            + "quote the whole field and double the quote (\"東\"\"中野\"), or remove it"
+        XCTAssertEqual(messages("s_id,station\n1,東\"中野\n"), ["raw/t.csv:2: station: \(advice)"])
+        XCTAssertEqual(messages("s_id,station\n1,x\n2,\"\"\"ok\"\"\"\n3,a\"b\"c\n"), ["raw/t.csv:4: station: \(advice)"])
+        XCTAssertEqual(messages("s_id,sta\"tion\n1,x\n"), ["raw/t.csv:1: column 2: \(advice)"])
+    }
+
     func testDuplicateColumnName() {
         XCTAssertEqual(messages("id,name,id\n1,a,2\n"),
                        ["raw/t.csv:1: id: column named twice in the header (columns 1 and 3); expected each name once"])

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 import StationIO
+import StationModel
+import TestSupport
 
 /// Paths, whole-file reads and writes, and the atomic writer behind the staging
 /// file, the registry, weights, manifests and synth.
@@ -65,6 +67,92 @@ final class FilesTests: XCTestCase {
         XCTAssertThrowsError(try Files.write([1], to: path("no/such/folder/f"))) {
             XCTAssertTrue(($0 as? EnvironmentError)?.message.hasPrefix("cannot write \(self.path("no/such/folder/f")): ") == true, "\($0)")
         }
+    }
+
+    /// Only a regular file is read. A FIFO blocked the read (its open waits for a writer)
+    /// and /dev/zero never ends: either hung a publish holding dist/.lock. Both are refused,
+    /// naming the file, before a byte is read, by every way a file is read (whole, in
+    /// pieces, for a digest or a stage record).
+    func testOnlyRegularFilesAreRead() throws {
+        let fifo = path("stations.csv")
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        XCTAssertEqual(symlink("/dev/zero", path("station.csv")), 0)
+        let zero = path("station.csv")
+        // Turns a blocked open into an empty read (and a failed assertion) instead of a hang.
+        let unblocker = FIFOUnblocker(fifo)
+        defer { unblocker.stop() }
+        let started = Date()
+        func refusal(_ body: () throws -> Any) -> String {
+            do {
+                _ = try body()
+                return "no error"
+            } catch let error as InputError {
+                return error.description
+            } catch {
+                return "\(error)"
+            }
+        }
+        let isFIFO = "a FIFO (named pipe), not a file; expected a file here"
+        XCTAssertEqual(refusal { try Files.read(fifo) }, "error: \(fifo): \(isFIFO)")
+        XCTAssertEqual(refusal { try Files.read(fifo, label: "raw/stations.csv") }, "error: raw/stations.csv: \(isFIFO)")
+        XCTAssertEqual(refusal { try CSVReader.read(path: fifo, displayName: "raw/stations.csv") }, "error: raw/stations.csv: \(isFIFO)")
+        XCTAssertEqual(refusal { try Files.forEachChunk(of: fifo) { _ in } }, "error: \(fifo): \(isFIFO)")
+        XCTAssertEqual(refusal { try SHA256.hex(fileAt: fifo) }, "error: \(fifo): \(isFIFO)")
+        XCTAssertEqual(refusal { try StageRecord.digest(of: fifo) }, "error: \(fifo): \(isFIFO)")
+
+        let isZero = "a character device (a link to /dev/zero), not a file; expected a file here"
+        XCTAssertEqual(refusal { try Files.read(zero, label: "raw/ekidata/station.csv") }, "error: raw/ekidata/station.csv: \(isZero)")
+        // Counted, so an endless read fails the test instead of running forever.
+        var read = 0
+        XCTAssertEqual(refusal {
+            try Files.forEachChunk(of: zero) { read += $0.count; if read > 1 << 24 { throw EnvironmentError("read 16 MiB of an endless file") } }
+        }, "error: \(zero): \(isZero)")
+        XCTAssertEqual(read, 0, "not a byte is read")
+        XCTAssertEqual(refusal { try StageRecord.digest(of: "/dev/null") }, "error: /dev/null: a character device, not a file; expected a file here")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5, "refused at once, not after a writer came")
+
+        // A regular file is read as before, and a missing one is still an I/O error.
+        try Files.write(Array("s_id,weight\n".utf8), to: path("weights.csv"))
+        XCTAssertEqual(try Files.read(path("weights.csv")), Array("s_id,weight\n".utf8))
+        XCTAssertEqual(try StageRecord.digest(of: path("absent.csv")), StageRecord.absent)
+    }
+
+    /// A file larger than any real source is refused before it is read: a 2 GB file (or
+    /// one growing without end) would be read whole into memory while the dist is locked.
+    /// The limit is far above real masters and is raised by STATIONDB_MAX_SOURCE_BYTES.
+    func testReadingHasASizeLimit() throws {
+        XCTAssertNil(ProcessInfo.processInfo.environment[Files.readLimitSetting], "the test reads the default")
+        XCTAssertEqual(Files.readLimitSetting, "STATIONDB_MAX_SOURCE_BYTES")
+        XCTAssertEqual(try Files.readLimit(), 2_000_000_000)
+        XCTAssertEqual(try Files.readLimit(setting: "3000000000"), 3_000_000_000)
+        XCTAssertThrowsError(try Files.readLimit(setting: "2GB")) {
+            XCTAssertEqual(($0 as? InputError)?.description,
+                           "error: STATIONDB_MAX_SOURCE_BYTES: expected a whole number of bytes above 0, found '2GB'")
+        }
+
+        let small = path("small.csv")
+        try Files.write([UInt8](repeating: 0x61, count: 20), to: small)
+        XCTAssertEqual(try Files.read(small, limit: 20).count, 20)
+        let over = "20 bytes, more than the limit of 19 bytes on a file stationdb reads; if the file is right, "
+            + "raise the limit with the environment setting STATIONDB_MAX_SOURCE_BYTES=<bytes>"
+        XCTAssertThrowsError(try Files.read(small, label: "raw/small.csv", limit: 19)) {
+            XCTAssertEqual(($0 as? InputError)?.description, "error: raw/small.csv: \(over)")
+        }
+        XCTAssertThrowsError(try Files.forEachChunk(of: small, limit: 19) { _ in }) {
+            XCTAssertEqual(($0 as? InputError)?.description, "error: \(small): \(over)")
+        }
+
+        // A sparse file just over the default: refused by its size, not read (which took seconds).
+        let huge = path("huge.csv")
+        let fd = open(huge, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertEqual(ftruncate(fd, 2_000_000_001), 0)
+        close(fd)
+        let started = Date()
+        XCTAssertThrowsError(try StageRecord.digest(of: huge)) {
+            XCTAssertTrue(($0 as? InputError)?.description.contains("2000000001 bytes, more than the limit of 2000000000 bytes") == true, "\($0)")
+        }
+        XCTAssertThrowsError(try Files.read(huge)) { XCTAssertTrue($0 is InputError, "\($0)") }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
     }
 
     /// A failure inside leaves the old file and no temporary one; large and small
