@@ -267,18 +267,15 @@ public enum IngestPipeline {
     static func fillPrefectures(_ stations: [MergedStation]) -> [Int?] {
         let known = stations.indices.filter { stations[$0].pref != nil }
         if known.count == stations.count { return stations.map(\.pref) }
-        // Known stations in 0.2-degree cells, so each search looks at the nine around it.
-        struct Cell: Hashable { var lat: Int, lng: Int }
-        func cell(_ lat: Int, _ lng: Int) -> Cell { Cell(lat: lat / 200_000, lng: lng / 200_000) }
-        var grid: [Cell: [Int]] = [:]
-        for i in known { grid[cell(stations[i].lat, stations[i].lng), default: []].append(i) }
+        // Known stations in 0.2-degree cells (over 20 km), so each search looks at the nine around it.
+        let grid = PointGrid(known.map { (stations[$0].lat, stations[$0].lng) }, cellSize: 200_000)
         return stations.map { s in
             if let p = s.pref { return p }
-            let c = cell(s.lat, s.lng)
+            let c = grid.cell(lat: s.lat, lng: s.lng)
             var best: (index: Int, metres: Double)?
             for dy in -1...1 {
                 for dx in -1...1 {
-                    for j in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] {
+                    for j in grid.points(row: c.row + dy, column: c.column + dx).lazy.map({ known[Int($0)] }) {
                         let d = MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: stations[j].lat, lng2: stations[j].lng)
                         if d <= 20_000, best == nil || d < best!.metres || (d == best!.metres && j < best!.index) { best = (j, d) }
                     }

@@ -241,17 +241,14 @@ public enum Lint {
     static func prefectures(_ live: [Station], at: (Station) -> SourceLocation) -> [LintFinding] {
         // Stations in cells of 0.05 degrees (5.5 km north-south), searched ring by ring
         // around each station until its nearest are all found.
-        struct Cell: Hashable { var lat: Int, lng: Int }
         let cellSize = 50_000
-        func cell(_ s: Station) -> Cell { Cell(lat: s.lat / cellSize, lng: s.lng / cellSize) }
-        var grid: [Cell: [Int]] = [:]
-        for (i, s) in live.enumerated() { grid[cell(s), default: []].append(i) }
+        let grid = PointGrid(live.map { ($0.lat, $0.lng) }, cellSize: cellSize)
         // Nearness on a flat map around each station (east-west scaled by its latitude):
         // within 25 km it differs from the great circle by far less than a station's size.
         let metresPerMicroDegree = MicroDegrees.metresPerDegree / 1_000_000
         var findings: [LintFinding] = []
         for s in live {
-            let c = cell(s), scale = cos(MicroDegrees.degrees(s.lat) * .pi / 180)
+            let c = grid.cell(lat: s.lat, lng: s.lng), scale = cos(MicroDegrees.degrees(s.lat) * .pi / 180)
             // Every station within `reach` of s is found once the rings up to `ring` are searched.
             let cellMetres = Double(cellSize) * metresPerMicroDegree * scale
             var near: [(metres: Double, index: Int)] = []
@@ -259,7 +256,7 @@ public enum Lint {
             while true {
                 for dy in -ring...ring {
                     for dx in -ring...ring where max(abs(dy), abs(dx)) == ring {
-                        for j in grid[Cell(lat: c.lat + dy, lng: c.lng + dx)] ?? [] where live[j].id != s.id {
+                        for j in grid.points(row: c.row + dy, column: c.column + dx).lazy.map(Int.init) where live[j].id != s.id {
                             let north = Double(live[j].lat - s.lat), east = Double(live[j].lng - s.lng) * scale
                             let metres = (north * north + east * east).squareRoot() * metresPerMicroDegree
                             if metres <= nearestWithinMetres { near.append((metres, j)) }
