@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AppClient", targets: ["AppClient"]),
         .library(name: "Lint", targets: ["Lint"]),
         .library(name: "Publishing", targets: ["Publishing"]),
+        .library(name: "Deploy", targets: ["Deploy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,10 +49,13 @@ let package = Package(
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
         .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient"]),
+        // `stationdb deploy`: a dist copied to where the apps download it, in an order that
+        // never announces a missing file, and read back there with the apps' own client.
+        .target(name: "Deploy", dependencies: ["StationModel", "StationIO", "Transfer", "AppClient"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Publishing",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Publishing", "Deploy",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

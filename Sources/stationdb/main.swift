@@ -22,12 +22,13 @@ struct StationDB: ParsableCommand {
             --weights build/weights.csv --lint build/lint.json --dist dist
           stationdb diff dist/3 dist/4
           stationdb verify dist
+          stationdb deploy dist /srv/www/stations --check https://stations.example.org
 
         Exit status: 0 success, 1 diff found differences, 2 bad input or usage,
         3 I/O or environment failure, 4 a guard refused to publish.
         """,
         subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
-                      VerifyCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
+                      VerifyCommand.self, DeployCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
 
     // A flag of its own rather than ArgumentParser's `version:`; either way it is
