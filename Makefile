@@ -139,10 +139,10 @@ lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
-# `stationdb diff` against, and python3 for their HTTP server: without either, the
-# tests that use it fail, saying so, rather than skip.
+# `stationdb diff` against, python3 for their HTTP server and rsync for deploy's: without
+# one, the tests that use it fail, saying so, rather than skip.
 test:
-	@$(ROOT)/scripts/setup sqlite3-tools python3
+	@$(ROOT)/scripts/setup sqlite3-tools python3 rsync
 	cd $(ROOT) && swift build --build-tests && swift test
 
 bench: setup

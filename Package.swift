@@ -71,6 +71,8 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
+        // deploy into folders, through rsync and a stand-in ssh, killed at every moment; make deploy.
+        .testTarget(name: "DeployTests", dependencies: ["Deploy", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "BundleDiff", "Ingest", "Lint", "StationModel", "StationIO", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
