@@ -4,19 +4,24 @@ import StationModel
 import TestSupport
 import XCTest
 
-/// Dists made by the stationdb built with these tests, once per test process:
-/// the small network published as version 1, then a station renamed (2) and two
-/// stations added (3). `atVersion1` is the dist as it was after the first publish.
+/// Dists made by the stationdb built with these tests, once per test process, in a
+/// temporary folder removed when the process exits: the small network published as
+/// version 1, then a station renamed (2) and two stations added (3). `atVersion1`
+/// is the dist as it was after the first publish. Tests copy them before changing them.
 struct PublishedDists: Sendable {
     let atVersion1: String
     let atVersion3: String
+
+    static let folder = NSTemporaryDirectory() + "stationdb-deploy-dists-\(getpid())"
 
     static let made: Result<PublishedDists, any Error> = Result { try make() }
 
     static func shared() throws -> PublishedDists { try made.get() }
 
     private static func make() throws -> PublishedDists {
-        let folder = NSTemporaryDirectory() + "deploy-dists-\(UUID().uuidString)"
+        let folder = Self.folder
+        try? FileManager.default.removeItem(atPath: folder)
+        atexit { try? FileManager.default.removeItem(atPath: PublishedDists.folder) }
         let raw = folder + "/raw", build = folder + "/build", dist = folder + "/dist"
         try SmallNetwork.write(to: raw)
         func publish(_ version: Int) throws {
