@@ -31,6 +31,12 @@ NO_WAIT ?=
 FORMAT ?=
 # make plan AGAINST=https://...: compare with the dist the apps download from, not the local one.
 AGAINST ?=
+# make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
+# web server serves the dist from; CHECK=https://...: read it back there as the apps do;
+# DRY_RUN=1: list what would be copied.
+TARGET ?=
+CHECK ?=
+DRY_RUN ?=
 
 export PATH := $(PATH):/opt/swift/usr/bin
 
@@ -39,7 +45,7 @@ RELEASE := $(ROOT)/.build/release/stationdb
 BIN     ?= $(RELEASE)
 SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
 
-.PHONY: all help setup fetch lint plan install test bench diff clean
+.PHONY: all help setup fetch lint plan deploy install test bench diff clean
 
 # What make says when stationdb fails: its own exit status, which make turns into 2.
 EXPLAIN = status=$$?; case $$status in \
@@ -65,10 +71,22 @@ plan: $(BIN)
 	@$(BIN) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(AGAINST)) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
 	if [ $$status -gt 1 ]; then (exit $$status); $(EXPLAIN); fi
 
+# Copies $(DIST) to where the apps download it: the version folders the target lacks, each
+# whole, then latest.json; never deletes there. See `stationdb deploy --help`.
+deploy: $(BIN)
+	@test -n "$(TARGET)" || { echo "usage: make deploy TARGET=/srv/www/stations|host:/srv/www/stations [CHECK=https://stations.example.org] [DRY_RUN=1]" >&2; exit 2; }
+	@$(BIN) deploy "$(DIST)" "$(TARGET)" $(if $(CHECK),--check "$(CHECK)") $(if $(DRY_RUN),--dry-run) $(if $(NO_WAIT),--no-wait); status=$$?; case $$status in \
+	2) echo "make: deploy refused (exit 2 from stationdb): see the message above; nothing was copied" >&2 ;; \
+	3) echo "make: deploy failed (exit 3 from stationdb): see the message above; the target still serves a whole version (the old or the new one); make deploy again once mended" >&2 ;; \
+	esac; exit $$status
+
 help:
 	@echo 'make                the nightly job: raw/ -> build/ -> a new version in dist/ when anything changed'
 	@echo 'make plan           what the next make would publish, without publishing: a report by station name'
 	@echo '                    and build/preview.html, the map the apps would show [FORMAT=markdown AGAINST=URL]'
+	@echo 'make deploy TARGET=/srv/www/stations   (or TARGET=host:/srv/www/stations, rsync over ssh)'
+	@echo '                    copy dist/ to where the apps download it: new version folders, then latest.json'
+	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
@@ -81,8 +99,10 @@ help:
 	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
 	@echo '  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)'
 	@echo '  STATIONDB_MAX_SOURCE_BYTES=N  read files up to N bytes (default 2000000000)'
+	@echo '  TARGET=folder|host:path  CHECK=URL  DRY_RUN=1 (make deploy)'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
-	@echo '  0 success/same  1 different (diff) or would publish (plan)  2 bad input  3 I/O or environment'
+	@echo '  0 success/same  1 different (diff) or would publish (plan)  2 bad input (or, for deploy, a target'
+	@echo '  that differs or is at a higher version)  3 I/O or environment (or a failed copy or --check)'
 	@echo '  4 refused by a guard  5 published, but raw/registry.csv not updated'
 
 setup:
@@ -106,10 +126,12 @@ lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
-# `stationdb diff` against, python3 for their HTTP server, and chromium, which opens the
-# preview page: without one, the tests that use it fail, saying so, rather than skip.
+# Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
+# `stationdb diff` against, python3 for their HTTP server, chromium, which opens the
+# preview page, and rsync for deploy's: without one, the tests that use it fail, saying
+# so, rather than skip.
 test:
-	@$(ROOT)/scripts/setup sqlite3-tools python3 chromium
+	@$(ROOT)/scripts/setup sqlite3-tools python3 chromium rsync
 	cd $(ROOT) && swift build --build-tests && swift test
 
 bench: setup

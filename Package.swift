@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Lint", targets: ["Lint"]),
         .library(name: "Publishing", targets: ["Publishing"]),
         .library(name: "Preview", targets: ["Preview"]),
+        .library(name: "Deploy", targets: ["Deploy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,10 +52,13 @@ let package = Package(
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
         .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient", "Preview"]),
+        // `stationdb deploy`: a dist copied to where the apps download it, in an order that
+        // never announces a missing file, and read back there with the apps' own client.
+        .target(name: "Deploy", dependencies: ["StationModel", "StationIO", "Transfer", "AppClient"]),
         // The bench's inputs and helpers: scaled copies of the national network.
         .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Preview", "Publishing",
+            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Preview", "Publishing", "Deploy",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -72,6 +76,8 @@ let package = Package(
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Ingest", "Priority", "BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.
         .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
+        // deploy into folders, through rsync and a stand-in ssh, killed at every moment; make deploy.
+        .testTarget(name: "DeployTests", dependencies: ["Deploy", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "BundleDiff", "Ingest", "Lint", "StationModel", "StationIO", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,6 +25,7 @@ struct StationDB: ParsableCommand {
           stationdb diff dist/3 dist/4
           stationdb verify dist
           stationdb preview dist --baseline dist/3 --out /tmp/preview.html
+          stationdb deploy dist /srv/www/stations --check https://stations.example.org
 
         Exit status: 0 success, 1 diff found differences or plan would publish,
         2 bad input or usage, 3 I/O or environment failure, 4 a guard refused
@@ -41,7 +42,7 @@ struct StationDB: ParsableCommand {
         // build, publish and plan take --as-version N.
         version: StationDBVersion.description,
         subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
-                      VerifyCommand.self, PreviewCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
+                      VerifyCommand.self, PreviewCommand.self, DeployCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
     )
 }
 

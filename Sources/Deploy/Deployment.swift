@@ -1,0 +1,228 @@
+import FoundationEssentials
+import Glibc
+import StationIO
+import StationModel
+
+/// What `stationdb deploy` is asked to do.
+public struct DeployRequest: Sendable {
+    public var dist: String
+    public var target: TargetAddress
+    /// List what would be copied; copy nothing.
+    public var dryRun: Bool
+    /// Copy into a local folder with rsync too (what a host:path target always uses).
+    public var viaRsync: Bool
+    /// The remote shell for host:path (rsync's -e).
+    public var rsh: String
+    /// Wait while another deploy from the same dist runs (else exit 3).
+    public var wait: Bool
+
+    public init(dist: String, target: TargetAddress, dryRun: Bool = false, viaRsync: Bool = false, rsh: String = "ssh", wait: Bool = true) {
+        self.dist = dist; self.target = target; self.dryRun = dryRun; self.viaRsync = viaRsync; self.rsh = rsh; self.wait = wait
+    }
+}
+
+/// What a deploy found and did (or, in a dry run, would do).
+public struct DeployPlan: Sendable {
+    /// The version the dist's latest.json names.
+    public var version: Int { latest.version }
+    /// The dist's latest.json: what the target serves once deployed.
+    public var latest: PublishedBundle
+    /// sha256 of the manifest.json of latest.json's version.
+    public var latestManifestSHA256: String
+    /// The version the target's latest.json named before, if any.
+    public var targetVersion: Int?
+    /// The version folders the target lacks, ascending: copied first.
+    public var toCopy: [VersionFolder]
+    /// The dist's version folders the target already holds, the same.
+    public var alreadyThere: [Int]
+    /// Version folders at the target that the dist does not have (kept: never deleted).
+    public var onlyAtTarget: [Int]
+    /// The dist's folders above its latest.json's version, never announced: not deployed.
+    public var unannounced: [Int]
+    /// Whether latest.json is copied (last).
+    public var copiesLatest: Bool
+
+    public var copiesNothing: Bool { toCopy.isEmpty && !copiesLatest }
+
+    /// The dry run's list, one line each, for stdout.
+    public func lines(target: String) -> [String] {
+        var out = toCopy.map { "copy  \($0.name)/  (\($0.publishedNames.count) files, \(megabytes($0.bytes)))" }
+        out += alreadyThere.map { "there \($0)/  (the same as the dist's)" }
+        if copiesLatest {
+            out.append("copy  latest.json  (last; version \(targetVersion.map { "\($0) -> " } ?? "")\(version))")
+        } else {
+            out.append("there latest.json  (version \(version))")
+        }
+        out += onlyAtTarget.map { "keep  \($0)/  (at the target only; deploy never deletes)" }
+        out += unannounced.map { "skip  \($0)/  (in the dist but above its latest.json: never announced)" }
+        return out
+    }
+}
+
+/// `stationdb deploy DIST TARGET`: the dist's version folders the target lacks, then
+/// latest.json, each whole or not at all, so that at every moment the target's
+/// latest.json names only files that are there, whole.
+///
+/// A version folder is copied into a staging folder of the target
+/// (`.tmp-deploy-<version>-<pid>`), checked against its manifest there, and renamed
+/// into place in one step: a folder under a version's name is always complete, so
+/// the next deploy can tell a folder that differs (refused) from one a killed
+/// deploy left (a staging folder, removed). latest.json is written under a
+/// temporary name and renamed, after every folder. Nothing at the target is ever
+/// deleted or rewritten but those leftovers.
+public final class Deployment {
+    public static let stagingPrefix = ".tmp-deploy-"
+    /// Held in the dist while a deploy from it runs: two deploys of one dist (a cron
+    /// run and a hand run) would take each other's staging folders for leftovers.
+    public static let lockName = ".deploy.lock"
+
+    public let request: DeployRequest
+    /// Progress and messages for the user (the CLI sends them to stderr).
+    public var onNote: (String) -> Void = { _ in }
+    /// Called at each moment of the run (see DeployEvent), for tests.
+    public var onEvent: (DeployEvent) -> Void = { _ in }
+
+    public init(_ request: DeployRequest) { self.request = request }
+
+    var target: DeployTarget {
+        switch request.target {
+        case .folder(let path) where !request.viaRsync: return LocalFolderTarget(root: path)
+        default: return RsyncTarget(address: request.target, rsh: request.rsh)
+        }
+    }
+
+    /// Deploys (or, in a dry run, plans) and returns what it found and did.
+    public func run() throws -> DeployPlan {
+        let lock = request.dryRun ? nil : try takeLock()
+        defer { withExtendedLifetime(lock) {} }
+        let reporter = DeployReporter()
+        reporter.note = onNote
+        reporter.event = onEvent
+        let target = self.target
+
+        let dist = try PublishedDist.read(request.dist)
+        let state = try target.state()
+        let plan = try makePlan(dist, state, target)
+        onNote("deploy: checking the dist's files against their manifests")
+        try dist.verify(plan.toCopy)
+        if request.dryRun { return plan }
+
+        if !state.exists { try target.prepare() }
+        if !state.leftovers.isEmpty {
+            onNote("deploy: removing what a killed deploy left in \(target.label): \(state.leftovers.joined(separator: ", "))")
+            try target.remove(state.leftovers)
+        }
+        for (index, folder) in plan.toCopy.enumerated() {
+            let staging = "\(Self.stagingPrefix)\(folder.version)-\(getpid())"
+            onNote("deploy: copying version \(folder.version) (\(index + 1) of \(plan.toCopy.count); \(folder.publishedNames.count) files, \(megabytes(folder.bytes))) into \(joinPath(target.label, staging))")
+            do {
+                try target.stage(folder, from: dist.path, into: staging, reporter)
+                try target.place(staging, as: folder.name)
+            } catch {
+                try? target.remove([staging])
+                throw error
+            }
+            reporter.event(.placed)
+            onNote("deploy: \(joinPath(target.label, folder.name)) in place")
+        }
+        if plan.copiesLatest {
+            try target.putLatest(from: dist.path, reporter)
+            reporter.event(.latestPlaced)
+            onNote("deploy: \(joinPath(target.label, DistLayout.latest)) now names version \(plan.version)\(plan.targetVersion.map { " (was \($0))" } ?? "")")
+        }
+        return plan
+    }
+
+    private func takeLock() throws -> FileLock? {
+        guard Files.isFolder(request.dist) else { return nil }  // PublishedDist.read says what is wrong
+        let path = joinPath(request.dist, Self.lockName)
+        let lock = try FileLock.acquire(path, wait: request.wait) { pid in
+            onNote("deploy: waiting for another deploy from \(request.dist) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
+        }
+        guard let lock else {
+            let holder = FileLock.holder(of: path).map { "pid \($0)" } ?? "another process"
+            throw EnvironmentError("another deploy from \(request.dist) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
+        }
+        return lock
+    }
+
+    /// Compares the target with the dist; refuses (exit 2) a target whose latest.json is
+    /// above the dist's, or that holds one of the dist's versions with other bytes.
+    func makePlan(_ dist: PublishedDist, _ state: TargetState, _ target: DeployTarget) throws -> DeployPlan {
+        var targetVersion: Int?
+        if let bytes = state.latestBytes {
+            let path = joinPath(target.label, DistLayout.latest)
+            do {
+                targetVersion = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes)).version
+            } catch let error as DecodingError {
+                throw InputError(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
+            }
+            if let targetVersion, targetVersion > dist.latest.version {
+                throw InputError(SourceLocation(file: path, field: "version"),
+                                 "names version \(targetVersion), above the dist's \(dist.latest.version) (\(joinPath(dist.path, DistLayout.latest))): deploying would take the apps back to an older version. Deploy the dist that published version \(targetVersion), or publish a version above it first; nothing was copied")
+            }
+        }
+        let present = Set(state.versionNames)
+        let shared = dist.versions.filter { present.contains($0.version) }
+        try refuseDifferingFolders(shared, dist: dist, target: target, state: state)
+        let toCopy = dist.versions.filter { !present.contains($0.version) }
+        let distVersions = Set(dist.versions.map(\.version))
+        return DeployPlan(latest: dist.latest, latestManifestSHA256: dist.latestFolder.manifestDigest, targetVersion: targetVersion, toCopy: toCopy,
+                          alreadyThere: shared.map(\.version), onlyAtTarget: state.versionNames.filter { !distVersions.contains($0) },
+                          unannounced: dist.unannounced, copiesLatest: state.latestBytes != dist.latestBytes)
+    }
+
+    /// A version is published once: the target's folder of a version must hold the very
+    /// files the dist's does (manifest.json and the sha256 of every file it lists).
+    private func refuseDifferingFolders(_ shared: [VersionFolder], dist: PublishedDist, target: DeployTarget, state: TargetState) throws {
+        guard !shared.isEmpty else { return }
+        onNote("deploy: comparing the \(shared.count) version folder\(shared.count == 1 ? "" : "s") already at \(target.label) with the dist's")
+        let digests = try target.digests(shared.flatMap { folder in folder.publishedNames.map { "\(folder.name)/\($0)" } })
+        var problems = DiagnosticCollector()
+        for folder in shared {
+            let location = SourceLocation(file: joinPath(target.label, folder.name))
+            if state.entries[folder.name] == false {
+                problems.add(location, "a file where the dist has a version folder")
+                continue
+            }
+            var differences: [String] = []
+            for name in folder.publishedNames {
+                switch digests["\(folder.name)/\(name)"] {
+                case nil: differences.append("\(name) missing")
+                case let actual? where actual != folder.digest(of: name)?.lowercased(): differences.append("\(name) differs")
+                default: break
+                }
+            }
+            if !differences.isEmpty {
+                problems.add(location, "differs from \(joinPath(dist.path, folder.name)) (\(differences.joined(separator: ", ")))")
+            }
+        }
+        if !problems.isEmpty {
+            var all = problems.diagnostics
+            all.append(Diagnostic(SourceLocation(file: target.label),
+                                  "holds another publication of these versions: a version, once published, never changes, and deploy never rewrites one. Was it deployed from another dist (another machine, or a dist made again from scratch)? Deploy that dist, or deploy into a new folder; nothing was copied"))
+            throw InputError(all, truncated: problems.isFull)
+        }
+    }
+}
+
+extension Deployment {
+    /// A test's way to kill a deploy at a chosen moment: STATIONDB_DEPLOY_KILL_AT=<event>[#n]
+    /// (e.g. `chunk#3`, `placed#1`, `latest-staged`) sends this process SIGKILL at the
+    /// n-th such moment, as a power cut or the OOM killer would stop it: no handler runs.
+    public static func killSwitch(environment value: String?) throws -> ((DeployEvent) -> Void)? {
+        guard let value, !value.isEmpty else { return nil }
+        let parts = value.split(separator: "#", maxSplits: 1)
+        guard let event = DeployEvent(rawValue: String(parts[0])), let count = parts.count == 2 ? Int(parts[1]) : 1, count >= 1 else {
+            throw InputError(SourceLocation(file: "STATIONDB_DEPLOY_KILL_AT"), "\"\(value)\": expected one of \(DeployEvent.allCases.map(\.rawValue).joined(separator: ", ")), optionally #N")
+        }
+        let seen = Counter()
+        return { happened in
+            guard happened == event else { return }
+            seen.value += 1
+            if seen.value == count { kill(getpid(), SIGKILL) }
+        }
+    }
+
+    private final class Counter: @unchecked Sendable { var value = 0 }
+}
