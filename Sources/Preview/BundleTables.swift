@@ -65,133 +65,38 @@ struct BundleTables: Sendable {
         return t
     }
 
-    /// The page's JSON for this side; `label` says which bundle it is.
-    func json(label: String) -> String {
-        let j = JSONText()
-        j.object {
-            j.member("label") { j.string(label) }
-            j.member("version") { j.int(version) }
-            j.member("operators") {
-                j.object {
-                    j.member("id") { j.ints(operatorIDs) }
-                    j.member("name") { j.strings(operatorNames) }
-                }
-            }
-            j.member("lines") {
-                j.object {
-                    j.member("id") { j.ints(lineIDs) }
-                    j.member("name") { j.strings(lineNames) }
-                    j.member("operator") { j.ints(lineOperators) }
-                    j.member("enabled") { j.ints(lineEnabled) }
-                    j.member("type") { j.ints(lineTypes) }
-                    j.member("stations") { j.array(lineStations) { j.ints($0) } }
-                }
-            }
-            j.member("stations") {
-                j.object {
-                    j.member("id") { j.ints(stationIDs) }
-                    j.member("name") { j.strings(names) }
-                    j.member("yomi") { j.strings(yomi) }
-                    j.member("lat") { j.ints(lat) }
-                    j.member("lng") { j.ints(lng) }
-                    j.member("operator") { j.ints(stationOperators) }
-                    j.member("enabled") { j.ints(enabled) }
-                    j.member("weight") { j.ints(weights) }
-                }
-            }
-        }
-        return j.text
+    /// What the page reads of this side (`label` says which bundle it is): columns, not
+    /// an object per row, so a national bundle does not repeat every key 10,000 times.
+    func document(label: String) -> PageData.Side {
+        PageData.Side(label: label, version: version,
+                      operators: .init(id: operatorIDs, name: operatorNames),
+                      lines: .init(id: lineIDs, name: lineNames, operator: lineOperators, enabled: lineEnabled, type: lineTypes, stations: lineStations),
+                      stations: .init(id: stationIDs, name: names, yomi: yomi, lat: lat, lng: lng, operator: stationOperators, enabled: enabled, weight: weights))
     }
 }
 
-/// JSON written member by member in the order the code gives, so the page's bytes
-/// depend only on the bundles (no dictionary order), and safe inside a <script>
-/// element: "<", ">" and "&" are escaped, so no value can close the element.
-/// A class, so the closures that write an object's members can write to it too.
-final class JSONText {
-    var text = ""
-    private var needsComma = [false]
-
-    private func separate() {
-        if needsComma[needsComma.count - 1] { text += "," }
-        needsComma[needsComma.count - 1] = true
+/// Everything the page's script reads (`DATA`), written as every JSON file of the
+/// project is (`jsonDocument`: keys sorted, so the same bundles give the same bytes).
+struct PageData: Encodable {
+    struct Side: Encodable {
+        struct Operators: Encodable { var id: [Int], name: [String] }
+        struct Lines: Encodable { var id: [Int], name: [String], `operator`: [Int], enabled: [Int], type: [Int], stations: [[Int]] }
+        struct Stations: Encodable { var id: [Int], name: [String], yomi: [String], lat: [Int], lng: [Int], `operator`: [Int], enabled: [Int], weight: [Int] }
+        var label: String, version: Int, operators: Operators, lines: Lines, stations: Stations
     }
 
-    func object(_ body: () -> Void) {
-        separate()
-        text += "{"
-        needsComma.append(false)
-        body()
-        needsComma.removeLast()
-        text += "}"
-    }
+    var pinChoices: [Int], defaultPins: Int, aspect: Double
+    var candidate: Side
+    var baseline: Side?
+    var changes: PreviewChanges?
 
-    func member(_ key: String, _ value: () -> Void) {
-        separate()
-        text += Self.quoted(key) + ":"
-        // The value that follows is this member's, not a new element of the object.
-        needsComma[needsComma.count - 1] = false
-        value()
-        needsComma[needsComma.count - 1] = true
-    }
-
-    func array<T>(_ items: [T], _ each: (T) -> Void) {
-        separate()
-        text += "["
-        needsComma.append(false)
-        for item in items { each(item) }
-        needsComma.removeLast()
-        text += "]"
-    }
-
-    func ints(_ values: [Int]) {
-        separate()
-        text += "[" + values.map(String.init).joined(separator: ",") + "]"
-    }
-
-    func strings(_ values: [String]) {
-        separate()
-        text += "[" + values.map(Self.quoted).joined(separator: ",") + "]"
-    }
-
-    func int(_ v: Int) { separate(); text += String(v) }
-    func double(_ v: Double, decimals: Int) { separate(); text += Self.fixed(v, decimals) }
-    func string(_ s: String) { separate(); text += Self.quoted(s) }
-    func null() { separate(); text += "null" }
-    func raw(_ json: String) { separate(); text += json }
-
-    /// A number with a fixed count of decimals, without Foundation's locale or Double's shortest form.
-    static func fixed(_ v: Double, _ decimals: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let n = Int((abs(v) * scale).rounded())
-        let sign = v < 0 && n != 0 ? "-" : ""
-        let unit = Int(scale)
-        guard decimals > 0 else { return sign + String(n) }
-        let fraction = String(n % unit)
-        return sign + String(n / unit) + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
-    }
-
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                out += "\\u" + hex4(u.value)
-            default:
-                if u.value < 0x20 { out += "\\u" + hex4(u.value) } else { out.unicodeScalars.append(u) }
-            }
+    /// The JSON, safe inside a <script> element: "<" (only ever inside a string) is
+    /// written as \u003c, so no value can close the element or open a comment.
+    func json() throws -> String {
+        var bytes = try jsonDocument(self, compact: true)
+        if bytes.contains(0x3C) {
+            bytes = bytes.flatMap { $0 == 0x3C ? Array("\\u003c".utf8) : [$0] }
         }
-        return out + "\""
-    }
-
-    private static func hex4(_ v: UInt32) -> String {
-        let h = String(v, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - h.count)) + h
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -634,7 +634,7 @@ enum PageAssets {
             case 'removed': return 'removed (only in the baseline)';
             case 'disabled': return 'disabled (enabled 1 \u2192 0)';
             case 'reenabled': return 're-enabled (enabled 0 \u2192 1)';
-            default: return c.column + ' ' + c.old + ' \u2192 ' + c['new'];
+            default: return c.old + ' \u2192 ' + c['new'];
           }
         }
 
@@ -723,10 +723,10 @@ enum PageAssets {
           document.getElementById('changes-direction').textContent = 'from the baseline to the candidate';
           document.getElementById('changes-tables').textContent = DATA.changes.tables.length ? DATA.changes.tables.join('; ') : 'the two bundles hold the same rows';
           var TITLES = { moved: 'Moved', renamed: 'Renamed', weight: 'Weight changed', added: 'Added', disabled: 'Disabled',
-                         reenabled: 'Re-enabled', removed: 'Removed', other: 'Other values changed' };
+                         reenabled: 'Re-enabled', removed: 'Removed', changed: 'Other values changed' };
           var groups = {};
           changes.forEach(function (c) { (groups[c.kind] = groups[c.kind] || []).push(c); });
-          ['moved', 'renamed', 'weight', 'added', 'disabled', 'reenabled', 'removed', 'other'].forEach(function (kind) {
+          ['moved', 'renamed', 'weight', 'added', 'disabled', 'reenabled', 'removed', 'changed'].forEach(function (kind) {
             var items = groups[kind];
             if (!items) return;
             var d = el('details'), filled = false;

@@ -1,3 +1,4 @@
+import BundleDiff
 import StationIO
 import StationModel
 
@@ -34,36 +35,25 @@ public enum PreviewPage {
     /// `candidateLabel` and `baselineLabel` name the bundles on the page (default:
     /// their paths). `leafletFolder` holds leaflet.js and leaflet.css.
     public static func write(candidate: String, baseline: String?, to output: String,
-                             candidateLabel: String? = nil, baselineLabel: String? = nil,
+                             candidateLabel: String? = nil, baselineLabel: String? = nil, changes: ChangeList? = nil,
                              leafletFolder: String = debianLeaflet) throws {
         let page = try html(candidate: candidate, baseline: baseline, candidateLabel: candidateLabel,
-                            baselineLabel: baselineLabel, leafletFolder: leafletFolder)
+                            baselineLabel: baselineLabel, changes: changes, leafletFolder: leafletFolder)
         try AtomicFile.write(page, to: output)
     }
 
-    /// The page itself, as `write` would write it.
+    /// The page itself, as `write` would write it. `changes` is what changed from the
+    /// baseline to the candidate, when the caller has it (a plan); else it is worked out here.
     public static func html(candidate: String, baseline: String?, candidateLabel: String? = nil, baselineLabel: String? = nil,
-                            leafletFolder: String = debianLeaflet) throws -> String {
+                            changes: ChangeList? = nil, leafletFolder: String = debianLeaflet) throws -> String {
         // Leaflet first: a missing package should be said before any bundle is read.
         let leaflet = try Leaflet.read(from: leafletFolder)
-        let candidateJSON = try BundleTables.read(path: candidate).json(label: candidateLabel ?? candidate)
-        let baselineJSON = try baseline.map { path in
-            (tables: try BundleTables.read(path: path).json(label: baselineLabel ?? path),
-             changes: try PreviewChanges.between(baseline: path, candidate: candidate).json())
-        }
-        let data = JSONText()
-        data.object {
-            data.member("pinChoices") { data.ints(pinChoices) }
-            data.member("defaultPins") { data.int(defaultPins) }
-            data.member("aspect") { data.double(aspect, decimals: 2) }
-            data.member("candidate") { data.raw(candidateJSON) }
-            if let baselineJSON {
-                data.member("baseline") { data.raw(baselineJSON.tables) }
-                data.member("changes") { data.raw(baselineJSON.changes) }
-            }
-        }
+        let data = PageData(pinChoices: pinChoices, defaultPins: defaultPins, aspect: aspect,
+                            candidate: try BundleTables.read(path: candidate).document(label: candidateLabel ?? candidate),
+                            baseline: try baseline.map { try BundleTables.read(path: $0).document(label: baselineLabel ?? $0) },
+                            changes: try baseline.map { path in try changes.map(PreviewChanges.init) ?? PreviewChanges.between(baseline: path, candidate: candidate) })
         let title = "stationdb preview: " + (candidateLabel ?? candidate) + (baseline.map { " against " + (baselineLabel ?? $0) } ?? "")
-        return PageAssets.page(title: title, leafletCSS: leaflet.css, leafletJS: leaflet.js, data: data.text)
+        return PageAssets.page(title: title, leafletCSS: leaflet.css, leafletJS: leaflet.js, data: try data.json())
     }
 }
 
@@ -77,12 +67,15 @@ struct Leaflet {
         for path in [jsPath, cssPath] where !Files.exists(path) {
             throw EnvironmentError("the preview inlines Leaflet from Debian's libjs-leaflet, and \(path) is missing; install it with: apt-get install libjs-leaflet")
         }
-        let js = String(decoding: try Files.read(jsPath), as: UTF8.self)
-        let css = String(decoding: try Files.read(cssPath), as: UTF8.self)
+        let js = try Files.read(jsPath), css = try Files.read(cssPath)
         // Inlined, a "</script" or "</style" in either would end its element early.
-        guard !js.lowercased().contains("</script"), !css.lowercased().contains("</style") else {
+        func closes(_ bytes: [UInt8], _ tag: String) -> Bool {
+            let lower = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            return lower.firstRange(of: Array(tag.utf8)) != nil
+        }
+        guard !closes(js, "</script"), !closes(css, "</style") else {
             throw EnvironmentError("\(folder): leaflet.js or leaflet.css contains a closing tag and cannot be inlined")
         }
-        return Leaflet(js: js, css: css)
+        return Leaflet(js: String(decoding: js, as: UTF8.self), css: String(decoding: css, as: UTF8.self))
     }
 }

@@ -233,7 +233,8 @@ public struct Pipeline: Sendable {
         let baseline = plan.candidate == plan.baseline?.databasePath ? nil : plan.baseline
         do {
             try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
-                                  candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label)
+                                  candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label,
+                                  changes: plan.changes)
             note("plan: wrote \(preview), the map the apps would show; open it in a browser")
             return preview
         } catch {
