@@ -142,9 +142,9 @@ extension DiffReport {
     public func markdown(limit: Int) -> String {
         let d = difference
         func cell(_ s: String) -> String {
-            replacing(s, ["\\": "\\\\", "|": "\\|", "\r": " ", "\n": " "])
+            s.markdownCell
         }
-        func code(_ s: String) -> String { "`" + replacing(s, ["`": "'"]) + "`" }
+        func code(_ s: String) -> String { "`" + s.replacingScalars(["`": "'"]) + "`" }
         var out = "### Station bundle: version \(d.oldVersion) → \(d.newVersion)\n\n"
         out += "old \(code(oldLabel)) · new \(code(newLabel))\n\n"
         out += "| table | old rows | new rows | added | removed | changed |\n|---|---:|---:|---:|---:|---:|\n"
@@ -311,13 +311,4 @@ extension SQLValue: Encodable {
         case .blob: try c.encode(sqlLiteral)
         }
     }
-}
-
-/// Every occurrence of each key (one scalar) replaced by its value.
-func replacing(_ s: String, _ replacements: [Unicode.Scalar: String]) -> String {
-    var out = ""
-    for c in s.unicodeScalars {
-        if let r = replacements[c] { out += r } else { out.unicodeScalars.append(c) }
-    }
-    return out
 }

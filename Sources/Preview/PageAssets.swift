@@ -11,7 +11,7 @@ enum PageAssets {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escapeHTML(title))</title>
+        <title>\(title.markupEscaped)</title>
         <style>
         \(leafletCSS)
         </style>
@@ -34,19 +34,6 @@ enum PageAssets {
         """
     }
 
-    static func escapeHTML(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
 
     static let markup = #"""
     <div id="app">

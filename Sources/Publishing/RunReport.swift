@@ -216,18 +216,7 @@ extension RunReport {
     }
 
     func markdown(limit: Int, preview: String?) -> String {
-        func cell(_ s: String) -> String {
-            var out = ""
-            for c in s.unicodeScalars {
-                switch c {
-                case "|": out += "\\|"
-                case "\\": out += "\\\\"
-                case "\n", "\r": out += " "
-                default: out.unicodeScalars.append(c)
-                }
-            }
-            return out
-        }
+        func cell(_ s: String) -> String { s.markdownCell }
         var out = "### stationdb \(command): \(cell(headline))\n\n"
         if !rows.isEmpty { out += "\(countsLine)\n\n" }
         let kinds = ChangeList.Kind.allCases

@@ -30,3 +30,21 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension StringProtocol {
+    /// Every occurrence of each key (one scalar) replaced by its value: the escaping of
+    /// markdown cells, XML text and attributes.
+    public func replacingScalars(_ replacements: [Unicode.Scalar: String]) -> String {
+        var out = ""
+        for c in unicodeScalars {
+            if let r = replacements[c] { out += r } else { out.unicodeScalars.append(c) }
+        }
+        return out
+    }
+
+    /// Safe as XML or HTML text or a quoted attribute.
+    public var markupEscaped: String { replacingScalars(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"]) }
+
+    /// Safe in a markdown table's cell: one line, no column break.
+    public var markdownCell: String { replacingScalars(["\\": "\\\\", "|": "\\|", "\r": " ", "\n": " "]) }
+}

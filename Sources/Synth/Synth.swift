@@ -233,8 +233,8 @@ public struct Synth {
                 let op = operatorsByID[l.operatorID]
                 let codes = Synth.n02Codes(operatorType: op?.type ?? 5, shinkansen: l.isShinkansen)
                 text("<ksj:railwayType>\(codes.railway)</ksj:railwayType>\n<ksj:serviceProviderType>\(codes.provider)</ksj:serviceProviderType>\n")
-                text("<ksj:railwayLineName>" + xmlEscaped(l.name) + "</ksj:railwayLineName>\n<ksj:operationCompany>"
-                         + xmlEscaped(op?.name ?? "?") + "</ksj:operationCompany>\n")
+                text("<ksj:railwayLineName>" + l.name.markupEscaped + "</ksj:railwayLineName>\n<ksj:operationCompany>"
+                         + (op?.name ?? "?").markupEscaped + "</ksj:operationCompany>\n")
             }
             for k in 0..<config.scale {
                 for r in sectionRows {
@@ -249,7 +249,7 @@ public struct Synth {
                     let s = station(stationIndex[row0.stationID]!, copy: k)
                     text("<ksj:Station gml:id=\"eb03_\(k)_\(r)\">\n<ksj:location xlink:href=\"#cv_stn\(k)_\(r)\"/>\n")
                     attributes(row0, k)
-                    text("<ksj:stationName>" + xmlEscaped(s.name) + "</ksj:stationName>\n")
+                    text("<ksj:stationName>" + s.name.markupEscaped + "</ksj:stationName>\n")
                     text("<ksj:stationCode>\(k * rows.count + r + 1)</ksj:stationCode>\n<ksj:groupCode>\(row.stationID)</ksj:groupCode>\n")
                     text("</ksj:Station>\n")
                     features += 1
@@ -260,18 +260,4 @@ public struct Synth {
         try AtomicFile.write(xml, to: path)
         return features
     }
-}
-
-func xmlEscaped(_ s: String) -> String {
-    var out = ""
-    for c in s.unicodeScalars {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        default: out.unicodeScalars.append(c)
-        }
-    }
-    return out
 }
