@@ -50,7 +50,7 @@ SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/
 # What make says when stationdb fails: its own exit status, which make turns into 2.
 EXPLAIN = status=$$?; case $$status in \
 	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
-	3) echo "make: I/O failure or another publish holds $(DIST) (exit 3 from stationdb); nothing was published" >&2 ;; \
+	3) echo "make: I/O failure, or another run holds the lock named above (exit 3 from stationdb); nothing was published" >&2 ;; \
 	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
 	5) echo "make: the version was published, but raw/registry.csv was not updated (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
 	esac; exit $$status
@@ -97,7 +97,7 @@ help:
 	@echo 'make clean          remove build/ (published versions in dist/ are kept)'
 	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
 	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
-	@echo '  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)'
+	@echo '  PREFIX=$(PREFIX) (make install)  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)'
 	@echo '  STATIONDB_MAX_SOURCE_BYTES=N  read files up to N bytes (default 2000000000)'
 	@echo '  TARGET=folder|host:path  CHECK=URL  DRY_RUN=1 (make deploy)'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
@@ -126,13 +126,13 @@ lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
-# Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
 # `stationdb diff` against, python3 for their HTTP server, chromium, which opens the
 # preview page, and rsync for deploy's: without one, the tests that use it fail, saying
-# so, rather than skip.
+# so, rather than skip. The tests are XCTest's: without swift-testing's empty run after
+# them, their summary ("Executed N tests, with M failures") is the last line before make's.
 test:
 	@$(ROOT)/scripts/setup sqlite3-tools python3 chromium rsync
-	cd $(ROOT) && swift build --build-tests && swift test
+	cd $(ROOT) && swift build --build-tests && swift test --disable-swift-testing
 
 bench: setup
 	$(ROOT)/bench/run

@@ -5,10 +5,15 @@ import StationModel
 
 // BuildDB: the staging file and the weights become what the apps download.
 //
+//   BundleBuilder().prepare(request, baseline:version:into:) -> Preparation
+//       writes every file of dist/<version>/ into a folder of the caller's (bundle, gzip,
+//       patch, summary, registry, manifest) and compares it with the baseline: the guards'
+//       verdict is in the candidate; Publishing prepares it beside the staging file
+//   BundleBuilder().commit(candidate, into: dist, replacing:)
+//       moves a prepared version into dist/<version>/ and replaces latest.json last
 //   BundleBuilder().build(BuildRequest) -> BuildOutcome (.published / .unchanged)
-//       writes dist/<version>/ in a temporary folder (bundle, gzip, patch, summary,
-//       manifest), flushes it, renames it into place and replaces latest.json last;
-//       throws GuardRefusal (exit 4) when the guards are exceeded and not forced
+//       the two in one call, prepared in a temporary folder of the dist: the library's
+//       publish without Publishing's records and registry (the failure tests drive it)
 //   BundleWriter.write(network:weights:renumberings:version:to:)   one reproducible bundle file
 //   BundleVerifier.verify(path:) -> VerifyReport                     stationdb verify
 //   RenumberingFile.read(from:)                                      raw/renumbered.csv
@@ -38,8 +43,8 @@ public struct BuildRequest: Sendable {
     public var registry: Registry?
     /// How messages name the registry.
     public var registryLabel: String
-    /// The dist's lock when the caller already holds it (`stationdb publish` holds it
-    /// from ingest on); without one, the build takes it, waiting for another publish.
+    /// The dist's lock when the caller already holds it; without one, `build` takes it,
+    /// waiting for another publish.
     public var lock: FileLock?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",

@@ -12,14 +12,13 @@ public enum DistLock {
     /// with `wait`, says so and waits; without, throws an environment error (exit 3).
     public static func acquire(dist: String, wait: Bool) throws -> FileLock {
         try Files.createFolder(dist)
-        let path = joinPath(dist, fileName)
-        let lock = try FileLock.acquire(path, wait: wait) { pid in
-            note("waiting for another publish into \(dist) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
-        }
-        guard let lock else {
-            let holder = FileLock.holder(of: path).map { "pid \($0)" } ?? "another process"
-            throw EnvironmentError("another publish into \(dist) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
-        }
-        return lock
+        return try FileLock.take(joinPath(dist, fileName), for: "publish into \(dist)", wait: wait)
+    }
+
+    /// The build folder's lock: plans, publishes and builds by hand share its staging
+    /// file and candidate, one at a time.
+    public static func acquire(build: String, wait: Bool) throws -> FileLock {
+        try Files.createFolder(build)
+        return try FileLock.take(joinPath(build, fileName), for: "plan or publish using \(build)", wait: wait)
     }
 }

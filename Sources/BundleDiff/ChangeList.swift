@@ -50,7 +50,7 @@ public struct ChangeList: Sendable {
                 var moved = false
                 for c in change.changes {
                     switch c.column {
-                    case "lat", "lng" where name == "stations":
+                    case "lat" where name == "stations", "lng" where name == "stations":
                         moved = true
                     case nameColumn:
                         entries.append(entry(.renamed, change.new, side: .new, old: c.old.textValue, new: c.new.textValue))
@@ -95,12 +95,11 @@ public struct ChangeList: Sendable {
         }
     }
 
-    /// A move this long is more likely a wrong s_id or a typo in a coordinate than a
-    /// re-survey: plan and lint name each one, however small the guards let it be.
-    public static let notableMoveMetres = 1_000.0
+    /// What a reviewer should look at first: every move over a kilometre
+    /// (MicroDegrees.notableMoveMetres) and every rename of a station.
+    public var notable: [Entry] { Self.notable(entries) }
 
-    /// What a reviewer should look at first: every move over a kilometre and every rename of a station.
-    public var notable: [Entry] {
-        entries.filter { $0.table == "stations" && (($0.kind == .moved && ($0.metres ?? 0) > Self.notableMoveMetres) || $0.kind == .renamed) }
+    public static func notable(_ entries: [Entry]) -> [Entry] {
+        entries.filter { $0.table == "stations" && (($0.kind == .moved && ($0.metres ?? 0) > MicroDegrees.notableMoveMetres) || $0.kind == .renamed) }
     }
 }

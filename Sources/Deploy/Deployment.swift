@@ -135,15 +135,7 @@ public final class Deployment {
 
     private func takeLock() throws -> FileLock? {
         guard Files.isFolder(request.dist) else { return nil }  // PublishedDist.read says what is wrong
-        let path = joinPath(request.dist, Self.lockName)
-        let lock = try FileLock.acquire(path, wait: request.wait) { pid in
-            onNote("deploy: waiting for another deploy from \(request.dist) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
-        }
-        guard let lock else {
-            let holder = FileLock.holder(of: path).map { "pid \($0)" } ?? "another process"
-            throw EnvironmentError("another deploy from \(request.dist) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
-        }
-        return lock
+        return try FileLock.take(joinPath(request.dist, Self.lockName), for: "deploy from \(request.dist)", wait: request.wait)
     }
 
     /// Compares the target with the dist; refuses (exit 2) a target whose latest.json is

@@ -111,9 +111,6 @@ public enum DataFixes {
         public var notable: [Diagnostic] = []
     }
 
-    /// A move this long is more likely a mistyped ID or coordinate than a re-survey.
-    public static let notableMoveMetres = 1_000.0
-
     /// Applies every fix in file order; collects every problem. Rows are found
     /// through an index by the first matched column, so many fixes cost little more than a few.
     @discardableResult
@@ -169,8 +166,8 @@ public enum DataFixes {
                     }
                     if let before, before.lat != s.lat || before.lng != s.lng {
                         let metres = MicroDegrees.distanceMetres(lat1: before.lat, lng1: before.lng, lat2: s.lat, lng2: s.lng)
-                        if metres > notableMoveMetres {
-                            outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(notableMoveMetres)) m: is it the right station?"))
+                        if metres > MicroDegrees.notableMoveMetres {
+                            outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(MicroDegrees.notableMoveMetres)) m: is it the right station?"))
                         }
                     }
                     // A bad result is reported here and not kept, so the whole network's check does not report it again.

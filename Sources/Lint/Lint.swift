@@ -264,12 +264,12 @@ public enum Lint {
                     }
                 }
                 let reach = Double(ring) * cellMetres
-                if reach >= nearestWithinMetres || near.count { $0.metres <= reach } >= nearestStations { break }
+                if reach >= nearestWithinMetres || near.count(where: { $0.metres <= reach }) >= nearestStations { break }
                 ring += 1
             }
             // None of the nearest share the prefecture when the closest that does is beyond them all.
             let closestSame = near.lazy.filter { live[$0.index].pref == s.pref }.map(\.metres).min() ?? .infinity
-            guard near.count >= fewestNearStations, near.count { $0.metres < closestSame } >= min(nearestStations, near.count) else { continue }
+            guard near.count >= fewestNearStations, near.count(where: { $0.metres < closestSame }) >= min(nearestStations, near.count) else { continue }
             let nearest = near.sorted { ($0.metres, live[$0.index].id) < ($1.metres, live[$1.index].id) }.prefix(nearestStations).map { live[$0.index] }
             let names = nearest.prefix(3).map {
                 "\(shown($0.name)) (\($0.pref), \(fixed(MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: $0.lat, lng2: $0.lng) / 1000, decimals: 1)) km)"

@@ -91,23 +91,11 @@ public struct Pipeline: Sendable {
         return reason != nil
     }
 
-    /// The build folder is shared by plans and publishes: one at a time.
-    func lockBuild() throws -> FileLock {
-        try Files.createFolder(settings.build)
-        let path = joinPath(settings.build, ".lock")
-        let lock = try FileLock.acquire(path, wait: settings.wait) { pid in
-            note("waiting for another plan or publish using \(settings.build) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
-        }
-        guard let lock else { throw EnvironmentError("another plan or publish is using \(settings.build) (\(path) is locked); not waiting for it (--no-wait)") }
-        return lock
-    }
-
-    /// Ingest, then priority, each only when what it reads changed. The published IDs are
-    /// checked against `baseline` before weights are drawn for a network that lost one;
-    /// for a publish (`build` given) only when priority or the build will run. Returns the
-    /// build's check, taken after priority (before it only when priority does not run,
-    /// and so cannot change what the build reads). `registry` stands in for a raw/registry.csv that is gone.
-    func runStages(baseline: Baseline?, registry: String? = nil, build: BuildStage? = nil) async throws -> StageCheck? {
+    /// Ingest, then priority, each only when what it reads changed; the published IDs are
+    /// checked against `baseline` before weights are drawn (a damaged registry would give a
+    /// station a new s_id). Returns the build's check, worked out after priority.
+    /// `registry` stands in for a raw/registry.csv that is gone.
+    func runStages(baseline: Baseline?, registry: String? = nil) async throws -> StageCheck {
         let ingest = ingestStage(registry: registry, published: baseline)
         let ingestCheck = ingest.check()
         if announce("ingest", ingestCheck.reason) {
@@ -115,14 +103,11 @@ public struct Pipeline: Sendable {
         }
         let priority = priorityStage
         let priorityCheck = priority.check()
-        let buildCheck = priorityCheck.reason == nil ? build?.check() : nil
-        if build == nil || priorityCheck.reason != nil || buildCheck?.reason != nil {
-            try buildStage.checkPublishedIDs(against: baseline)
-        }
+        try buildStage.checkPublishedIDs(against: baseline)
         if announce("priority", priorityCheck.reason) {
             try priority.run(record: priorityCheck.record)
         }
-        return buildCheck ?? build?.check()
+        return buildStage.check()
     }
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
@@ -150,7 +135,7 @@ public struct Pipeline: Sendable {
                                               highestFolder: BundleBuilder.highestVersionFolder(in: settings.dist), requested: requested)
         }
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
-        let buildLock = try lockBuild()
+        let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime((distLock, buildLock)) {} }
         // Under the lock, every temporary file in dist is a dead run's, whether or not this one publishes.
         BundleBuilder.removeLeftovers(in: settings.dist)
@@ -158,8 +143,8 @@ public struct Pipeline: Sendable {
         _ = try missingRegistry(baseline: baseline, restore: true)
 
         let build = buildStage
-        let buildCheck = try await runStages(baseline: baseline, build: build)!
-        var report = RunReport(command: "publish", baseline: baseline, lintWarnings: try? BuildStage.lintCount(lint))
+        let buildCheck = try await runStages(baseline: baseline)
+        var report = RunReport(command: "publish", baseline: baseline, lint: try? BuildStage.lintReport(lint))
         if announce("build", buildCheck.reason) {
             let result = try await build.publish(baseline: baseline, force: settings.force, record: buildCheck.record)
             report.record(result, baseline: baseline, force: settings.force)
@@ -169,7 +154,10 @@ public struct Pipeline: Sendable {
             report.rows = baseline?.bundle.rows ?? [:]
         }
         switch report.outcome {
-        case .published: note("stationdb: published version \(report.version ?? 0) into \(settings.dist)")
+        case .published:
+            // What a reviewer looks at first, said even when no plan was looked at.
+            for line in report.lookAtThese { note("look at this: \(line)") }
+            note("stationdb: published version \(report.version ?? 0) into \(settings.dist)")
         case .refused: break
         default:
             // One wording for every run that publishes nothing, for a cron job to look for.
@@ -185,7 +173,7 @@ public struct Pipeline: Sendable {
     /// they were, whatever happens; the publish after it takes the same candidate.
     public func plan(against source: BaselineSource = .dist) async throws -> Plan {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
-        let buildLock = try lockBuild()
+        let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime(buildLock) {} }
         let baseline: Baseline?
         let version: Int
@@ -197,12 +185,12 @@ public struct Pipeline: Sendable {
             baseline = try downloadBaseline(url)
             version = try BundleBuilder.nextVersion(previous: baseline?.bundle.version, requested: settings.requestedVersion)
         }
-        _ = try await runStages(baseline: baseline, registry: try missingRegistry(baseline: baseline, restore: false))
+        let buildCheck = try await runStages(baseline: baseline, registry: try missingRegistry(baseline: baseline, restore: false))
         let build = buildStage
-        var report = RunReport(command: "plan", baseline: baseline, lintWarnings: try? BuildStage.lintCount(lint))
+        var report = RunReport(command: "plan", baseline: baseline, lint: try? BuildStage.lintReport(lint))
         report.baselineSource = baseline.map { _ in source.label(dist: settings.dist) }
         var plan: Plan
-        switch try await build.candidate(version: version, baseline: baseline) {
+        switch try await build.candidate(version: version, baseline: baseline, record: buildCheck.record) {
         case .same(let version):
             report.outcome = .unchanged
             report.version = version

@@ -1,5 +1,6 @@
 import BuildDB
 import BundleDiff
+import Lint
 import StationIO
 import StationModel
 
@@ -44,7 +45,10 @@ public struct RunReport: Codable, Sendable {
     public var changes: [String: [String: Int]] = [:]
     public var guards = GuardVerdict(passed: true, forced: false, violations: [])
     public var lintWarnings: Int?
-    /// Every change, for a plan.
+    /// Lint's findings on fixes that move a station over a kilometre or rename one, each
+    /// at its line of fixes.csv (rule `review`).
+    public var review: [String] = []
+    /// Every change (written out for a plan only).
     public var entries: [ChangeList.Entry]?
 
     /// The exit status the command gives: plan 0 nothing would change, 1 a new version
@@ -58,7 +62,7 @@ public struct RunReport: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case command, outcome, published, version, baseline, rows, changes, guards, entries
+        case command, outcome, published, version, baseline, rows, changes, guards, entries, review
         case lintWarnings = "lint_warnings", exitStatus = "exit_status"
     }
 
@@ -73,6 +77,7 @@ public struct RunReport: Codable, Sendable {
         guards = try c.decode(GuardVerdict.self, forKey: .guards)
         lintWarnings = try c.decodeIfPresent(Int.self, forKey: .lintWarnings)
         entries = try c.decodeIfPresent([ChangeList.Entry].self, forKey: .entries)
+        review = try c.decodeIfPresent([String].self, forKey: .review) ?? []
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -87,13 +92,16 @@ public struct RunReport: Codable, Sendable {
         try c.encode(guards, forKey: .guards)
         try c.encode(lintWarnings, forKey: .lintWarnings)
         try c.encode(Int(exitStatus.rawValue), forKey: .exitStatus)
-        try c.encodeIfPresent(entries, forKey: .entries)
+        // A publish says what it did in counts; a plan lists every change for review.
+        if command == "plan" { try c.encodeIfPresent(entries, forKey: .entries) }
+        try c.encode(review, forKey: .review)
     }
 
-    init(command: String, baseline: Baseline?, lintWarnings: Int?) {
+    init(command: String, baseline: Baseline?, lint: LintReport?) {
         self.command = command
         self.baseline = baseline.map { BaselineInfo(version: $0.bundle.version, sha256: $0.bundle.sha256, source: $0.label) }
-        self.lintWarnings = lintWarnings
+        self.lintWarnings = lint?.count
+        self.review = lint?.findings.filter { $0.rule == LintRule.review.rawValue }.map { "\($0.location): \($0.message)" } ?? []
     }
 
     var baselineSource: String? {
@@ -111,7 +119,7 @@ public struct RunReport: Codable, Sendable {
                 let counts = list.counts(table)
                 if !counts.isEmpty { changes[table] = Dictionary(uniqueKeysWithValues: counts.map { ($0.kind.rawValue, $0.count) }) }
             }
-            if command == "plan" { entries = list.entries }
+            entries = list.entries
         }
     }
 
@@ -169,9 +177,7 @@ extension RunReport {
         switch e.kind {
         case .moved:
             out += ": \(fixed(e.metres ?? 0, decimals: 1)) m, \(e.old ?? "") -> \(e.new ?? "")"
-        case .renamed, .weight:
-            out += ": \(e.old ?? "") -> \(e.new ?? "")"
-        case .changed:
+        case .renamed, .weight, .changed:
             out += ": \(e.old ?? "") -> \(e.new ?? "")"
         default: break
         }
@@ -179,18 +185,21 @@ extension RunReport {
     }
 
     /// Moves over a kilometre and station renames: what a reviewer looks at first.
-    var notable: [ChangeList.Entry] {
-        (entries ?? []).filter { $0.table == "stations" && (($0.kind == .moved && ($0.metres ?? 0) > ChangeList.notableMoveMetres) || $0.kind == .renamed) }
+    var notable: [ChangeList.Entry] { ChangeList.notable(entries ?? []) }
+
+    /// Those changes, then the fixes behind such changes at their line of fixes.csv.
+    public var lookAtThese: [String] {
+        notable.map { "\($0.kind.rawValue) \(Self.describe($0))" } + review
     }
 
     func text(limit: Int, preview: String?) -> String {
         var out = "\(command): \(headline)\n"
         if !rows.isEmpty { out += "rows: \(countsLine)\n" }
         if let entries, !entries.isEmpty {
-            let notable = self.notable
+            let notable = lookAtThese
             if !notable.isEmpty {
-                out += "\nlook at these (moves over 1 km and renames):\n"
-                for e in notable { out += "  \(e.kind.rawValue) \(Self.describe(e))\n" }
+                out += "\nlook at these (moves over 1 km and renames, and the fixes that make them):\n"
+                for line in notable { out += "  \(line)\n" }
             }
             for table in ChangeList.tableOrder {
                 let rows = entries.filter { $0.table == table }
@@ -209,10 +218,13 @@ extension RunReport {
         return out
     }
 
+    var verdict: String {
+        if guards.violations.isEmpty { return "passed" }
+        return guards.forced ? "exceeded, published anyway (--force)" : outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
+    }
+
     var guardsText: String {
-        if guards.violations.isEmpty { return "guards: passed" }
-        let verdict = guards.forced ? "exceeded, published anyway (--force)" : outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
-        return "guards: \(verdict)\n" + guards.violations.map { "  - \($0)" }.joined(separator: "\n")
+        "guards: \(verdict)" + guards.violations.map { "\n  - \($0)" }.joined()
     }
 
     func markdown(limit: Int, preview: String?) -> String {
@@ -228,10 +240,10 @@ extension RunReport {
             }
             out += "\n"
         }
-        let notable = self.notable
+        let notable = lookAtThese
         if !notable.isEmpty {
-            out += "**Look at these** (moves over 1 km and renames):\n\n"
-            for e in notable { out += "- \(e.kind.rawValue) \(cell(Self.describe(e)))\n" }
+            out += "**Look at these** (moves over 1 km and renames, and the fixes that make them):\n\n"
+            for line in notable { out += "- \(cell(line))\n" }
             out += "\n"
         }
         if let entries, !entries.isEmpty {
@@ -247,7 +259,7 @@ extension RunReport {
                 out += "\n</details>\n\n"
             }
         }
-        out += guards.violations.isEmpty ? "**Guards:** passed\n" : "**Guards:** \(guardsText.split(separator: "\n").first.map { String($0.dropFirst("guards: ".count)) } ?? "")\n\n" + guards.violations.map { "- \(cell($0))" }.joined(separator: "\n") + "\n"
+        out += "**Guards:** \(verdict)\n" + (guards.violations.isEmpty ? "" : "\n" + guards.violations.map { "- \(cell($0))" }.joined(separator: "\n") + "\n")
         if let lintWarnings { out += "\n**Lint:** \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
         return out
     }

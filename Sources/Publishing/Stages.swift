@@ -230,9 +230,15 @@ public struct BuildStage: Stage {
     public var recordOwner: String { joinPath(dist, DistLayout.latest) }
     public var outputs: [String: String] { ["latest.json": recordOwner] }
 
-    /// Where the version is prepared before it is published: beside the staging file, so a
-    /// plan leaves the dist alone and the publish after it moves the same files in.
-    public var candidateFolder: String { joinPath(parentFolder(of: staging), "candidate") }
+    /// Where the version is prepared before it is published: named for the staging file
+    /// it is made from (so it never stands for any other folder), so a plan leaves the
+    /// dist alone and the publish after it moves the same files in.
+    public var candidateFolder: String { staging + ".candidate" }
+
+    /// Builds by hand, plans and publishes share the staging file and the candidate.
+    public func lockBuildFolder(wait: Bool = true) throws -> FileLock {
+        try DistLock.acquire(build: parentFolder(of: staging).isEmpty ? "." : parentFolder(of: staging), wait: wait)
+    }
 
     public func record() throws -> StageRecord {
         var options: [String: String] = [:]
@@ -303,18 +309,21 @@ public struct BuildStage: Stage {
         let owner = candidateFolder
         let manifest = joinPath(owner, DistLayout.manifest)
         let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
-        let network = try StagingFile.read(from: staging).network
-        if now.isCurrent(recorded: StageRecord.read(for: owner), outputs: ["manifest": manifest]) {
-            var bundle = try PublishedBundle.read(path: manifest)
-            bundle.files = nil
+        let staging = try StagingFile.read(from: self.staging)
+        let recorded = StageRecord.read(for: owner)
+        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest]), let bundle = try Self.intact(owner) {
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: joinPath(owner, DistLayout.database)) }
-            note("build: version \(version) as prepared before (\(owner)); nothing it is made from has changed")
+            note("build: taking version \(version) as it was prepared (\(owner)): nothing it is made from has changed since")
             return .candidate(Candidate(folder: owner, bundle: bundle, difference: difference,
-                                        violations: (difference.map(guards.violations) ?? []) + BundleBuilder.bundleViolations(network)))
+                                        violations: (difference.map(guards.violations) ?? []) + BundleBuilder.bundleViolations(staging.network)))
+        }
+        if let recorded {
+            // What a plan showed is not what goes out: say why, before it is made again.
+            note("build: the version prepared before (\(owner)) is not what would be published now (\(now.changes(since: recorded).joined(separator: ", "))); preparing it again")
         }
         // A record never vouches for a folder being rewritten.
         unlink(StageRecord.path(for: owner))
-        let request = BuildRequest(staging: try StagingFile.read(from: staging), stagingPath: staging,
+        let request = BuildRequest(staging: staging, stagingPath: self.staging,
                                    weights: try StationWeightsFile.read(from: weights), weightsPath: weights,
                                    renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
                                    dist: dist, requestedVersion: requestedVersion, guards: guards,
@@ -327,11 +336,24 @@ public struct BuildStage: Stage {
         return prepared
     }
 
+    /// A prepared version's description when its folder holds exactly the files its
+    /// manifest lists, each with its sha256; nil when one was changed, added or removed
+    /// since (it is then prepared again, never published as it is).
+    static func intact(_ folder: String) throws -> PublishedBundle? {
+        let manifestPath = joinPath(folder, DistLayout.manifest)
+        guard Files.exists(manifestPath), var bundle = try? PublishedBundle.read(path: manifestPath), let files = bundle.files else { return nil }
+        guard Set(Files.names(in: folder)) == Set(files.keys).union([DistLayout.manifest]) else { return nil }
+        for (name, digest) in files where try SHA256.hex(fileAt: joinPath(folder, name)) != digest { return nil }
+        bundle.files = nil
+        return bundle
+    }
+
     /// `stationdb build` by hand: the published-ID check, the candidate and, when the
     /// guards allow, the publish, under the dist's lock.
     public func run(force: Bool) async throws -> BuildResult {
         let lock = try DistLock.acquire(dist: dist, wait: true)
-        defer { withExtendedLifetime(lock) {} }
+        let buildLock = try lockBuildFolder()
+        defer { withExtendedLifetime((lock, buildLock)) {} }
         BundleBuilder.removeLeftovers(in: dist)
         let baseline = try Baseline.local(dist: dist)
         try checkPublishedIDs(against: baseline)
@@ -376,14 +398,21 @@ public struct BuildStage: Stage {
             }
             result = .published(candidate, changes)
         }
-        try writeRecord(record)
+        do {
+            try writeRecord(record)
+        } catch {
+            // The version is out; without its record the next run only finds it equal again.
+            note("warning: \(error); the next publish will compare the bundle with the published one again")
+        }
         return result
     }
 
     /// The count of a lint report (`stationdb lint --out`).
-    static func lintCount(_ path: String) throws -> Int {
+    static func lintCount(_ path: String) throws -> Int { try lintReport(path).count }
+
+    static func lintReport(_ path: String) throws -> LintReport {
         do {
-            return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path))).count
+            return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path)))
         } catch let error as DecodingError {
             throw InputError(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
         }

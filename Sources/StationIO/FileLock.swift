@@ -44,6 +44,20 @@ public final class FileLock: Sendable {
         return FileLock(path: path, fd: fd)
     }
 
+    /// Takes the lock `path` keeps for one `job` at a time (e.g. "publish into dist"):
+    /// with `wait`, says for whom it waits and blocks; without, an environment error
+    /// (exit 3) naming the holder.
+    public static func take(_ path: String, for job: String, wait: Bool) throws -> FileLock {
+        let lock = try acquire(path, wait: wait) { pid in
+            note("waiting for another \(job) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
+        }
+        guard let lock else {
+            let holder = holder(of: path).map { "pid \($0)" } ?? "another process"
+            throw EnvironmentError("another \(job) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
+        }
+        return lock
+    }
+
     /// The pid of the process holding a flock on `path`, from /proc/locks
     /// ("1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF"), matched by inode.
     public static func holder(of path: String) -> Int? {

@@ -69,6 +69,10 @@ public enum MicroDegrees {
     public static let earthRadiusMetres = 6_371_008.8
     public static let metresPerDegree = earthRadiusMetres * .pi / 180
 
+    /// A move this long is more likely a mistyped ID or coordinate than a re-survey:
+    /// lint names every fix that moves a station further, and plan every such move.
+    public static let notableMoveMetres = 1_000.0
+
     /// Great-circle distance in metres between two micro-degree points.
     public static func distanceMetres(lat1: Int, lng1: Int, lat2: Int, lng2: Int) -> Double {
         let r = earthRadiusMetres

@@ -84,7 +84,7 @@ public enum StationDBVersion {
     public static let number = "1.5.0"
 
     public static var description: String {
-        "stationdb \(number): bundles as in docs/bundle.md (4 tables, user_version = bundle version), staging format \(StagingFile.format), ELF build ID \(buildID)"
+        "stationdb \(number): bundles as in docs/bundle.md (the 4 tables the clients read and renumbered_stations, user_version = bundle version), staging format \(StagingFile.format), ELF build ID \(buildID)"
     }
 
     /// The GNU build ID of the running program, in hex, read from its ELF notes ("unknown" without one).

@@ -12,7 +12,7 @@ struct PlanCommand: AsyncParsableCommand {
         discussion: """
         Runs the stages exactly as `publish` does (ingest, priority, each only
         when what it reads changed), prepares the version that would be
-        published in BUILD/candidate/, and compares it with a baseline: the
+        published in BUILD/staging.bin.candidate/, and compares it with a baseline: the
         version the local dist's latest.json names, or with --against URL the
         dist the apps download from, read as they read it (latest.json and the
         gzip of the database, checked for size and sha256 as `stationdb pull`
@@ -35,7 +35,7 @@ struct PlanCommand: AsyncParsableCommand {
         Examples:
           stationdb plan                                  # make plan
           stationdb plan --format markdown --out plan.md  # make plan FORMAT=markdown
-          stationdb plan --against https://example.org/stations --format markdown
+          stationdb plan --against https://stations.example.org --format markdown
 
         Exit status: 0 nothing would change, 1 a new version would be
         published, 2 bad input, 3 I/O (a download included), 4 a guard would
@@ -97,8 +97,12 @@ struct PlanCommand: AsyncParsableCommand {
         let pipeline = Pipeline(settings)
         let plan = try await pipeline.plan(against: against.map(BaselineSource.url) ?? .dist)
         let text = try plan.report.render(json ? .json : format, limit: limit, preview: plan.preview)
-        if let out { try AtomicFile.write(text, to: out) } else { StandardStream.output.write(text) }
-        note("plan: \(plan.report.headline)")
+        if let out {
+            try AtomicFile.write(text, to: out)
+            note("plan: \(plan.report.headline); the report is in \(out)")
+        } else {
+            StandardStream.output.write(text)
+        }
         throw ReportedFailure(status: plan.report.exitStatus)
     }
 }

@@ -40,7 +40,7 @@ struct PreviewCommand: ParsableCommand {
         Examples:
           stationdb preview dist --out /tmp/preview.html
           stationdb preview dist/5 --baseline dist/4 --out /tmp/v5.html
-          stationdb preview build/candidate.sqlite --baseline dist \\
+          stationdb preview build/staging.bin.candidate --baseline dist \\
             --out /tmp/plan.html
           chromium '/tmp/v5.html#lat=34.70&lng=135.50&span=0.4&pins=150'
 

@@ -35,7 +35,7 @@ struct PublishCommand: AsyncParsableCommand {
 
         When `stationdb plan` prepared the same version (nothing it is made
         from has changed since, and dist is as it was), that very candidate
-        (BUILD/candidate/) is published: the bytes the plan showed.
+        (BUILD/staging.bin.candidate/) is published: the bytes the plan showed.
 
         Exit status: 0 published or nothing changed, 2 bad input (a missing raw/
         or source file included; nothing is published), 3 I/O failure or

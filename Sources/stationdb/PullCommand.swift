@@ -39,7 +39,7 @@ struct PullCommand: ParsableCommand {
         bundle may be: try again later, or tell the publisher.
 
         Examples:
-          stationdb pull https://example.org/stations --db app/stations.sqlite
+          stationdb pull https://stations.example.org --db app/stations.sqlite
           python3 -m http.server -d dist 8000 &
           stationdb pull http://127.0.0.1:8000 --db /tmp/client.sqlite --timeout 30
         """)

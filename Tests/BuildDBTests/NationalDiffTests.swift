@@ -75,9 +75,9 @@ final class NationalDiffTests: XCTestCase {
                 line.range(of: marker, options: .backwards).flatMap { Int(line[$0.upperBound...].prefix { $0 == "-" || $0.isNumber }) }
             }
             for line in output.split(separator: "\n") {
-                if line.hasPrefix("INSERT INTO \(table)(") { integer(after: "VALUES(", in: line).map { inserted.insert($0) } }
-                if line.hasPrefix("UPDATE \(table) ") { integer(after: " WHERE \(d[table]!.shape.key[0])=", in: line).map { updated.insert($0) } }
-                if line.hasPrefix("DELETE FROM \(table) ") { integer(after: "=", in: line).map { deleted.insert($0) } }
+                if line.hasPrefix("INSERT INTO \(table)(") { if let id = integer(after: "VALUES(", in: line) { inserted.insert(id) } }
+                if line.hasPrefix("UPDATE \(table) ") { if let id = integer(after: " WHERE \(d[table]!.shape.key[0])=", in: line) { updated.insert(id) } }
+                if line.hasPrefix("DELETE FROM \(table) ") { if let id = integer(after: "=", in: line) { deleted.insert(id) } }
             }
             let t = d[table]!
             XCTAssertEqual(Set(t.added.map { $0[0].intValue! }), inserted, table)

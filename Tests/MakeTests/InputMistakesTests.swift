@@ -137,7 +137,8 @@ final class InputMistakesTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.err)
         let published = try MakeFixture.snapshot(f.dist)
         let fixes = try String(contentsOfFile: f.raw + "/fixes.csv", encoding: .utf8)
-        try f.write(fixes + "set,stations,s_id=1273,yomi,とうきょう,station=東京,reading\n", to: "raw/fixes.csv")
+        // A value of the test's own, so the fix changes the station whatever raw/fixes.csv already holds.
+        try f.write(fixes + "set,stations,s_id=1273,wiki,test-\(UUID().uuidString),station=東京,a fix the registry's lost line breaks\n", to: "raw/fixes.csv")
         let registry = try String(contentsOfFile: f.raw + "/registry.csv", encoding: .utf8)
         let tokyo = try XCTUnwrap(registry.split(separator: "\n").first { $0.hasPrefix("station,1273,") })
         try f.write(registry.replacingOccurrences(of: tokyo + "\n", with: ""), to: "raw/registry.csv")

@@ -232,6 +232,10 @@ final class NightlyMakeTests: XCTestCase {
         XCTAssertEqual(help.status, 0)
         for word in ["make diff", "FORMAT=", "NO_WAIT=1", "FORCE_PUBLISH=1", "refused by a guard"] { XCTAssertTrue(help.out.contains(word), word) }
 
+        // The example's rows may be in raw/fixes.csv already (a maintainer who followed README):
+        // version 1 is made without any fix of its station, so the example changes it.
+        let own = try String(contentsOfFile: f.raw + "/fixes.csv", encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        try (own.filter { !$0.contains("s_id=1273,") }.joined(separator: "\n")).write(toFile: f.raw + "/fixes.csv", atomically: true, encoding: .utf8)
         assertPublished(try f.make(), version: 1)
         let readme = try String(contentsOfFile: MakeFixture.root + "/README.md", encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

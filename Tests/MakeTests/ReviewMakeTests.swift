@@ -46,11 +46,13 @@ final class ReviewMakeTests: XCTestCase {
         XCTAssertTrue(plan.out.hasPrefix("### stationdb plan: version 2 would be published"), plan.out)
         XCTAssertTrue(plan.out.contains("s_id 5 駅5"), plan.out)
         XCTAssertEqual(try digests(f), before)
-        let candidate = try MakeFixture.snapshot(f.build + "/candidate")
+        let candidate = try MakeFixture.snapshot(f.build + "/staging.bin.candidate")
 
         let run = try f.make()
         XCTAssertEqual(run.status, 0, run.err)
         XCTAssertTrue(run.err.contains("ingest: up to date") && run.err.contains("priority: up to date"), run.err)
+        XCTAssertTrue(run.err.contains("as it was prepared"), "the plan's version taken, not made again: \(run.err)")
+        XCTAssertTrue(run.err.contains("look at this: moved s_id 5 駅5"), "a move over 1 km is said as it is published: \(run.err)")
         XCTAssertEqual(try MakeFixture.snapshot(f.dist + "/2"), candidate, "the planned bytes")
 
         // A guard that would refuse: make plan fails, naming stationdb's status, and still touches nothing.

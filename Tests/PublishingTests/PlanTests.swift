@@ -31,6 +31,43 @@ final class PlanTests: XCTestCase {
         try ("action,table,match,field,value,expect,note\n" + rows.map { $0 + "\n" }.joined()).write(toFile: raw + "/fixes.csv", atomically: true, encoding: .utf8)
     }
 
+    func inode(_ path: String) throws -> Int {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int)
+    }
+
+    /// What a plan prepared is published only while it is what would be published:
+    /// another version in between, or a file of it changed, and it is made again.
+    func testAStaleOrChangedCandidateIsMadeAgain() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().plan()
+        // Damaged after the plan: the publish makes it again, and what goes out is whole.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: build + "/staging.bin.candidate/stations.sqlite"))
+        handle.seek(toFileOffset: 100)
+        handle.write(Data([0x42]))
+        handle.closeFile()
+        let damaged = try SHA256.hex(fileAt: build + "/staging.bin.candidate/stations.sqlite")
+        let published = try await pipeline().publish()
+        XCTAssertEqual(published.outcome, .published)
+        XCTAssertNotEqual(try SHA256.hex(fileAt: dist + "/2/stations.sqlite"), damaged, "the damaged file is not what goes out")
+        let manifest = try PublishedBundle.read(path: dist + "/2/manifest.json")
+        for (name, digest) in manifest.files ?? [:] { XCTAssertEqual(try SHA256.hex(fileAt: dist + "/2/" + name), digest, name) }
+
+        // Planned against version 2, published after a version 3 came in between: made again against 3.
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+        let plan3 = try await pipeline().plan()
+        XCTAssertEqual(plan3.report.version, 3)
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=62,yomi,えきろくじゅうに,,")
+        _ = try await pipeline().publish()
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 3)
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+        let fourth = try await pipeline().publish()
+        XCTAssertEqual(fourth.version, 4)
+        let database = try SQLiteDatabase(path: dist + "/4/stations.sqlite", mode: .readOnly)
+        XCTAssertEqual(try database.userVersion, 4, "the plan's version 3 is made again as version 4, not published as it was")
+        database.close()
+    }
+
     func modified(_ path: String) throws -> Date {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
     }
@@ -74,12 +111,14 @@ final class PlanTests: XCTestCase {
         let page = try String(contentsOfFile: build + "/preview.html", encoding: .utf8)
         XCTAssertTrue(page.contains("新駅7"), "the candidate's names are in the page")
 
-        let candidate = try folderDigests(build + "/candidate")
+        let candidate = try folderDigests(build + "/staging.bin.candidate")
+        let planned = try inode(build + "/staging.bin.candidate/stations.sqlite")
         let staging = try modified(build + "/staging.bin"), weights = try modified(build + "/weights.csv")
         let second = try await pipeline().publish()
         XCTAssertEqual(second.outcome, .published)
         XCTAssertEqual(second.version, 2)
         XCTAssertEqual(try folderDigests(dist + "/2"), candidate, "the very files the plan prepared")
+        XCTAssertEqual(try inode(dist + "/2/stations.sqlite"), planned, "moved into dist, not made again")
         XCTAssertEqual(try modified(build + "/staging.bin"), staging, "ingest was not redone")
         XCTAssertEqual(try modified(build + "/weights.csv"), weights, "priority was not redone")
 
@@ -264,8 +303,12 @@ final class MaintainerFileTests: XCTestCase {
         try write("new_s_id,old_s_id,version\n5,999,2\n", to: "renumbered.csv")
         errors = try await planError()
         XCTAssertEqual(errors, ["\(raw)/renumbered.csv:2: old_s_id: s_id 999 was never a station: neither the published version 1 nor \(raw)/registry.csv has it"])
-        let publish: Void? = try? await { _ = try await pipeline().publish() }()
-        XCTAssertNil(publish, "the publish refuses it too")
+        do {
+            _ = try await pipeline().publish()
+            XCTFail("the publish refuses it too")
+        } catch let error as InputError {
+            XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "\(raw)/renumbered.csv", line: 2, field: "old_s_id")])
+        }
         XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 1)
     }
 
