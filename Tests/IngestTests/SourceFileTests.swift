@@ -9,14 +9,6 @@ import TestSupport
 /// What may stand where a source file belongs: nothing, a FIFO, a device; and a
 /// sources.json that is not JSON. Each is bad input (exit 2), named, for every kind of source.
 final class SourceFileTests: XCTestCase {
-    static let n02 = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <ksj:Dataset gml:id="D" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
-        <gml:Curve gml:id="c1"><gml:segments><gml:LineStringSegment><gml:posList>35.0 135.0 35.0 135.001</gml:posList></gml:LineStringSegment></gml:segments></gml:Curve>
-        <ksj:Station gml:id="s1"><ksj:location xlink:href="#c1"/><ksj:railwayType>12</ksj:railwayType><ksj:serviceProviderType>4</ksj:serviceProviderType><ksj:railwayLineName>L</ksj:railwayLineName><ksj:operationCompany>A</ksj:operationCompany><ksj:stationName>X</ksj:stationName></ksj:Station>
-        </ksj:Dataset>
-
-        """
 
     /// A raw folder whose sources.json declares one source of `kind`, its files all there.
     func raw(_ kind: SourceKind) async throws -> String {
@@ -31,7 +23,7 @@ final class SourceFileTests: XCTestCase {
             for (name, text) in EkidataReaderTests.files { try Files.write(Array(text.utf8), to: raw + "/ekidata/" + name) }
             try Files.write(Array(#"{ "sources": [ { "kind": "ekidata", "path": "ekidata" } ] }"#.utf8), to: raw + "/sources.json")
         case .n02:
-            try Files.write(Array(Self.n02.utf8), to: raw + "/N02.xml")
+            try Files.write(Array(SmallN02.document.utf8), to: raw + "/N02.xml")
             try Files.write(Array(#"{ "sources": [ { "kind": "n02", "path": "N02.xml" } ] }"#.utf8), to: raw + "/sources.json")
         }
         _ = try await IngestPipeline.read(IngestOptions(rawFolder: raw, rawLabel: "raw"))

@@ -19,14 +19,6 @@ final class InputMistakesTests: XCTestCase {
         "join.csv": "line_cd,station_cd1,station_cd2\n11302,1130101,1130102\n",
     ]
 
-    static let n02 = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <ksj:Dataset gml:id="D" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
-        <gml:Curve gml:id="c1"><gml:segments><gml:LineStringSegment><gml:posList>35.0 135.0 35.0 135.001</gml:posList></gml:LineStringSegment></gml:segments></gml:Curve>
-        <ksj:Station gml:id="s1"><ksj:location xlink:href="#c1"/><ksj:railwayType>12</ksj:railwayType><ksj:serviceProviderType>4</ksj:serviceProviderType><ksj:railwayLineName>L</ksj:railwayLineName><ksj:operationCompany>A</ksj:operationCompany><ksj:stationName>X</ksj:stationName></ksj:Station>
-        </ksj:Dataset>
-
-        """
 
     /// `stationdb publish` in the fixture's folder (raw, build and dist by relative path, so
     /// messages name raw/...), killed if it outlives the timeout.
@@ -44,7 +36,7 @@ final class InputMistakesTests: XCTestCase {
             for (name, text) in Self.ekidata { try f.write(text, to: "raw/ekidata/" + name) }
             try f.write(#"{ "sources": [ { "kind": "ekidata", "path": "ekidata" } ] }"#, to: "raw/sources.json")
         case "n02":
-            try f.write(Self.n02, to: "raw/N02.xml")
+            try f.write(SmallN02.document, to: "raw/N02.xml")
             try f.write(#"{ "sources": [ { "kind": "n02", "path": "N02.xml" } ] }"#, to: "raw/sources.json")
         default:
             break

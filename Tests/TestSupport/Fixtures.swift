@@ -71,3 +71,16 @@ public final class StaticServer {
     // run loop on Linux, and Foundation reaps the child on its own.
     deinit { process.terminate() }
 }
+
+/// The smallest N02 document with one station on one line, for the tests of where a
+/// source may (not) stand and what reading it may (not) do.
+public enum SmallN02 {
+    public static let document = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <ksj:Dataset gml:id="D" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
+        <gml:Curve gml:id="c1"><gml:segments><gml:LineStringSegment><gml:posList>35.0 135.0 35.0 135.001</gml:posList></gml:LineStringSegment></gml:segments></gml:Curve>
+        <ksj:Station gml:id="s1"><ksj:location xlink:href="#c1"/><ksj:railwayType>12</ksj:railwayType><ksj:serviceProviderType>4</ksj:serviceProviderType><ksj:railwayLineName>L</ksj:railwayLineName><ksj:operationCompany>A</ksj:operationCompany><ksj:stationName>X</ksj:stationName></ksj:Station>
+        </ksj:Dataset>
+
+        """
+}
