@@ -40,9 +40,14 @@ struct BuildCommand: AsyncParsableCommand {
         enabled stations, lines or operators disabled), --max-line-rows-removed
         5 (% of its stations_lines rows removed), --max-moved-m 5000 (any
         station moved further), --max-weight-churn 10 (% of the stations
-        enabled in both whose weight changed). The first version is never
-        refused. A maintainer who has checked the reasons publishes a big
-        intended change with --force, which `make FORCE_PUBLISH=1` passes.
+        enabled in both whose weight changed). Refused like them, and passed by
+        --force too: more than a tenth of the published version's hand
+        weights (1..10) gone at once (an emptied or cut weights.csv), and, on
+        any version, the first included, a live line on which no live station
+        lies (the apps would list it empty). The guards against the published
+        version never refuse a first version. A maintainer who has checked the
+        reasons publishes a big intended change with --force, which `make
+        FORCE_PUBLISH=1` passes.
 
         Examples:
           stationdb build --staging build/staging.bin \\

@@ -42,14 +42,7 @@ struct PlanCommand: AsyncParsableCommand {
         refuse to publish.
         """)
 
-    @Option(help: "The raw folder holding the sources.")
-    var raw = "raw"
-
-    @Option(help: "Where the stages' outputs, the candidate version and the preview go.")
-    var build = "build"
-
-    @Option(help: "The local publish folder (the baseline, unless --against).")
-    var dist = "dist"
+    @OptionGroup var options: PipelineOptions
 
     @Option(help: ArgumentHelp("Compare with the dist published at URL (holding latest.json), as the apps read it.", valueName: "URL"))
     var against: String?
@@ -66,18 +59,8 @@ struct PlanCommand: AsyncParsableCommand {
     @Option(help: "Rows listed per kind of change in text and markdown.")
     var limit = 50
 
-    @OptionGroup var seed: SeedOption
-
-    @Option(help: "How machine weights are drawn: blue-noise (the default) or mesh-lottery.")
-    var method: MethodName = .blueNoise
-
-    @OptionGroup var guardOptions: GuardOptions
-
     @Option(help: "Largest database accepted from --against, in bytes (after gunzip).")
     var maxBytes: Int = 1 << 30
-
-    @Flag(help: "Exit (status 3) instead of waiting while another plan or publish uses BUILD.")
-    var noWait = false
 
     func validate() throws {
         if let against {
@@ -91,8 +74,7 @@ struct PlanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var settings = PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
-                                       force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
+        var settings = options.settings
         settings.transfer.maxBytes = maxBytes
         let pipeline = Pipeline(settings)
         let plan = try await pipeline.plan(against: against.map(BaselineSource.url) ?? .dist)

@@ -44,35 +44,13 @@ struct PublishCommand: AsyncParsableCommand {
         updated (the message names the copy to restore it from).
         """)
 
-    @Option(help: "The raw folder holding the sources.")
-    var raw = "raw"
-
-    @Option(help: "Where the staging file, weights and lint report go.")
-    var build = "build"
-
-    @Option(help: "The publish folder holding latest.json and one folder per version.")
-    var dist = "dist"
-
-    @OptionGroup var seed: SeedOption
-
-    @Option(help: "How machine weights are drawn: blue-noise (the default) or mesh-lottery (the Makefile's METHOD).")
-    var method: MethodName = .blueNoise
-
-    @OptionGroup var guardOptions: GuardOptions
-
-    @Flag(help: "Exit (status 3) instead of waiting when another publish holds the dist.")
-    var noWait = false
+    @OptionGroup var options: PipelineOptions
 
     @Flag(help: "Print what the run did as JSON on stdout: published or not, version, row counts, changes per kind, the guards' verdict, lint warnings.")
     var json = false
 
-    var settings: PublishSettings {
-        PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
-                        force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
-    }
-
     func run() async throws {
-        let report = try await Pipeline(settings).publish()
+        let report = try await Pipeline(options.settings).publish()
         if json { StandardStream.output.write(String(decoding: try report.json(), as: UTF8.self)) }
         if report.exitStatus != .success { throw ReportedFailure(status: report.exitStatus) }
     }

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Publishing
+
+/// What `publish` and `plan` both take: where raw/, build/ and dist/ are, how machine
+/// weights are drawn, the guards, and whether to wait for another run.
+struct PipelineOptions: ParsableArguments {
+    @Option(help: "The raw folder holding the sources.")
+    var raw = "raw"
+
+    @Option(help: "Where the staging file, weights, lint report, the candidate version and the preview go.")
+    var build = "build"
+
+    @Option(help: "The publish folder holding latest.json and one folder per version.")
+    var dist = "dist"
+
+    @OptionGroup var seed: SeedOption
+
+    @Option(help: "How machine weights are drawn: blue-noise (the default) or mesh-lottery (the Makefile's METHOD).")
+    var method: MethodName = .blueNoise
+
+    @OptionGroup var guardOptions: GuardOptions
+
+    @Flag(help: "Exit (status 3) instead of waiting when another run holds the dist or the build folder.")
+    var noWait = false
+
+    var settings: PublishSettings {
+        PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
+                        force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
+    }
+}
