@@ -37,39 +37,25 @@ public func folderDigests(_ folder: String) throws -> [String: String] {
 }
 
 /// A folder served over HTTP on 127.0.0.1 by Python's http.server, on a port the kernel picks:
-/// a static web server as a dist is hosted.
+/// a static web server as a dist is hosted. A ChildProcess: it ends with the test.
 public final class StaticServer {
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     public init(root: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root, "0"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        process = p
+        process = try ChildProcess(["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root, "0"])
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
-        var text = ""
-        while !text.contains("\n") {
-            let data = out.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = process.readLine() ?? ""
         guard let match = text.firstMatch(of: /port (\d+)/), let port = Int(match.1) else {
-            p.terminate()
+            process.stop()
             throw XCTSkip("python3 -m http.server did not start: \(text)")
         }
         self.port = port
     }
 
-    // Not waited for: waitUntilExit from a test's async task can hang in Foundation's
-    // run loop on Linux, and Foundation reaps the child on its own.
-    deinit { process.terminate() }
+    public func stop() { process.stop() }
 }
 
 /// The smallest N02 document with one station on one line, for the tests of where a

@@ -1,15 +1,17 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A small HTTP server in Python, started per test on 127.0.0.1 with a port
-/// the kernel picks. It serves a folder and misbehaves on request: a JSON file
-/// maps a URL path to a fault, and every request is logged as "path status".
+/// the kernel picks (a ChildProcess: it ends with the test). It serves a folder
+/// and misbehaves on request: a JSON file maps a URL path to a fault, and every
+/// request is logged as "path status".
 final class TestServer {
     let root: String
     let faultsPath: String
     let logPath: String
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -116,22 +118,9 @@ final class TestServer {
         try TestServer.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: Data())
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", scriptPath, root, faultsPath, logPath]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let text = String(data: line, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              let port = Int(text) else {
-            process.terminate()
+        process = try ChildProcess(["python3", scriptPath, root, faultsPath, logPath])
+        guard let port = process.readLine().flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+            process.stop()
             // Without it the fetch and pull tests would test nothing: a failure, not a skip.
             throw ServerDidNotStart()
         }
@@ -159,11 +148,5 @@ final class TestServer {
         _ = FileManager.default.createFile(atPath: logPath, contents: Data())
     }
 
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
+    func stop() { process.stop() }
 }
