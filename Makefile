@@ -127,7 +127,7 @@ lint: $(BIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
 # `stationdb diff` against, python3 for their HTTP server, chromium, which opens the
-# preview page, and rsync for deploy's: without one, the tests that use it fail, saying
+# preview page (scripts/setup adds fonts-noto-cjk, its font for Japanese), and rsync for deploy's: without one, the tests that use it fail, saying
 # so, rather than skip. The tests are XCTest's: without swift-testing's empty run after
 # them, their summary ("Executed N tests, with M failures") is the last line before make's.
 test:

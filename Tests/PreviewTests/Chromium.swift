@@ -12,8 +12,19 @@ enum Chromium {
         }
     }
 
-    /// The browser, or a failure (never a skip: without it the page is untested).
+    struct NoJapaneseFont: Error, CustomStringConvertible {
+        var description: String {
+            "no font for Japanese (fc-list :lang=ja lists none): chromium would draw every station name as empty boxes; install one with: apt-get install fonts-noto-cjk (make test does)"
+        }
+    }
+
+    /// The browser, or a failure (never a skip: without it the page is untested), and
+    /// a failure too without a font that draws Japanese.
     static func path(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        guard hasJapaneseFont else {
+            XCTFail(NoJapaneseFont().description, file: file, line: line)
+            throw NoJapaneseFont()
+        }
         for candidate in [BuiltTools.which("chromium"), "/usr/bin/chromium"].compactMap({ $0 })
         where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
@@ -21,6 +32,19 @@ enum Chromium {
         XCTFail(Missing().description, file: file, line: line)
         throw Missing()
     }
+
+    /// Whether fontconfig, which chromium draws text through, knows a font for Japanese.
+    static let hasJapaneseFont: Bool = {
+        let p = Process(), out = Pipe()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["fc-list", ":lang=ja", "family"]
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        let listed = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return p.terminationStatus == 0 && !listed.isEmpty
+    }()
 
     /// The attributes of <body> after each URL loaded, in the order given. Two
     /// browsers at a time: the machine has two cores and a start costs about a second.
