@@ -1,5 +1,6 @@
 import StationIO
 import StationModel
+import Transfer
 
 /// What a downloaded database must be before anything of the user's goes into it:
 /// a bundle as BundleSchema defines it and nothing more. SQLite runs what a
@@ -46,17 +47,13 @@ enum BundleCheck {
         }
     }
 
-    /// The same of an open database, where the tables named in `userTables` and
-    /// their indexes are the user's and not judged: a patched copy of the client's
-    /// database, which must come out of the patch the bundle plus the user's records
-    /// (a trigger a client before this check took in with a download is refused
-    /// here, and the full download replaces the database).
-    static func schemaProblem(in db: SQLiteDatabase, userTables: Set<String> = []) throws -> String? {
+    /// The same of an open database, where the objects named in `user` (the user's,
+    /// as the client's database held them before a patch) and the keys SQLite made for
+    /// them are not judged: a patched copy must come out the bundle plus the user's own.
+    static func schemaProblem(in db: SQLiteDatabase, user: Set<String> = []) throws -> String? {
         let want = try reference()
-        var have = try objects(in: db)
-        have = have.filter { name, object in
-            let kind = object["type"].textValue ?? ""
-            return !((kind == "table" || kind == "index") && userTables.contains(object["tbl_name"].textValue ?? ""))
+        let have = try objects(in: db).filter { name, object in
+            !user.contains(name) && !(object["sql"] == .null && user.contains(object["tbl_name"].textValue ?? ""))
         }
         for name in have.keys.sorted() {
             let object = have[name]!
@@ -72,5 +69,62 @@ enum BundleCheck {
             return "lacks \(want[name]!["type"].textValue ?? "") \(name)"
         }
         return nil
+    }
+
+    /// The objects of a client's database that are the user's: its tables (completions
+    /// among them) and views, and the indexes and triggers on them, in the order they were
+    /// made. Not the bundle's, nor what is attached to a bundle table (a trigger on stations
+    /// is what a hostile download brings), nor SQLite's own (sqlite_*, and the indexes it
+    /// makes for a table's keys, which come with their table).
+    static func userObjects(in db: SQLiteDatabase, schema: String = "main") throws -> [SQLiteRow] {
+        let bundle = try reference()
+        let bundleTables = Set(bundle.values.compactMap { $0["tbl_name"].textValue?.lowercased() })
+        return try db.rows("SELECT type, name, tbl_name, sql FROM \(schema).sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").filter {
+            bundle[$0["name"].textValue ?? ""] == nil && !bundleTables.contains($0["tbl_name"].textValue?.lowercased() ?? "")
+                && !($0["name"].textValue ?? "").lowercased().hasPrefix("sqlite_")
+        }
+    }
+
+    /// Carries every object of the user's in the database at `source` into `db` (a new
+    /// bundle) as it is: tables with their rows and rowids, then indexes, views and
+    /// triggers (last: none fires on the copy), the AUTOINCREMENT counters too; then
+    /// checks that each is there, defined the same, each table with as many rows. What
+    /// cannot be carried throws, naming it, and the caller keeps the old database.
+    static func carryUserObjects(from source: String, into db: SQLiteDatabase) throws {
+        try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS old")
+        defer { try? db.execute("DETACH DATABASE old") }
+        let objects = try userObjects(in: db, schema: "old")
+        func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }
+        var current = ""
+        do {
+            try db.transaction {
+                for kind in ["table", "index", "view", "trigger"] {
+                    for object in objects where object["type"].textValue == kind {
+                        let name = object["name"].textValue ?? ""
+                        current = "\(kind) \(name)"
+                        try db.execute(object["sql"].textValue ?? "")
+                        guard kind == "table" else { continue }
+                        let columns = try db.query("SELECT name FROM pragma_table_xinfo(?, 'old') WHERE hidden = 0", [.text(name)])
+                            .compactMap { $0[0].textValue.map(quoted) }.joined(separator: ", ")
+                        let rowid = (try? db.prepare("SELECT rowid FROM old.\(quoted(name))")) != nil ? "rowid, " : ""
+                        try db.execute("INSERT INTO main.\(quoted(name)) (\(rowid)\(columns)) SELECT \(rowid)\(columns) FROM old.\(quoted(name))")
+                    }
+                }
+                current = "AUTOINCREMENT counters"
+                if try db.tableExists("sqlite_sequence", schema: "old"), try db.tableExists("sqlite_sequence") {
+                    try db.execute("DELETE FROM main.sqlite_sequence; INSERT INTO main.sqlite_sequence SELECT * FROM old.sqlite_sequence")
+                }
+            }
+        } catch let error as SQLiteError {
+            throw TransferError.io("cannot carry the user's \(shown(current)) into the new version (\(error.message)); the local database is left as it was")
+        }
+        for object in objects {
+            let name = object["name"].textValue ?? "", kind = object["type"].textValue ?? ""
+            let here = try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE name = ?", [.text(name)]).first
+            let rows = { (schema: String) in try db.scalarInt("SELECT count(*) FROM \(schema).\(quoted(name))") }
+            if here != object || (kind == "table" && (try? rows("main")) != (try? rows("old"))) {
+                throw TransferError.io("the user's \(kind) \(shown(name)) did not arrive whole in the new version; the local database is left as it was")
+            }
+        }
     }
 }

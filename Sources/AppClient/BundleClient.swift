@@ -27,8 +27,9 @@ public struct PullReport: Sendable, Equatable {
 /// database up to the published version, without ever leaving it damaged.
 ///
 /// Everything happens on a temporary file beside the database, which replaces
-/// it only when complete, verified and flushed; the user's `completions` table
-/// travels with it.
+/// it only when complete, verified and flushed; everything of the user's in it
+/// (completions, and any table, view, index or trigger that is not the bundle's)
+/// travels with it, or the database is left as it was.
 public final class BundleClient {
     public let baseURL: String
     public let databasePath: String
@@ -36,11 +37,13 @@ public final class BundleClient {
     /// Progress lines for the user (the CLI sends them to stderr).
     public var onNote: ((String) -> Void)?
 
+    /// A `databasePath` that is a symbolic link stands for the file it leads to, which
+    /// is the one updated (its temporary files go beside it).
     public init(baseURL: String, databasePath: String, http: HTTPClient) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
-        self.databasePath = databasePath
+        self.databasePath = (try? AtomicFile.destination(databasePath)) ?? databasePath
         self.http = http
     }
 
@@ -49,6 +52,7 @@ public final class BundleClient {
     private var temporaryBase: String { AtomicFile.temporaryPath(for: databasePath) }
 
     public func pull() throws -> PullReport {
+        _ = try AtomicFile.destination(databasePath) // a regular file or a new path, never a FIFO or a device
         try ensureParentFolder()
         removeLeftovers()
         let manifest = try fetchManifest()
@@ -79,7 +83,7 @@ public final class BundleClient {
     private func ensureParentFolder() throws {
         let folder = parentFolder(of: databasePath)
         guard !folder.isEmpty else { return }
-        do { try Files.createFolder(folder) } catch { throw TransferError.io("\(error)") }
+        try TransferError.locally { try Files.createFolder(folder) }
     }
 
     /// The endings of the temporary files a pull makes beside the database
@@ -106,11 +110,12 @@ public final class BundleClient {
         let manifest: PublishedBundle
         do {
             manifest = try JSONDecoder().decode(PublishedBundle.self, from: Data(data))
-        } catch {
-            throw TransferError.corrupt(what: manifestURL, reason: "not a usable manifest (\(shown("\(error)"))); is this the dist/ folder of a build?")
+        } catch let error as DecodingError {
+            throw TransferError.badContent(url: manifestURL, file: DistLayout.latest,
+                                           reason: "\(error.keyPath.map { "\($0): " } ?? "")\(error.reason); is this the dist/ folder of a build?")
         }
-        if manifest.version <= 0 || manifest.bytes <= 0 || manifest.gzipBytes <= 0 {
-            throw TransferError.corrupt(what: manifestURL, reason: "version, bytes and gzip_bytes must be positive")
+        if manifest.bytes <= 0 || manifest.gzipBytes <= 0 {
+            throw TransferError.badContent(url: manifestURL, file: DistLayout.latest, reason: "bytes and gzip_bytes must be positive")
         }
         return manifest
     }
@@ -145,7 +150,7 @@ public final class BundleClient {
         let copyPath = temporaryBase
         defer { unlink(patchPath); removeDatabaseFiles(copyPath) }
 
-        let download = try http.download(patchURL, to: patchPath)
+        let download = try named(patchURL) { try http.download(patchURL, to: patchPath) }
         if let expected = manifest.patchSHA256, expected.lowercased() != download.sha256 {
             throw TransferError.checksumMismatch(what: patchURL, expected: "sha256 \(expected)", actual: download.sha256)
         }
@@ -169,16 +174,17 @@ public final class BundleClient {
             try db.limitSize(toBytes: limit)
             let before = try Self.stationIDs(in: db)
             let recorded = try Self.recordedIDs(in: db)
+            let mine = Set(try BundleCheck.userObjects(in: db).compactMap { $0["name"].textValue } + ["completions"])
             try runPatch(sql, on: db, url: patchURL, limit: limit)
-            if let problem = try BundleCheck.schemaProblem(in: db, userTables: ["completions"]) {
+            if let problem = try BundleCheck.schemaProblem(in: db, user: mine) {
                 throw TransferError.corrupt(what: patchURL, reason: "after the patch: \(problem)")
             }
             if try db.userVersion != manifest.version {
                 try db.execute("PRAGMA user_version = \(manifest.version)")
             }
             try checkRowCounts(db, manifest: manifest, what: patchURL)
-            let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
-            let copied = try carryCompletions(into: db, from: nil, renumbered: pairs)
+            let pairs = try renumberings(in: db, after: localVersion)
+            let copied = try carryCompletions(into: db, renumbered: pairs)
             // Every station, not only those with records: a patch may change an
             // s_id only as renumbered_stations says, records or none.
             try Self.checkStationsKept(before, recorded: recorded, in: db, renumbered: pairs, what: patchURL,
@@ -213,8 +219,8 @@ public final class BundleClient {
         }
     }
 
-    /// Downloads the gzip of the full database, verifies both digests, moves
-    /// the user's completions over and swaps it in.
+    /// Downloads the gzip of the full database, verifies both digests, carries
+    /// everything of the user's over and swaps it in.
     private func replaceWithFullDatabase(manifest: PublishedBundle, localVersion: Int) throws -> Int {
         let newPath = temporaryBase
         defer { removeDatabaseFiles(newPath) }
@@ -222,8 +228,9 @@ public final class BundleClient {
         let (kept, recorded) = try localRecords()
         let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
         do {
-            let pairs = try renumberings(manifest: manifest, bundle: db, after: localVersion)
-            let copied = try carryCompletions(into: db, from: Files.exists(databasePath) ? databasePath : nil, renumbered: pairs)
+            if Files.exists(databasePath) { try BundleCheck.carryUserObjects(from: databasePath, into: db) }
+            let pairs = try renumberings(in: db, after: localVersion)
+            let copied = try carryCompletions(into: db, renumbered: pairs)
             try Self.checkStationsKept(kept, recorded: recorded, in: db, renumbered: pairs, what: url(manifest.database),
                                        rule: "a station with a user's record may go only as renumbered_stations says")
             db.close()
@@ -246,7 +253,7 @@ public final class BundleClient {
         let gzipURL = url(manifest.gzip)
         let gzipPath = temporaryBase + ".gz"
         defer { unlink(gzipPath) }
-        let download = try http.download(gzipURL, to: gzipPath)
+        let download = try named(gzipURL) { try http.download(gzipURL, to: gzipPath) }
         if download.bytes != manifest.gzipBytes {
             throw TransferError.checksumMismatch(what: gzipURL, expected: "\(manifest.gzipBytes) bytes", actual: "\(download.bytes) bytes")
         }
@@ -288,7 +295,8 @@ public final class BundleClient {
         let manifestURL = url(manifest.manifest)
         let files: [String: String]
         do {
-            files = try JSONDecoder().decode(PublishedBundle.self, from: Data(http.fetchData(manifestURL, to: temporaryBase + ".latest.json"))).files ?? [:]
+            let data = try named(manifestURL) { try http.fetchData(manifestURL, to: temporaryBase + ".latest.json") }
+            files = try JSONDecoder().decode(PublishedBundle.self, from: Data(data)).files ?? [:]
         } catch let error as DecodingError {
             throw TransferError.corrupt(what: manifestURL, reason: "not a version's manifest (\(error.reason))")
         }
@@ -296,7 +304,7 @@ public final class BundleClient {
         unlink(registry)
         if let expected = files[DistLayout.registry] {
             let registryURL = url("\(manifest.version)/\(DistLayout.registry)")
-            let download = try http.download(registryURL, to: temporaryBase + ".registry")
+            let download = try named(registryURL) { try http.download(registryURL, to: temporaryBase + ".registry") }
             guard download.sha256 == expected.lowercased() else {
                 unlink(temporaryBase + ".registry")
                 throw TransferError.checksumMismatch(what: registryURL, expected: "sha256 \(expected)", actual: download.sha256)
@@ -309,44 +317,57 @@ public final class BundleClient {
 
     // MARK: - Helpers
 
-    /// The (new, old) pairs introduced after `version`, in the order they were
-    /// made, so a station renumbered twice passes its record along the chain.
-    func renumberings(manifest: PublishedBundle, bundle: SQLiteDatabase?, after version: Int) throws -> [PublishedBundle.Renumbered] {
-        var pairs = Set(manifest.renumbered.filter { $0.version > version })
-        if let bundle, try bundle.tableExists("renumbered_stations") {
-            for row in try bundle.rows("SELECT new_s_id, old_s_id, version FROM renumbered_stations WHERE version > ?", [.integer(Int64(version))]) {
-                guard let n = row["new_s_id"].intValue, let o = row["old_s_id"].intValue, let v = row["version"].intValue else { continue }
-                pairs.insert(.init(newStationID: n, oldStationID: o, version: v))
-            }
+    /// Fetches, with `body`, a file latest.json names: one the server does not serve (a
+    /// 4xx, a redirect to another protocol) is a damaged or half-deployed dist (exit 3),
+    /// not a wrong base URL (which latest.json's own 4xx says, exit 2).
+    func named<T>(_ fileURL: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as TransferError where error.isNotServed {
+            var answer = "\(error)"
+            if case .httpStatus(_, let status) = error { answer = "HTTP \(status)" }
+            throw TransferError.corrupt(what: fileURL, reason: "latest.json names it, but the server answers \(answer); the dist at \(baseURL)"
+                                        + " is damaged or half deployed: deploy it again, or tell its publisher")
         }
-        return pairs.sorted { ($0.version, $0.newStationID, $0.oldStationID) < ($1.version, $1.newStationID, $1.oldStationID) }
     }
 
-    /// Copies the local completions (when `source` is given) into `db`, then
-    /// gives each renumbered station its predecessor's record unless it has
-    /// one already. Returns how many records the renumbering created.
-    func carryCompletions(into db: SQLiteDatabase, from source: String?, renumbered: [PublishedBundle.Renumbered]) throws -> Int {
+    /// The (new, old) pairs the bundle itself states (renumbered_stations) after `version`
+    /// whose old s_id it indeed no longer has, in the order they were made, so a station
+    /// renumbered twice passes its record along the chain. What latest.json says beside
+    /// the bundle is no reason to copy a user's record onto another station.
+    func renumberings(in bundle: SQLiteDatabase, after version: Int) throws -> [PublishedBundle.Renumbered] {
+        guard try bundle.tableExists("renumbered_stations") else { return [] }
+        return try bundle.rows("""
+            SELECT new_s_id, old_s_id, version FROM renumbered_stations
+            WHERE version > ? AND old_s_id NOT IN (SELECT s_id FROM stations) ORDER BY version, new_s_id, old_s_id
+            """, [.integer(Int64(version))]).compactMap { row in
+            guard let n = row["new_s_id"].intValue, let o = row["old_s_id"].intValue, let v = row["version"].intValue else { return nil }
+            return .init(newStationID: n, oldStationID: o, version: v)
+        }
+    }
+
+    /// Gives each renumbered station its predecessor's records, every column of them, unless
+    /// it has one already (making a completions table when the client has none yet).
+    /// Returns how many records the renumbering created.
+    func carryCompletions(into db: SQLiteDatabase, renumbered: [PublishedBundle.Renumbered]) throws -> Int {
         try db.execute(BundleSchema.completionsCreateSQL)
         var copied = 0
-        try db.transaction {
-            if let source {
-                let local = try SQLiteDatabase(path: source, mode: .readOnly)
-                defer { local.close() }
-                if try local.tableExists("completions") {
-                    let insert = try db.prepare("INSERT OR REPLACE INTO completions (s_id, comp_date, update_date, memo) VALUES (?, ?, ?, ?)")
-                    for row in try local.query("SELECT s_id, comp_date, update_date, memo FROM completions ORDER BY s_id") {
-                        try insert.run(row)
-                    }
+        do {
+            try db.transaction {
+                // Made only when a record is to be copied: completions may be a view.
+                var copy: SQLiteStatement?
+                for pair in renumbered {
+                    let ids = [SQLValue.integer(Int64(pair.newStationID)), .integer(Int64(pair.oldStationID))]
+                    guard try db.scalarInt("SELECT count(*) FROM completions WHERE s_id = ?2 AND NOT EXISTS (SELECT 1 FROM completions WHERE s_id = ?1)", ids) ?? 0 > 0 else { continue }
+                    let others = try db.query("SELECT name FROM pragma_table_xinfo('completions') WHERE hidden = 0 AND name <> 's_id'")
+                        .compactMap { $0[0].textValue.map { ", \"" + $0.replacing("\"", with: "\"\"") + "\"" } }.joined()
+                    copy = try copy ?? db.prepare("INSERT INTO completions (s_id\(others)) SELECT ?1\(others) FROM completions WHERE s_id = ?2")
+                    try copy!.run(ids)
+                    copied += db.changes
                 }
             }
-            let copy = try db.prepare("""
-                INSERT OR IGNORE INTO completions (s_id, comp_date, update_date, memo)
-                SELECT ?, comp_date, update_date, memo FROM completions WHERE s_id = ?
-                """)
-            for pair in renumbered {
-                try copy.run([.integer(Int64(pair.newStationID)), .integer(Int64(pair.oldStationID))])
-                copied += db.changes
-            }
+        } catch let error as SQLiteError {
+            throw TransferError.io("cannot give renumbered stations their predecessors' records in completions (\(error.message)); the local database is left as it was")
         }
         return copied
     }
@@ -371,7 +392,8 @@ public final class BundleClient {
     }
 
     static func recordedIDs(in db: SQLiteDatabase) throws -> Set<Int> {
-        guard try db.tableExists("completions") else { return [] }
+        // A table, or a view of the user's over another.
+        guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'completions' AND type IN ('table', 'view')") == 1 else { return [] }
         return Set(try db.query("SELECT s_id FROM completions").compactMap { $0[0].intValue })
     }
 

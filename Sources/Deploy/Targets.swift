@@ -178,21 +178,15 @@ final class ProgressLines {
 
     init(label: String, total: Int, note: @escaping (String) -> Void) {
         self.label = label; self.total = total; self.note = note
-        lastLine = Self.now()
+        lastLine = monotonicSeconds()
     }
 
     func advance(by bytes: Int, file: String) {
         done += bytes
-        let now = Self.now()
+        let now = monotonicSeconds()
         guard now - lastLine >= Self.interval else { return }
         lastLine = now
         note("deploy: \(label): \(total > 0 ? min(100, done * 100 / total) : 100)% (\(megabytes(done)) of \(megabytes(total)); copying \(file))")
-    }
-
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 }
 

@@ -108,8 +108,27 @@ public struct DiagnosticCollector: Sendable {
 }
 
 /// A value for a message: the text as it is, or, when it is long, its first 80
-/// characters and how long it was (a 10 MB field should not be echoed whole).
+/// characters and how long it was (a 10 MB field should not be echoed whole); printable.
 public func shown(_ value: String, limit: Int = 80) -> String {
-    guard value.count > limit else { return value }
-    return "\(value.prefix(limit))... (\(value.utf8.count) bytes)"
+    guard value.count > limit else { return printable(value) }
+    return "\(printable(String(value.prefix(limit))))... (\(value.utf8.count) bytes)"
+}
+
+/// Text from outside (a server, a source, a database) made safe to quote in a message, a
+/// log or a terminal: every control character (C0, DEL, C1), line or paragraph separator
+/// and bidirectional override is written `\u{..}`, so no value can end a line and forge
+/// the next, move the cursor or reorder what is shown.
+public func printable(_ text: String) -> String {
+    func isControl(_ s: Unicode.Scalar) -> Bool {
+        switch s.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: return true
+        default: return (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value)
+        }
+    }
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = String.UnicodeScalarView()
+    for s in text.unicodeScalars {
+        if isControl(s) { out.append(contentsOf: "\\u{\(String(s.value, radix: 16))}".unicodeScalars) } else { out.append(s) }
+    }
+    return String(out)
 }

@@ -232,8 +232,31 @@ public enum AtomicFile {
         try write([UInt8](data), to: path)
     }
 
-    /// Writes `bytes` to a temporary file beside `path`, flushes it and renames it into place.
+    /// Where a write to `path` lands: `path` itself when it is a regular file or nothing
+    /// yet, the file a symbolic link leads to; anything else (a folder, a FIFO, a device, a
+    /// link to one or to nothing) is bad input, since the rename would replace it with a file.
+    public static func destination(_ path: String) throws -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return path }
+        var target = path
+        let link = Files.linkTarget(path).map { " (a link to \($0))" } ?? ""
+        if info.st_mode & S_IFMT == S_IFLNK {
+            guard let resolved = realpath(path, nil), stat(resolved, &info) == 0 else {
+                throw InputError(SourceLocation(file: path), "a link to \(Files.linkTarget(path) ?? ""), which does not exist; give a file or a new path")
+            }
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw InputError(SourceLocation(file: path), "\(Files.kind(info.st_mode))\(link), not a file; stationdb writes only to a file or a new path")
+        }
+        return target
+    }
+
+    /// Writes `bytes` to a temporary file beside `path` (beside the file it links to), flushes
+    /// it and renames it into place; `path` must be a regular file or a new path (destination).
     public static func write(_ bytes: [UInt8], to path: String) throws {
+        let path = try destination(path)
         let folder = parentFolder(of: path)
         if !folder.isEmpty { try Files.createFolder(folder) }
         let temporary = temporaryPath(for: path)

@@ -5,6 +5,13 @@ public func note(_ message: String) {
     StandardStream.error.write(message + "\n")
 }
 
+/// Seconds on a clock that only moves forward (for timeouts and intervals, not dates).
+public func monotonicSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
 /// stdout or stderr, written straight to the descriptor: a message is out even
 /// if the process then dies. Write errors (a closed pipe) are dropped.
 public enum StandardStream: Sendable {

@@ -3,12 +3,12 @@ import Glibc
 import StationIO
 import StationModel
 
-/// Limits for every request: the nightly job and the reference client must
+/// Limits for every request: the nightly job, a CI plan and the reference client must
 /// give up rather than hang, and must not fill the disk with a runaway body.
 public struct TransferOptions: Sendable {
     /// Seconds to establish the connection.
     public var connectTimeout: Double
-    /// Seconds for the whole exchange, body included.
+    /// Seconds for each file, whole: every attempt and the waits between them.
     public var totalTimeout: Double
     /// Largest body accepted (after Content-Encoding is undone), and largest file after gunzip.
     public var maxBytes: Int
@@ -16,11 +16,16 @@ public struct TransferOptions: Sendable {
     public var attempts: Int
     /// Seconds before the second attempt; doubled before each further one.
     public var backoff: Double
+    /// Told of each retry: the failure and the seconds before the next attempt (the CLI prints it).
+    public var onRetry: (@Sendable (TransferError, Double) -> Void)?
 
-    public init(connectTimeout: Double = 15, totalTimeout: Double = 600, maxBytes: Int = 1 << 30,
-                attempts: Int = 3, backoff: Double = 2) {
+    /// The longest timeout a request may be given: a day.
+    public static let longestTimeout = 86_400.0
+
+    public init(connectTimeout: Double = 15, totalTimeout: Double = 60, maxBytes: Int = 1 << 30,
+                attempts: Int = 3, backoff: Double = 2, onRetry: (@Sendable (TransferError, Double) -> Void)? = nil) {
         self.connectTimeout = connectTimeout; self.totalTimeout = totalTimeout
-        self.maxBytes = maxBytes; self.attempts = max(1, attempts); self.backoff = backoff
+        self.maxBytes = maxBytes; self.attempts = max(1, attempts); self.backoff = backoff; self.onRetry = onRetry
     }
 }
 
@@ -45,27 +50,29 @@ public struct HTTPResult: Sendable {
     public var notModified: Bool { status == 304 }
 }
 
-/// A blocking HTTP GET over libcurl with timeouts, a size limit and retries.
+/// A blocking HTTP(S) GET over libcurl with timeouts, a size limit and retries; no
+/// other protocol, for the request or any redirect.
 public final class HTTPClient {
     public let options: TransferOptions
-    /// Called before each retry with the failure and the delay; the CLI prints it.
-    public var onRetry: ((TransferError, Double) -> Void)?
 
     public init(options: TransferOptions = TransferOptions()) {
         self.options = options
     }
 
     /// GETs `url` into `path` (created or truncated), retrying timeouts, network
-    /// errors and 5xx with backoff. Returns 2xx and 304; throws everything else.
+    /// errors and 5xx with backoff while the file's time (totalTimeout) lasts.
+    /// Returns 2xx and 304; throws everything else.
     /// On a throw the content of `path` is unspecified: callers download to a temporary file.
     public func download(_ url: String, to path: String, conditional: Validators? = nil) throws -> HTTPResult {
+        let deadline = monotonicSeconds() + options.totalTimeout
         var delay = options.backoff
         var attempt = 1
         while true {
             do {
-                return try attemptDownload(url, to: path, conditional: conditional)
-            } catch let error as TransferError where error.isRetryable && attempt < options.attempts {
-                onRetry?(error, delay)
+                return try attemptDownload(url, to: path, conditional: conditional, seconds: deadline - monotonicSeconds())
+            } catch let error as TransferError where error.isRetryable && attempt < options.attempts
+                        && deadline - monotonicSeconds() > min(delay, 60) + 0.1 {
+                options.onRetry?(error, delay)
                 if delay > 0 { usleep(UInt32(min(delay, 60) * 1_000_000)) }
                 delay *= 2
                 attempt += 1
@@ -80,7 +87,7 @@ public final class HTTPClient {
         do { return try Files.read(scratchPath) } catch { throw TransferError.io("cannot read back \(scratchPath)") }
     }
 
-    private func attemptDownload(_ url: String, to path: String, conditional: Validators?) throws -> HTTPResult {
+    private func attemptDownload(_ url: String, to path: String, conditional: Validators?, seconds: Double) throws -> HTTPResult {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw TransferError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -98,11 +105,17 @@ public final class HTTPClient {
         defer { stationdb_curl_slist_free_all(headers) }
 
         _ = stationdb_curl_setopt_string(curl, CURLOPT_URL, url)
+        // HTTP and HTTPS only, for the request and every redirect: libcurl would follow a
+        // Location to ftp://, file:// or any protocol it was built with.
+        guard stationdb_curl_setopt_string(curl, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK,
+              stationdb_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK else {
+            throw TransferError.io("this libcurl cannot be limited to http and https (it needs 7.85 or later); install Debian 12's libcurl4")
+        }
         _ = stationdb_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
-        _ = stationdb_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
-        _ = stationdb_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, milliseconds(options.totalTimeout))
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(min(options.connectTimeout, seconds)))
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, milliseconds(seconds))
         // "" asks for every encoding libcurl can undo (gzip, deflate), and undoes it.
         _ = stationdb_curl_setopt_string(curl, CURLOPT_ACCEPT_ENCODING, "")
         _ = stationdb_curl_setopt_string(curl, CURLOPT_USERAGENT, "stationdb")
@@ -130,6 +143,8 @@ public final class HTTPClient {
             break
         case CURLE_OPERATION_TIMEDOUT:
             throw TransferError.timedOut(url: url, seconds: options.totalTimeout)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            throw TransferError.notHTTP(url: url, location: sink.location)
         default:
             let message = String(cString: stationdb_curl_easy_strerror(code))
             throw TransferError.network(url: url, curlCode: Int(code.rawValue), message: message)
@@ -155,6 +170,8 @@ private final class ResponseSink {
     var overLimit = false
     var ioError: String?
     var validators = Validators()
+    /// The Location of the last response, where a redirect leads.
+    var location: String?
 
     init(fd: Int32, limit: Int) { self.fd = fd; self.limit = limit }
 
@@ -178,12 +195,13 @@ private final class ResponseSink {
         guard let data, count > 0 else { return }
         let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self).trimmed(where: \.isWhitespace)
         // A new status line starts a new response (after a redirect or a 100): forget the old headers.
-        if line.hasPrefix("HTTP/") { validators = Validators(); return }
+        if line.hasPrefix("HTTP/") { validators = Validators(); location = nil; return }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
         let value = line[line.index(after: colon)...].trimmed(where: \.isWhitespace)
         if name == "etag" { validators.etag = value }
         if name == "last-modified" { validators.lastModified = value }
+        if name == "location" { location = value }
     }
 
     func digest() -> String { hasher.finalizeHex() }

@@ -11,6 +11,8 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
     case network(url: String, curlCode: Int, message: String)
     /// The connect or total timeout expired.
     case timedOut(url: String, seconds: Double)
+    /// A redirect (or the URL itself) to a protocol other than http and https, which is never followed.
+    case notHTTP(url: String, location: String?)
     /// The body grew past the configured size limit.
     case tooLarge(url: String, limit: Int)
     /// The body's size or digest differs from what the manifest promised.
@@ -32,24 +34,40 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .httpStatus(_, let status): return status >= 500
         case .network, .timedOut: return true
-        case .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced, .io: return false
+        case .notHTTP, .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced, .io: return false
         }
     }
 
-    /// 2 when the request itself is wrong (4xx: a bad URL in the configuration)
-    /// or what it sent is not a file of its source, 3 otherwise.
+    /// Whether the URL serves nothing we can read: a 4xx, or a redirect to another protocol.
+    /// For the URL a user gave that is bad input; for a file a dist names, a damaged dist.
+    public var isNotServed: Bool {
+        switch self {
+        case .httpStatus(_, let status): return status >= 400 && status < 500
+        case .notHTTP: return true
+        default: return false
+        }
+    }
+
+    /// 2 when the URL given serves nothing (a 4xx, a redirect to another protocol) or
+    /// what it sent is not a file of its source, 3 otherwise.
     public var exitStatus: ExitStatus {
         switch self {
-        case .httpStatus(_, let status) where status >= 400 && status < 500: return .badInput
+        case _ where isNotServed: return .badInput
         case .badContent, .notAFile: return .badInput
         default: return .environment
         }
     }
 
-    public var description: String {
+    /// Every value from outside (URLs, a server's words, paths a manifest names) printable.
+    public var description: String { printable(text) }
+
+    private var text: String {
         switch self {
         case .httpStatus(let url, let status) where status >= 400 && status < 500:
-            return "\(url): HTTP \(status); check the URL (raw/sources.json or the base URL given)"
+            return "\(url): HTTP \(status); check the URL"
+        case .notHTTP(let url, let location):
+            return "\(url): redirected to \(location ?? "a URL that is not http:// or https://"), which is not http:// or https://;"
+                + " stationdb follows no other protocol: give the http(s) URL the server should lead to, or have its redirect fixed"
         case .httpStatus(let url, let status):
             return "\(url): HTTP \(status) from the server after every retry; try again later"
         case .network(let url, let code, let message):

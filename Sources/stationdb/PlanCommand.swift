@@ -36,6 +36,7 @@ struct PlanCommand: AsyncParsableCommand {
           stationdb plan                                  # make plan
           stationdb plan --format markdown --out plan.md  # make plan FORMAT=markdown
           stationdb plan --against https://stations.example.org --format markdown
+          stationdb plan --against https://stations.example.org --timeout 30
 
         Exit status: 0 nothing would change, 1 a new version would be
         published, 2 bad input, 3 I/O (a download included), 4 a guard would
@@ -59,8 +60,8 @@ struct PlanCommand: AsyncParsableCommand {
     @Option(help: "Rows listed per kind of change in text and markdown.")
     var limit = 50
 
-    @Option(help: "Largest database accepted from --against, in bytes (after gunzip).")
-    var maxBytes: Int = 1 << 30
+    @OptionGroup(title: "Downloads of --against")
+    var network: TransferOptionGroup
 
     func validate() throws {
         if let against {
@@ -70,12 +71,11 @@ struct PlanCommand: AsyncParsableCommand {
             }
         }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
-        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
     }
 
     func run() async throws {
         var settings = options.settings
-        settings.transfer.maxBytes = maxBytes
+        settings.transfer = network.options
         let pipeline = Pipeline(settings)
         let plan = try await pipeline.plan(against: against.map(BaselineSource.url) ?? .dist)
         let text = try plan.report.render(json ? .json : format, limit: limit, preview: plan.preview)

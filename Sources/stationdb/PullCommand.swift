@@ -40,7 +40,7 @@ struct PullCommand: ParsableCommand {
 
         Examples:
           stationdb pull https://stations.example.org --db app/stations.sqlite
-          python3 -m http.server -d dist 8000 &
+          python3 -m http.server --bind 127.0.0.1 -d dist 8000 &
           stationdb pull http://127.0.0.1:8000 --db /tmp/client.sqlite --timeout 30
         """)
 

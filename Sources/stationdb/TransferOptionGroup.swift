@@ -3,13 +3,14 @@ import StationIO
 import StationModel
 import Transfer
 
-/// Network limits shared by `fetch` and `pull`.
+/// Network limits shared by every command that downloads: fetch, pull, plan --against
+/// and deploy --check.
 struct TransferOptionGroup: ParsableArguments {
     @Option(help: "Seconds allowed to connect.")
     var connectTimeout: Double = 15
 
-    @Option(help: "Seconds allowed for each whole download.")
-    var timeout: Double = 600
+    @Option(help: "Seconds allowed for each file, whole: every attempt and the waits between them.")
+    var timeout: Double = 60
 
     @Option(help: "Largest file accepted, in bytes (after gunzip; for pull, the patched database too).")
     var maxBytes: Int = 1 << 30
@@ -21,16 +22,20 @@ struct TransferOptionGroup: ParsableArguments {
     var backoff: Double = 2
 
     func validate() throws {
-        guard connectTimeout > 0, timeout > 0 else { throw ValidationError("--connect-timeout and --timeout must be positive") }
+        let day = TransferOptions.longestTimeout
+        for (name, value, least) in [("--connect-timeout", connectTimeout, 0.001), ("--timeout", timeout, 0.001), ("--backoff", backoff, 0)]
+        where !(value >= least && value <= day) {
+            throw ValidationError("\(name) must be a number of seconds from \(least) to \(Int(day)) (a day), got \(value)")
+        }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
-        guard backoff >= 0 else { throw ValidationError("--backoff must not be negative") }
     }
 
-    func makeClient() -> HTTPClient {
-        let http = HTTPClient(options: TransferOptions(connectTimeout: connectTimeout, totalTimeout: timeout,
-                                                       maxBytes: maxBytes, attempts: attempts, backoff: backoff))
-        http.onRetry = { error, delay in note("warning: \(error); retrying in \(delay) s") }
-        return http
+    /// The limits, with each retry said on stderr.
+    var options: TransferOptions {
+        TransferOptions(connectTimeout: connectTimeout, totalTimeout: timeout, maxBytes: maxBytes, attempts: attempts, backoff: backoff,
+                        onRetry: { error, delay in note("warning: \(error); retrying in \(delay) s") })
     }
+
+    func makeClient() -> HTTPClient { HTTPClient(options: options) }
 }

@@ -63,6 +63,14 @@ final class TestServer {
                     return self.plain(path, 500, "failing once")
             if fault == "404":
                 return self.plain(path, 404, "not here")
+            if fault and fault.startswith("redirect:"):
+                self.log(path, 302)
+                self.send_response(302)
+                self.send_header("Location", fault[len("redirect:"):])
+                self.send_header("Content-Length", "0")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                return
             local = os.path.normpath(os.path.join(root, path.lstrip("/")))
             if not local.startswith(os.path.abspath(root)) or not os.path.isfile(local):
                 return self.plain(path, 404, "not found")
@@ -91,12 +99,25 @@ final class TestServer {
                 self.send_response(200)
                 for name, value in headers:
                     self.send_header(name, value)
+                if fault == "no-length":
+                    # The whole body, then the connection held open: only a close would end it.
+                    self.end_headers()
+                    self.wfile.write(body)
+                    self.wfile.flush()
+                    time.sleep(60)
+                    return
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Connection", "close")
                 self.end_headers()
                 if fault == "truncate":
                     self.wfile.write(body[: len(body) // 2])
                     self.wfile.flush()
+                    return
+                if fault == "drip":
+                    for i in range(len(body)):
+                        self.wfile.write(body[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(0.5)
                     return
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
