@@ -101,9 +101,12 @@ help:
 	@echo '  STATIONDB_MAX_SOURCE_BYTES=N  read files up to N bytes (default 2000000000)'
 	@echo '  TARGET=folder|host:path  CHECK=URL  DRY_RUN=1 (make deploy)'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
-	@echo '  0 success/same  1 different (diff) or would publish (plan)  2 bad input (or, for deploy, a target'
-	@echo '  that differs or is at a higher version)  3 I/O or environment (or a failed copy or --check)'
-	@echo '  4 refused by a guard  5 published, but raw/registry.csv not updated'
+	@echo '  0 success/same  1 different (diff) or would publish (plan)  4 refused by a guard'
+	@echo '  5 published, but raw/registry.csv not updated'
+	@echo '  2 bad input: what was given is wrong (a value, a path that names nothing or no file, a URL that'
+	@echo '    serves no dist: a 404 for latest.json; for deploy, a target that differs or is at a higher version)'
+	@echo '  3 I/O: what it leads to failed or is damaged (the disk, the network, a lock with NO_WAIT; a dist'
+	@echo '    whose latest.json or manifest names a file that is missing or differs; a failed copy or --check)'
 
 setup:
 	@$(ROOT)/scripts/setup

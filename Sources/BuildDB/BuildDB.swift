@@ -112,9 +112,7 @@ public struct BundleBuilder: Sendable {
     public static func nextVersion(previous: Int?, highestFolder: Int? = nil, requested: Int?) throws -> Int {
         let taken = max(previous ?? 0, highestFolder ?? 0)
         if let requested {
-            guard requested >= 1 else {
-                throw InputError(SourceLocation(file: "VERSION"), "the version must be a positive integer, found \(requested)")
-            }
+            _ = try BundleVersion.checked(requested, at: SourceLocation(file: "VERSION"))
             if let previous, requested <= previous {
                 throw InputError(SourceLocation(file: "VERSION"),
                                  "version \(requested) is not larger than the published version \(previous); versions only grow")
@@ -125,13 +123,12 @@ public struct BundleBuilder: Sendable {
             }
             return requested
         }
-        return taken + 1
+        return try BundleVersion.checked(taken + 1, at: SourceLocation(file: "VERSION", field: "the next version"))
     }
 
-    /// The highest version folder in dist (a folder named by a number).
-    public static func highestVersionFolder(in dist: String) -> Int? {
-        Files.names(in: dist).filter { name in name.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Files.isFolder(joinPath(dist, name)) }
-            .compactMap { Int($0) }.max()
+    /// The highest version folder in dist (a folder named by a version).
+    public static func highestVersionFolder(in dist: String) throws -> Int? {
+        try BundleVersion.named(Files.names(in: dist).filter { Files.isFolder(joinPath(dist, $0)) }, in: dist).last
     }
 
     /// Builds and, unless it equals the published version, publishes into `request.dist`:
@@ -164,7 +161,7 @@ public struct BundleBuilder: Sendable {
     /// The version a build into `dist` takes (see nextVersion), saying so when a dead
     /// publish's folder is skipped.
     public static func version(for dist: String, previous: Baseline?, requested: Int?) throws -> Int {
-        let highestFolder = highestVersionFolder(in: dist)
+        let highestFolder = try highestVersionFolder(in: dist)
         let version = try nextVersion(previous: previous?.bundle.version, highestFolder: highestFolder, requested: requested)
         if let highestFolder, highestFolder > previous?.bundle.version ?? 0 {
             note("dist/\(highestFolder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)")

@@ -26,7 +26,7 @@ public enum BundleVerifier {
 
     public static func verify(path: String) throws -> VerifyReport {
         var problems = DiagnosticCollector(limit: 500)
-        guard Files.exists(path) else { throw EnvironmentError("\(path) does not exist") }
+        guard Files.exists(path) else { throw InputError(SourceLocation(file: path), "no such file or folder") }
         var report: VerifyReport
         let manifest = joinPath(path, DistLayout.manifest)
         switch BundleLocation.kind(of: path) {
@@ -35,13 +35,14 @@ public enum BundleVerifier {
         case .version where Files.exists(manifest):
             report = try verifyVersionFolder(path, manifest: manifest, &problems)
         case .file:
+            try BundleLocation.checkSQLite(path)
             let (version, counts) = checkDatabase(path, expectedVersion: nil, &problems)
             report = VerifyReport(path: path, version: version, rowCounts: counts, database: path)
         case .version, nil:
             throw InputError(SourceLocation(file: path),
                              "neither a dist folder (no \(DistLayout.latest)) nor a version folder (no \(DistLayout.manifest))")
         }
-        try problems.check()
+        try problems.check(damaged: true)
         report.warnings = lineWarnings(report.database)
         return report
     }

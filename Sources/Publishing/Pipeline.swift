@@ -132,7 +132,7 @@ public struct Pipeline: Sendable {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
         if let requested = settings.requestedVersion {
             _ = try BundleBuilder.nextVersion(previous: try PublishedBundle.latest(in: settings.dist)?.version,
-                                              highestFolder: BundleBuilder.highestVersionFolder(in: settings.dist), requested: requested)
+                                              highestFolder: try BundleBuilder.highestVersionFolder(in: settings.dist), requested: requested)
         }
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)

@@ -67,6 +67,16 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// A published dist or bundle that is not what its own latest.json or manifest says, or
+/// not a bundle as bundle.md defines it (a file it names missing, another size or sha256):
+/// exit 3, every problem listed. What was given is right; what it leads to is damaged.
+public struct DamagedError: Error, CustomStringConvertible, Sendable {
+    public var problems: InputError
+    public init(_ problems: InputError) { self.problems = problems }
+    public init(_ location: SourceLocation, _ message: String) { problems = InputError(location, message) }
+    public var description: String { problems.description }
+}
+
 /// I/O or environment failure (exit 3): a file that cannot be read or written, a network error.
 public struct EnvironmentError: Error, CustomStringConvertible, Sendable {
     public var message: String
@@ -101,9 +111,12 @@ public struct DiagnosticCollector: Sendable {
         if error.truncated { truncated = true }
     }
 
-    /// Throws the collected problems, if any.
-    public func check() throws {
-        if !isEmpty { throw InputError(diagnostics, truncated: truncated) }
+    /// Throws the collected problems, if any: bad input, or with `damaged` a DamagedError.
+    public func check(damaged: Bool = false) throws {
+        guard !isEmpty else { return }
+        let error = InputError(diagnostics, truncated: truncated)
+        if damaged { throw DamagedError(error) }
+        throw error
     }
 }
 

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 // The package's one SQLite layer: enough for bundles, diffs and patches, with
 // errors that name the database file. Nothing else imports CSQLite.
@@ -116,8 +117,12 @@ public final class SQLiteDatabase {
 
     public enum Mode: Sendable { case readOnly, readWrite, create }
 
+    /// An existing `path` must be a regular file (Files.openRegularFile's check, before
+    /// SQLite opens it): a FIFO would block the open, a device never end.
     public init(path: String, mode: Mode = .readOnly) throws {
         self.path = path
+        var info = stat()
+        if stat(path, &info) == 0 { Glibc.close(try Files.openRegularFile(path, limit: Int.max).fd) }
         let flags: Int32
         switch mode {
         case .readOnly: flags = SQLITE_OPEN_READONLY

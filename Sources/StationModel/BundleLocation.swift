@@ -11,7 +11,8 @@ import StationIO
 ///   names the published version's bundle;
 /// - a version folder (dist/<v>): it has manifest.json and stations.sqlite.
 ///
-/// Anything else is an InputError (exit 2): the diff cannot say anything about it.
+/// Anything else is an InputError (exit 2): the diff cannot say anything about it; a
+/// dist or version folder whose database is missing is damaged (DamagedError, exit 3).
 public struct BundleLocation: Sendable, Equatable {
     /// As given on the command line.
     public var argument: String
@@ -56,14 +57,14 @@ public struct BundleLocation: Sendable, Equatable {
             let database = try databaseNamed(byLatest: latest)
             let path = database.hasPrefix("/") ? database : inside(database)
             guard Files.exists(path) else {
-                throw InputError(SourceLocation(file: latest, field: "database"), "names \(database), which does not exist")
+                throw DamagedError(SourceLocation(file: latest, field: "database"), "names \(database), which does not exist: the dist is damaged")
             }
             try checkSQLite(path)
             return BundleLocation(argument: argument, databasePath: path, kind: .dist)
         case .version:
             let database = inside(databaseName)
             guard Files.exists(database) else {
-                throw InputError(SourceLocation(file: argument), "a version folder without \(databaseName)")
+                throw DamagedError(SourceLocation(file: argument), "a version folder without \(databaseName): it is damaged")
             }
             try checkSQLite(database)
             return BundleLocation(argument: argument, databasePath: database, kind: .version)
@@ -84,9 +85,9 @@ public struct BundleLocation: Sendable, Equatable {
 
     /// SQLite would report "file is not a database" only at the first query, as an
     /// I/O-style error; a file that is not SQLite at all is bad input instead.
-    static func checkSQLite(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError(SourceLocation(file: path), "cannot read it") }
+    /// Only a regular file is opened (a FIFO would block, a device never end).
+    public static func checkSQLite(_ path: String) throws {
+        let fd = try Files.openRegularFile(path, limit: Int.max).fd
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 16)
         guard read(fd, &head, 16) == 16, head == Array("SQLite format 3\0".utf8) else {

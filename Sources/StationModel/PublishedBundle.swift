@@ -28,6 +28,33 @@ public enum DistLayout {
     public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }
 }
 
+/// A bundle's version is its PRAGMA user_version, a signed 32-bit integer: 1...2,147,483,647.
+/// The one definition every reader of a version holds it to: VERSION (--as-version), the
+/// next version, a dist's folder names, latest.json and the manifests.
+public enum BundleVersion {
+    public static let range = 1...Int(Int32.max)
+
+    /// `value` when it is a version; bad input at `location` otherwise.
+    public static func checked(_ value: Int, at location: SourceLocation) throws -> Int {
+        guard range.contains(value) else {
+            throw InputError(location, "version \(value) is outside \(range.lowerBound)...\(range.upperBound): a version is the bundle's PRAGMA user_version, a 32-bit integer")
+        }
+        return value
+    }
+
+    /// The versions among the names of a dist's entries, ascending: "7", not "07" (the apps
+    /// ask for "7/"); a name of digits beyond the range is bad input naming it.
+    public static func named<S: Sequence>(_ names: S, in folder: String) throws -> [Int] where S.Element == String {
+        try names.compactMap { name -> Int? in
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), name.first != "0" else { return nil }
+            guard let n = Int(name), range.contains(n) else {
+                throw InputError(SourceLocation(file: joinPath(folder, name)), "named as version \(shown(name)), above the largest a bundle can have (\(range.upperBound)): a version is the bundle's PRAGMA user_version, a 32-bit integer; move it out of \(folder)")
+            }
+            return n
+        }.sorted()
+    }
+}
+
 /// latest.json, and a version's manifest.json (the same facts and "files"):
 /// read by verify, diff, the next build and the apps' reference client.
 public struct PublishedBundle: Codable, Sendable, Equatable {
@@ -84,8 +111,15 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        version = try c.decode(Int.self, forKey: .version)
-        previousVersion = try c.decodeIfPresent(Int.self, forKey: .previousVersion)
+        func version(_ key: CodingKeys) throws -> Int? {
+            guard let v = try c.decodeIfPresent(Int.self, forKey: key) else { return nil }
+            guard BundleVersion.range.contains(v) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(v) is outside \(BundleVersion.range.lowerBound)...\(BundleVersion.range.upperBound) (a version is the bundle's PRAGMA user_version, a 32-bit integer)")
+            }
+            return v
+        }
+        self.version = try version(.version) ?? c.decode(Int.self, forKey: .version)
+        previousVersion = try version(.previousVersion)
         database = try c.decode(String.self, forKey: .database)
         sha256 = try c.decode(String.self, forKey: .sha256)
         bytes = try c.decode(Int.self, forKey: .bytes)
@@ -166,7 +200,7 @@ public struct Baseline: Sendable {
         guard let latest = try PublishedBundle.latest(in: dist) else { return nil }
         let database = joinPath(dist, latest.database)
         guard Files.exists(database) else {
-            throw InputError(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing")
+            throw DamagedError(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing: the dist is damaged")
         }
         let registry = joinPath(joinPath(dist, String(latest.version)), DistLayout.registry)
         return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist)

@@ -80,7 +80,8 @@ struct DiffCommand: ParsableCommand {
           stationdb diff dist new.sqlite --max-removed 2 --max-moved-m 5000
 
         Exit status: 0 same contents, 1 they differ, 2 error (a missing path,
-        not a bundle), 4 a guard was exceeded (the output is printed first, the
+        not a bundle, a FIFO or anything but a file), 3 a damaged dist (the
+        database its latest.json names is missing), 4 a guard was exceeded (the output is printed first, the
         reasons go to stderr).
         """)
 

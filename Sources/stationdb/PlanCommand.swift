@@ -39,8 +39,9 @@ struct PlanCommand: AsyncParsableCommand {
           stationdb plan --against https://stations.example.org --timeout 30
 
         Exit status: 0 nothing would change, 1 a new version would be
-        published, 2 bad input, 3 I/O (a download included), 4 a guard would
-        refuse to publish.
+        published, 2 bad input (with --against, a URL that serves no dist), 3
+        I/O or a damaged dist (a download included), 4 a guard would refuse to
+        publish.
         """)
 
     @OptionGroup var options: PipelineOptions

@@ -44,8 +44,9 @@ struct PreviewCommand: ParsableCommand {
             --out /tmp/plan.html
           chromium '/tmp/v5.html#lat=34.70&lng=135.50&span=0.4&pins=150'
 
-        Exit status: 0 written, 2 a path is not a bundle, 3 libjs-leaflet is
-        missing or the page cannot be written.
+        Exit status: 0 written, 2 a path is not a bundle (or --out is not a
+        file or a new path), 3 a damaged dist, libjs-leaflet is missing or the
+        page cannot be written.
         """)
 
     @Argument(help: ArgumentHelp("The bundle to show: a .sqlite file, a dist folder or a version folder.", valueName: "BUNDLE_OR_DIST"))

@@ -34,8 +34,15 @@ struct PullCommand: ParsableCommand {
         when complete, verified and flushed: a corrupt, truncated, mismatching
         or refused download never touches the local database.
 
-        Exit status: 0 updated or already up to date; 2 a 4xx (wrong BASE_URL);
-        3 network, checksum or disk failure, or a download refused as not what a
+        Everything of the user's in --db (completions as it is, and any table,
+        view, index or trigger that is not the bundle's) is carried into the
+        new version, or the pull refuses and leaves --db as it was. A --db
+        that is a link updates the file it leads to.
+
+        Exit status: 0 updated or already up to date; 2 BASE_URL serves no dist
+        (a 4xx or a redirect to another protocol for latest.json, a latest.json
+        that is not a dist's); 3 network, checksum or disk failure, a dist that
+        lacks a file its latest.json names, or a download refused as not what a
         bundle may be: try again later, or tell the publisher.
 
         Examples:

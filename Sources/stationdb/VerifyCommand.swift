@@ -24,7 +24,8 @@ struct VerifyCommand: ParsableCommand {
           stationdb verify dist/12/stations.sqlite
 
         Prints "ok: ..." (and any warnings on stderr) and exits 0, or lists
-        every problem, one per line, and exits 2.
+        every problem, one per line, and exits 3 (damaged); a path that does
+        not exist or holds no bundle exits 2.
         """)
 
     @Argument(help: "A dist folder, a version folder or a .sqlite file.")

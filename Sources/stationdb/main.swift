@@ -28,7 +28,8 @@ struct StationDB: ParsableCommand {
           stationdb deploy dist /srv/www/stations --check https://stations.example.org
 
         Exit status: 0 success, 1 diff found differences or plan would publish,
-        2 bad input or usage, 3 I/O or environment failure, 4 a guard refused
+        2 bad input or usage (what was given is wrong), 3 I/O or environment
+        failure, or a damaged dist (what it leads to failed), 4 a guard refused
         (or would refuse) to publish, 5 published but RAW/registry.csv not
         updated.
 
@@ -59,6 +60,9 @@ func runMain() async -> Never {
     } catch let e as InputError {
         StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.badInput.rawValue)
+    } catch let e as DamagedError {
+        StandardStream.error.write(e.description + "\n")
+        exit(ExitStatus.environment.rawValue)
     } catch let e as EnvironmentError {
         StandardStream.error.write(e.description + "\n")
         exit(ExitStatus.environment.rawValue)

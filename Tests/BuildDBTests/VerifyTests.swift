@@ -29,8 +29,8 @@ final class VerifyTests: XCTestCase {
 
     func assertProblems(_ path: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try BundleVerifier.verify(path: path), file: file, line: line) { error in
-            guard let input = error as? InputError else { return XCTFail("expected InputError (exit 2), got \(error)", file: file, line: line) }
-            let text = input.description
+            guard let damaged = error as? DamagedError else { return XCTFail("expected DamagedError (exit 3), got \(error)", file: file, line: line) }
+            let text = damaged.description
             for e in expected { XCTAssertTrue(text.contains(e), "missing \"\(e)\" in:\n\(text)", file: file, line: line) }
             XCTAssertTrue(text.split(separator: "\n").allSatisfy { $0.hasPrefix("error: ") }, "one problem per line", file: file, line: line)
         }
@@ -135,14 +135,14 @@ final class VerifyTests: XCTestCase {
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
         assertProblems(cut, ["integrity_check"])
 
-        // Not a database at all.
+        // Not a database at all: not a bundle, as for diff and preview (exit 2).
         let junk = folder + "/junk.sqlite"
         try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: junk))
-        assertProblems(junk, ["junk.sqlite"])
+        XCTAssertThrowsError(try BundleVerifier.verify(path: junk)) { XCTAssertTrue($0 is InputError, "\($0)") }
     }
 
     func testNeitherDistNorBundle() throws {
         XCTAssertThrowsError(try BundleVerifier.verify(path: folder)) { XCTAssertTrue("\($0)".contains("neither a dist folder"), "\($0)") }
-        XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0 is EnvironmentError) }
+        XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0 is InputError, "a missing path is bad input, as for diff and preview: \($0)") }
     }
 }

@@ -221,8 +221,9 @@ final class DiffReportTests: XCTestCase {
         assertInputError(dir + "/text.sqlite", "not an SQLite database")
         try "{\"version\": 1}".write(toFile: dist + "/latest.json", atomically: true, encoding: .utf8)
         assertInputError(dist, "latest.json: database: missing")
+        // A dist whose latest.json names a database that is not there is damaged (exit 3), not bad input.
         try "{\"database\": \"9/stations.sqlite\"}".write(toFile: dist + "/latest.json", atomically: true, encoding: .utf8)
-        assertInputError(dist, "names 9/stations.sqlite, which does not exist")
+        XCTAssertThrowsError(try BundleLocation.resolve(dist)) { XCTAssertTrue($0 is DamagedError, "\($0)") }
 
         // An SQLite file without the bundle's tables is bad input too, from the core.
         let other = dir + "/other.sqlite"
