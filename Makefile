@@ -75,7 +75,7 @@ plan: $(BIN)
 # whole, then latest.json; never deletes there. See `stationdb deploy --help`.
 deploy: $(BIN)
 	@test -n "$(TARGET)" || { echo "usage: make deploy TARGET=/srv/www/stations|host:/srv/www/stations [CHECK=https://stations.example.org] [DRY_RUN=1]" >&2; exit 2; }
-	@$(BIN) deploy "$(DIST)" "$(TARGET)" $(if $(CHECK),--check "$(CHECK)") $(if $(DRY_RUN),--dry-run) $(if $(NO_WAIT),--no-wait); status=$$?; case $$status in \
+	@$(BIN) deploy $(if $(CHECK),--check="$(CHECK)") $(if $(DRY_RUN),--dry-run) $(if $(NO_WAIT),--no-wait) -- "$(DIST)" "$(TARGET)"; status=$$?; case $$status in \
 	2) echo "make: deploy refused (exit 2 from stationdb): see the message above; nothing was copied" >&2 ;; \
 	3) echo "make: deploy failed (exit 3 from stationdb): see the message above; the target still serves a whole version (the old or the new one); make deploy again once mended" >&2 ;; \
 	esac; exit $$status

@@ -154,13 +154,14 @@ public final class Deployment {
                                  "names version \(targetVersion), above the dist's \(dist.latest.version) (\(joinPath(dist.path, DistLayout.latest))): deploying would take the apps back to an older version. Deploy the dist that published version \(targetVersion), or publish a version above it first; nothing was copied")
             }
         }
-        let present = Set(state.versionNames)
+        let atTarget = try BundleVersion.named(state.entries.keys, in: target.label)
+        let present = Set(atTarget)
         let shared = dist.versions.filter { present.contains($0.version) }
         try refuseDifferingFolders(shared, dist: dist, target: target, state: state)
         let toCopy = dist.versions.filter { !present.contains($0.version) }
         let distVersions = Set(dist.versions.map(\.version))
         return DeployPlan(latest: dist.latest, latestManifestSHA256: dist.latestFolder.manifestDigest, targetVersion: targetVersion, toCopy: toCopy,
-                          alreadyThere: shared.map(\.version), onlyAtTarget: state.versionNames.filter { !distVersions.contains($0) },
+                          alreadyThere: shared.map(\.version), onlyAtTarget: atTarget.filter { !distVersions.contains($0) },
                           unannounced: dist.unannounced, copiesLatest: state.latestBytes != dist.latestBytes)
     }
 

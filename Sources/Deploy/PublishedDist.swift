@@ -52,12 +52,20 @@ public struct PublishedDist: Sendable {
         } catch let error as DecodingError {
             throw InputError(SourceLocation(file: latestPath, field: error.keyPath), "not a published bundle's description: \(error.reason)")
         }
-        let numbered = versionNames(in: Files.names(in: dist)).filter { Files.isFolder(joinPath(dist, String($0))) }
+        let numbered = try BundleVersion.named(Files.names(in: dist), in: dist)
         var versions: [VersionFolder] = []
-        var problems = DiagnosticCollector()
+        var problems = DiagnosticCollector(), notPlain = DiagnosticCollector()
+        // Only regular files and real folders are deployed: a link would copy whatever it leads to.
+        func plain(_ path: String, folder: Bool = false) -> Bool {
+            guard let what = Files.notPlain(path, folder: folder) else { return true }
+            notPlain.add(SourceLocation(file: path), "\(what): deploy copies only regular files and real folders; put the \(folder ? "folder" : "file") itself there")
+            return false
+        }
+        _ = plain(latestPath)
         for version in numbered where version <= latest.version {
             let folder = joinPath(dist, String(version))
             let manifestPath = joinPath(folder, DistLayout.manifest)
+            guard plain(folder, folder: true), plain(manifestPath) else { continue }
             guard Files.exists(manifestPath) else {
                 problems.add(SourceLocation(file: manifestPath), "missing: without it the folder cannot be checked, and the apps' clients cannot either")
                 continue
@@ -82,31 +90,24 @@ public struct PublishedDist: Sendable {
             for name in files.keys.sorted() where name.isEmpty || name.contains("/") || name.hasPrefix(".") || name == DistLayout.manifest {
                 problems.add(SourceLocation(file: manifestPath, field: "files"), "\"\(name)\" is not a file name of a version folder")
             }
+            for name in files.keys.sorted() { _ = plain(joinPath(folder, name)) }
             let bytes = files.keys.reduce(manifestBytes.count) { $0 + (Files.size(of: joinPath(folder, $1)) ?? 0) }
             versions.append(VersionFolder(version: version, files: files, manifestDigest: SHA256.hex(manifestBytes), bytes: bytes))
         }
-        try problems.check()
+        try notPlain.check()
+        try problems.check(damaged: true)
         guard versions.last?.version == latest.version else {
-            throw InputError(SourceLocation(file: latestPath, field: "version"), "names version \(latest.version), but \(joinPath(dist, String(latest.version))) is missing; the dist is damaged (stationdb verify \(dist))")
+            throw DamagedError(SourceLocation(file: latestPath, field: "version"), "names version \(latest.version), but \(joinPath(dist, String(latest.version))) is missing; the dist is damaged (stationdb verify \(dist))")
         }
         return PublishedDist(path: dist, latest: latest, latestBytes: latestBytes, versions: versions,
                              unannounced: numbered.filter { $0 > latest.version })
-    }
-
-    /// The names that are version numbers, as numbers, ascending ("07" is not one: the
-    /// apps ask for "7/").
-    static func versionNames<S: Sequence>(in names: S) -> [Int] where S.Element == String {
-        names.compactMap { name in
-            guard let n = Int(name), n > 0, String(n) == name else { return nil }
-            return n
-        }.sorted()
     }
 
     public var latestFolder: VersionFolder { versions.last! }
 
     /// Checks, before anything is copied, that latest.json agrees with its version's
     /// manifest and that every file of `folders` (and of latest.json's folder) has the
-    /// sha256 its manifest gives: a damaged dist is bad input, and nothing of it is deployed.
+    /// sha256 its manifest gives: a damaged dist (exit 3) is never deployed, nothing of it.
     public func verify(_ folders: [VersionFolder], onFile: (String) -> Void = { _ in }) throws {
         var problems = DiagnosticCollector()
         let latestPath = joinPath(path, DistLayout.latest)
@@ -147,7 +148,7 @@ public struct PublishedDist: Sendable {
         if !problems.isEmpty {
             var all = problems.diagnostics
             all.append(Diagnostic(SourceLocation(file: path), "damaged; nothing was deployed. `stationdb verify \(path)` checks it whole; publish again (make) once it is mended"))
-            throw InputError(all, truncated: problems.isFull)
+            throw DamagedError(InputError(all, truncated: problems.isFull))
         }
     }
 }

@@ -13,6 +13,8 @@ public enum TargetAddress: Equatable, Sendable, CustomStringConvertible {
         let lower = text.lowercased()
         let location = SourceLocation(file: text)
         if text.isEmpty { throw InputError(SourceLocation(file: "TARGET"), "empty; name a folder (/srv/www/stations) or host:path") }
+        // rsync and ssh would take it for an option; a folder of that name is written ./-name.
+        if text.hasPrefix("-") { throw InputError(location, "starts with '-', as an option does; name a folder (./\(text) for a folder of that name) or host:path") }
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             throw InputError(location, "a URL is where the apps download from, not where deploy copies to: give the folder the web server serves (a local path or host:path), and the URL to --check")
         }
@@ -29,6 +31,7 @@ public enum TargetAddress: Equatable, Sendable, CustomStringConvertible {
         let host = String(text[..<colon])
         var path = String(text[text.index(after: colon)...])
         if host.isEmpty { throw InputError(location, "no host before the colon; a local folder whose name has a colon is written ./\(text)") }
+        if host.contains("@-") { throw InputError(location, "a host that starts with '-' would reach ssh as an option; name the host") }
         // ssh starts commands in the login's home folder, as rsync reads a relative
         // path: "~/x" and "x" are the same folder, and a quoted ~ would not expand.
         if path.hasPrefix("~/") { path.removeFirst(2) }

@@ -11,8 +11,6 @@ struct TargetState {
     /// The target's latest.json, when it has one.
     var latestBytes: [UInt8]?
 
-    var versionNames: [Int] { PublishedDist.versionNames(in: entries.keys) }
-
     /// What deploys that were killed left: their staging folders and latest.json's
     /// temporary files (ours, `.latest.json.tmp-<pid>`, and rsync's, `.latest.json.XXXXXX`).
     var leftovers: [String] {
@@ -136,7 +134,7 @@ struct LocalFolderTarget: DeployTarget {
 
     /// Copies a file a piece at a time, flushes it and returns the sha256 of what was written.
     private func copyFile(_ from: String, to: String, progress: ProgressLines, _ reporter: DeployReporter) throws -> String {
-        let input = open(from, O_RDONLY | O_CLOEXEC)
+        let input = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard input >= 0 else { throw EnvironmentError("cannot read \(from): \(systemError())") }
         defer { close(input) }
         let output = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

@@ -97,6 +97,17 @@ public enum Files {
                    + "if the file is right, raise the limit with the environment setting \(readLimitSetting)=<bytes>")
     }
 
+    /// What stands at `path` when it is neither a regular file nor (with `folder`) a real
+    /// folder, symbolic links included, for a message ("a symbolic link to /etc/passwd");
+    /// nil when it is one, or when nothing is there.
+    public static func notPlain(_ path: String, folder: Bool = false) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        let mode = info.st_mode & S_IFMT
+        if mode == S_IFREG || (folder && mode == S_IFDIR) { return nil }
+        return mode == S_IFLNK ? "a symbolic link to \(linkTarget(path) ?? "?")" : kind(info.st_mode)
+    }
+
     /// What a file that is not a regular one is, for the message refusing it.
     static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
@@ -156,11 +167,11 @@ public enum Files {
 
     /// Creates the folder and any missing parents.
     public static func createFolder(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw EnvironmentError("cannot create folder \(path): \(error)")
-        }
+        if isFolder(path) { return }
+        let parent = parentFolder(of: path)
+        if !parent.isEmpty, parent != path { try createFolder(parent) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw EnvironmentError("cannot create folder \(path): \(systemError())") }
+        guard isFolder(path) else { throw EnvironmentError("cannot create folder \(path): a file of that name is there") }
     }
 
     public static func remove(_ path: String) {
@@ -176,7 +187,7 @@ public enum Files {
             try FileManager.default.copyItem(atPath: from, toPath: to)
         } catch {
             remove(to)
-            throw EnvironmentError("cannot copy \(from) to \(to): \(error)")
+            throw EnvironmentError("cannot copy \(from) to \(to): \((error as? CocoaError)?.underlying.map { "\($0)" } ?? "\(error)")")
         }
         remove(from)
     }

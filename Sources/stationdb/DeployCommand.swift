@@ -45,10 +45,15 @@ struct DeployCommand: ParsableCommand {
         sh, coreutils (sha256sum) and rsync on the host. For a bucket (S3 and
         compatible), see README's "Hosting" section.
 
-        Exit status: 0 deployed, or nothing to copy; 2 bad input (a damaged dist,
-        a target version folder that differs, a target latest.json above the
-        dist's, a bad TARGET); 3 I/O (a copy failed, the host unreachable,
-        --check failed, another deploy from the dist runs with --no-wait).
+        Only regular files and real folders are deployed: a link in the dist (a
+        file, or a version folder) is refused, named, and nothing is copied.
+
+        Exit status: 0 deployed, or nothing to copy; 2 bad input (a link in the
+        dist, a target version folder that differs, a target latest.json above
+        the dist's, a bad TARGET, one that starts with '-' included); 3 I/O or a
+        damaged dist (a file missing or not its manifest's sha256; a copy failed,
+        the host unreachable, --check failed, another deploy from the dist runs
+        with --no-wait).
         """)
 
     @Argument(help: "The dist folder make publishes into.")
@@ -98,7 +103,7 @@ struct DeployCommand: ParsableCommand {
             for line in plan.lines(target: address.description) { StandardStream.output.write(line + "\n") }
             note(plan.copiesNothing
                  ? "deploy: dry run: nothing to copy; \(address) is up to date (version \(plan.version))"
-                 : "deploy: dry run: nothing copied; \(plan.toCopy.count) version folder\(plan.toCopy.count == 1 ? "" : "s")\(plan.copiesLatest ? " and latest.json" : "") would be")
+                 : "deploy: dry run: nothing copied; \(plan.toCopy.count) version folder\(plan.toCopy.count == 1 ? "" : "s")\(plan.copiesLatest ? " and latest.json" : "") would be copied")
             return
         }
         if plan.copiesNothing {

@@ -66,7 +66,7 @@ final class DeployTests: XCTestCase {
         XCTAssertEqual(run.out.split(separator: "\n").map { String($0.prefix(while: { $0 != "(" })).trimmingCharacters(in: .whitespaces) },
                        ["copy  2/", "copy  3/", "there 1/", "copy  latest.json"], run.out)
         XCTAssertTrue(run.out.contains("copy  latest.json  (last; version 1 -> 3)"), run.out)
-        XCTAssertTrue(run.err.contains("dry run: nothing copied; 2 version folders and latest.json would be"), run.err)
+        XCTAssertTrue(run.err.hasSuffix("dry run: nothing copied; 2 version folders and latest.json would be copied\n"), run.err)
         XCTAssertEqual(try DeployFixture.inodes(f.target), before)
     }
 
@@ -120,7 +120,7 @@ final class DeployTests: XCTestCase {
             try handle.close()
             let before = try DeployFixture.inodes(f.target)
             let run = try f.stationdb("deploy", dist, f.target)
-            XCTAssertEqual(run.status, 2, run.err)
+            XCTAssertEqual(run.status, 3, "a damaged dist is exit 3, as for every command: \(run.err)")
             XCTAssertTrue(run.err.contains("\(dist)/\(damaged) has sha256"), run.err)
             XCTAssertTrue(run.err.contains("damaged; nothing was deployed"), run.err)
             XCTAssertEqual(try DeployFixture.inodes(f.target), before, "not even the undamaged version 2 is copied")
@@ -216,11 +216,49 @@ final class DeployTests: XCTestCase {
         XCTAssertEqual(try TargetAddress("web1:/srv/www/stations/"), .remote(host: "web1", path: "/srv/www/stations"))
         XCTAssertEqual(try TargetAddress("deploy@web1:stations"), .remote(host: "deploy@web1", path: "stations"))
         XCTAssertEqual(try TargetAddress("web1:~/stations"), .remote(host: "web1", path: "stations"))
-        for bad in ["", "web1:", "web1:~", "https://stations.example.org", "s3://bucket/dist", "rsync://web1/x", "web1::module", ":x"] {
+        for bad in ["", "web1:", "web1:~", "https://stations.example.org", "s3://bucket/dist", "rsync://web1/x", "web1::module", ":x",
+                    "-", "--help", "--version", "-oProxyCommand=touch /tmp/x:/srv", "deploy@-oProxyCommand=x:/srv"] {
             XCTAssertThrowsError(try TargetAddress(bad), bad) { XCTAssertTrue($0 is InputError, "\(bad): \($0)") }
         }
         let run = try f.stationdb("deploy", try PublishedDists.shared().atVersion3, "https://stations.example.org")
         XCTAssertEqual(run.status, 2, run.err)
         XCTAssertTrue(run.err.contains("give the folder the web server serves"), run.err)
+    }
+
+    /// Only regular files and real folders are deployed: a link in the dist (to /etc/passwd,
+    /// with its sha256 in the manifest; or a version folder that is a link) is exit 2, named.
+    func testALinkInTheDistIsNeverDeployed() throws {
+        let dist = try f.dist(\.atVersion3, as: "linked")
+        let registry = dist + "/3/registry.csv"
+        try FileManager.default.removeItem(atPath: registry)
+        try FileManager.default.createSymbolicLink(atPath: registry, withDestinationPath: "/etc/passwd")
+        let manifest = dist + "/3/manifest.json"
+        let digest = try SHA256.hex(fileAt: registry)
+        var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifest))) as! [String: Any]
+        var files = json["files"] as! [String: String]
+        files["registry.csv"] = digest
+        json["files"] = files
+        try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]).write(to: URL(fileURLWithPath: manifest))
+        var run = try f.stationdb("deploy", dist, f.target)
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.contains("\(registry): a symbolic link to /etc/passwd"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.target), "nothing copied")
+
+        // A version folder that is a link to a copy of itself.
+        let other = try f.dist(\.atVersion3, as: "folder-linked")
+        try FileManager.default.moveItem(atPath: other + "/2", toPath: f.folder + "/elsewhere-2")
+        try FileManager.default.createSymbolicLink(atPath: other + "/2", withDestinationPath: f.folder + "/elsewhere-2")
+        run = try f.stationdb("deploy", other, f.target)
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.contains("\(other)/2: a symbolic link to"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.target), "nothing copied")
+    }
+
+    /// A target whose folder cannot be made says why in words, not as a Foundation error value.
+    func testATargetThatCannotBeMadeIsSaidInWords() throws {
+        let run = try f.stationdb("deploy", try PublishedDists.shared().atVersion3, "/proc/stationdb-no-such/www")
+        XCTAssertEqual(run.status, 3, run.err)
+        XCTAssertTrue(run.err.contains("cannot create folder /proc/stationdb-no-such"), run.err)
+        XCTAssertFalse(run.err.contains("CocoaError") || run.err.contains("rawValue"), run.err)
     }
 }

@@ -64,6 +64,15 @@ final class MakeDeployTests: XCTestCase {
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.err.contains("make: deploy failed (exit 3 from stationdb)"), run.err)
 
+        // A TARGET (or DIST) that looks like an option is bad input, never help, a version or success.
+        for target in ["--help", "--version", "-x"] {
+            run = try make("deploy", "TARGET=\(target)", dist: v3)
+            XCTAssertEqual(run.status, 2, "\(target): \(run.out)\(run.err)")
+            XCTAssertTrue(run.err.contains("make: deploy refused (exit 2 from stationdb)"), run.err)
+        }
+        run = try make("deploy", "TARGET=\(f.target)", "CHECK=--help", dist: v3)
+        XCTAssertEqual(run.status, 2, run.out + run.err)
+
         run = try make("help", dist: v3)
         XCTAssertTrue(run.out.contains("make deploy TARGET="), run.out)
     }
