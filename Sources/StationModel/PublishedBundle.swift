@@ -33,23 +33,19 @@ public enum DistLayout {
 /// next version, a dist's folder names, latest.json and the manifests.
 public enum BundleVersion {
     public static let range = 1...Int(Int32.max)
+    static let limit = "outside 1...\(Int32.max): a version is the bundle's PRAGMA user_version, a 32-bit integer"
 
     /// `value` when it is a version; bad input at `location` otherwise.
     public static func checked(_ value: Int, at location: SourceLocation) throws -> Int {
-        guard range.contains(value) else {
-            throw InputError(location, "version \(value) is outside \(range.lowerBound)...\(range.upperBound): a version is the bundle's PRAGMA user_version, a 32-bit integer")
-        }
+        guard range.contains(value) else { throw InputError(location, "version \(value) is \(limit)") }
         return value
     }
 
     /// The versions among the names of a dist's entries, ascending: "7", not "07" (the apps
     /// ask for "7/"); a name of digits beyond the range is bad input naming it.
-    public static func named<S: Sequence>(_ names: S, in folder: String) throws -> [Int] where S.Element == String {
-        try names.compactMap { name -> Int? in
-            guard !name.isEmpty, name.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), name.first != "0" else { return nil }
-            guard let n = Int(name), range.contains(n) else {
-                throw InputError(SourceLocation(file: joinPath(folder, name)), "named as version \(shown(name)), above the largest a bundle can have (\(range.upperBound)): a version is the bundle's PRAGMA user_version, a 32-bit integer; move it out of \(folder)")
-            }
+    public static func named(_ names: some Sequence<String>, in folder: String) throws -> [Int] {
+        try names.filter { $0.first != "0" && !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }.map { name in
+            guard let n = Int(name), range.contains(n) else { throw InputError(SourceLocation(file: joinPath(folder, name)), "a version folder's name, \(limit)") }
             return n
         }.sorted()
     }
@@ -112,10 +108,8 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func version(_ key: CodingKeys) throws -> Int? {
-            guard let v = try c.decodeIfPresent(Int.self, forKey: key) else { return nil }
-            guard BundleVersion.range.contains(v) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(v) is outside \(BundleVersion.range.lowerBound)...\(BundleVersion.range.upperBound) (a version is the bundle's PRAGMA user_version, a 32-bit integer)")
-            }
+            let v = try c.decodeIfPresent(Int.self, forKey: key)
+            if let v, !BundleVersion.range.contains(v) { throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(v) is \(BundleVersion.limit)") }
             return v
         }
         self.version = try version(.version) ?? c.decode(Int.self, forKey: .version)

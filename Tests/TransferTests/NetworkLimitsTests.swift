@@ -141,6 +141,14 @@ extension BundleClientTests {
         XCTAssertEqual(run.err.split(separator: "\n").filter { $0.contains("retrying") }.count, 2, run.err)
     }
 
+    /// pull's own help suggests a server for this machine only, not every interface.
+    func testPullsHelpSuggestsALocalServer() throws {
+        let help = try stationdb(["pull", "--help"]).out
+        let servers = help.split(separator: "\n").filter { $0.contains("http.server") }
+        XCTAssertFalse(servers.isEmpty, help)
+        XCTAssertTrue(servers.allSatisfy { $0.contains("--bind 127.0.0.1") }, help)
+    }
+
     /// Values no download can be given are refused before anything starts (they trapped).
     func testTransferOptionsOutOfRangeAreBadInput() throws {
         let raw = scratch + "/raw"
