@@ -359,10 +359,12 @@ public final class BundleClient {
                 for pair in renumbered {
                     let ids = [SQLValue.integer(Int64(pair.newStationID)), .integer(Int64(pair.oldStationID))]
                     guard try db.scalarInt("SELECT count(*) FROM completions WHERE s_id = ?2 AND NOT EXISTS (SELECT 1 FROM completions WHERE s_id = ?1)", ids) ?? 0 > 0 else { continue }
-                    let others = try db.query("SELECT name FROM pragma_table_xinfo('completions') WHERE hidden = 0 AND name <> 's_id'")
-                        .compactMap { $0[0].textValue.map { ", \"" + $0.replacing("\"", with: "\"\"") + "\"" } }.joined()
-                    copy = try copy ?? db.prepare("INSERT INTO completions (s_id\(others)) SELECT ?1\(others) FROM completions WHERE s_id = ?2")
-                    try copy!.run(ids)
+                    if copy == nil {
+                        let others = try db.query("SELECT name FROM pragma_table_xinfo('completions') WHERE hidden = 0 AND name <> 's_id'")
+                            .compactMap { $0[0].textValue.map { ", \"" + $0.replacing("\"", with: "\"\"") + "\"" } }.joined()
+                        copy = try db.prepare("INSERT INTO completions (s_id\(others)) SELECT ?1\(others) FROM completions WHERE s_id = ?2")
+                    }
+                    try copy?.run(ids)
                     copied += db.changes
                 }
             }

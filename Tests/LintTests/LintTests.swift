@@ -76,7 +76,8 @@ final class LintRuleTests: XCTestCase {
             "raw/stations.csv:3: station [text]",
             "raw/stations.csv:4: address [text]",
         ])
-        XCTAssertEqual(report.findings[1].message, "'\t東京メトロ' holds the control character U+0009; it is published as written")
+        // Quoted printably (shown(), printable()): the tab itself would not be seen.
+        XCTAssertEqual(report.findings[1].message, "'\\u{9}東京メトロ' holds the control character U+0009; it is published as written")
         XCTAssertEqual(report.findings[2].message, "'神田 ' starts or ends with white space; it is published as written")
         XCTAssertTrue(report.findings[3].message.contains("U+0007"), report.findings[3].message)
     }
