@@ -50,7 +50,7 @@ SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/
 # What make says when stationdb fails: its own exit status, which make turns into 2.
 EXPLAIN = status=$$?; case $$status in \
 	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
-	3) echo "make: I/O failure, or another run holds the lock named above (exit 3 from stationdb); nothing was published" >&2 ;; \
+	3) echo "make: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); nothing was published" >&2 ;; \
 	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
 	5) echo "make: the version was published, but raw/registry.csv was not updated (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
 	esac; exit $$status
