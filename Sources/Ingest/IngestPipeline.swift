@@ -99,6 +99,7 @@ public enum IngestPipeline {
         switch source.kind {
         case .native: return try NativeCSVReader.read(folder: path, label: label)
         case .ekidata: return try EkidataReader.read(folder: path, label: label)
+        case .stationDatabase: return try StationDatabaseReader.read(folder: path, label: label)
         case .n02: return try N02Reader.read(path: path, label: label)
         }
     }
@@ -187,9 +188,16 @@ public enum IngestPipeline {
         report.warnings = inputs.warnings
         let merger = inputs.merger, registry = inputs.registry
 
-        let operatorIDs = IDAssigner.assign(.operator_, registered: registry, merger.operators.map { ($0.keys, $0.fixedID) })
-        let lineIDs = IDAssigner.assign(.line, registered: registry, merger.lines.map { ($0.keys, $0.fixedID) })
-        let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map { ($0.keys, $0.fixedID) })
+        let operatorIDs = IDAssigner.assign(.operator_, registered: registry, merger.operators.map {
+            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name])
+        })
+        let lineIDs = IDAssigner.assign(.line, registered: registry, merger.lines.map {
+            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name] + $0.otherNames, operatorID: operatorIDs[$0.operatorIndex])
+        })
+        let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map {
+            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name], operatorID: operatorIDs[$0.operatorIndex], place: ($0.lat, $0.lng),
+                              enabled: $0.enabled ?? true)
+        })
 
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {

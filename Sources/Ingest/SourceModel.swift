@@ -12,6 +12,7 @@ public enum SourceKind: String, Codable, Sendable, CaseIterable {
     case native      // our master CSV folder (operators/lines/stations/stations_lines.csv)
     case ekidata     // ekidata.jp CSV folder (company/line/station/join.csv)
     case n02         // N02 railway JPGIS GML file
+    case stationDatabase = "station_database"   // the open upstream's release (station/line/register/company.csv)
 }
 
 public struct SourceOperator: Hashable, Sendable {
@@ -34,13 +35,17 @@ public struct SourceLine: Hashable, Sendable {
     public var key: String
     public var fixedID: Int?
     public var name: String
+    /// Other names the source gives the line (a formal name), which a registry row may hold.
+    public var otherNames: [String]
     public var operatorKey: String
     public var enabled: Bool?
     public var type: Int?          // l_type; 1 Shinkansen
     public var origin: SourceLocation
 
-    public init(key: String, fixedID: Int? = nil, name: String, operatorKey: String, enabled: Bool?, type: Int?, origin: SourceLocation) {
-        self.key = key; self.fixedID = fixedID; self.name = name; self.operatorKey = operatorKey; self.enabled = enabled; self.type = type; self.origin = origin
+    public init(key: String, fixedID: Int? = nil, name: String, otherNames: [String] = [], operatorKey: String, enabled: Bool?, type: Int?,
+                origin: SourceLocation) {
+        self.key = key; self.fixedID = fixedID; self.name = name; self.otherNames = otherNames; self.operatorKey = operatorKey
+        self.enabled = enabled; self.type = type; self.origin = origin
     }
 }
 

@@ -59,6 +59,7 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
             switch s.kind {
             case .native: out += NativeCSVReader.files.map { joinPath(p, $0) }
             case .ekidata: out += EkidataReader.files.map { joinPath(p, $0) }
+            case .stationDatabase: out += StationDatabaseReader.files.map { joinPath(p, $0) }
             case .n02: out.append(p)
             }
         }

@@ -155,6 +155,7 @@ public enum Lint {
         switch kind {
         case .native: return ("operator", "line", "station", "yomi", "wiki", "address")
         case .ekidata: return ("company_name", "line_name", "station_name", "station_name_k", "wiki", "address")
+        case .stationDatabase: return ("name", "name", "original_name", "name_kana", "wiki", "address")
         case .n02: return ("ksj:operationCompany", "ksj:railwayLineName", "ksj:stationName", "yomi", "wiki", "address")
         }
     }

@@ -109,12 +109,17 @@ struct FetchCommand: ParsableCommand {
             switch source.kind {
             case .n02:
                 files = paths.map { RemoteFile(url: url, path: $0, format: .n02) }
-            case .ekidata, .native:
+            case .ekidata, .native, .stationDatabase:
                 let base = url.hasSuffix("/") ? url : url + "/"
-                let columns = source.kind == .native ? NativeCSVReader.requiredColumns : EkidataReader.requiredColumns
+                let columns = switch source.kind {
+                case .native: NativeCSVReader.requiredColumns
+                case .ekidata: EkidataReader.requiredColumns
+                default: StationDatabaseReader.requiredColumns
+                }
                 files = paths.map { path in
                     let name = fileName(of: path)
-                    return RemoteFile(url: base + name, path: path, format: .csv(requiredColumns: columns[name] ?? []))
+                    let remote = source.kind == .stationDatabase ? StationDatabaseReader.repositoryPaths[name]! : name
+                    return RemoteFile(url: base + remote, path: path, format: .csv(requiredColumns: columns[name] ?? []))
                 }
             }
             out.append((source, files))

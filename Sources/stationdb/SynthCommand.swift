@@ -107,7 +107,8 @@ struct SynthReadCommand: ParsableCommand {
         case "n02": source = try N02Reader.read(path: path, label: path)
         case "ekidata": source = try EkidataReader.read(folder: path, label: path)
         case "native": source = try NativeCSVReader.read(folder: path, label: path)
-        default: throw ValidationError("--kind: expected native, ekidata or n02")
+        case "station_database": source = try StationDatabaseReader.read(folder: path, label: path)
+        default: throw ValidationError("--kind: expected native, ekidata, n02 or station_database")
         }
         print("\(kind): \(source.operators.count) operators, \(source.lines.count) lines, \(source.stations.count) stations, \(source.stationLines.count) station-line rows")
     }
