@@ -31,6 +31,9 @@ NO_WAIT ?=
 FORMAT ?=
 # make plan AGAINST=https://...: compare with the dist the apps download from, not the local one.
 AGAINST ?=
+# make fetch UPSTREAM=https://...: read the station_database sources from a mirror laid out as the
+# upstream's repository (out/main/*.csv, src/company.csv, latest_info.json) instead of their url.
+UPSTREAM ?=
 # make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
 # web server serves the dist from; CHECK=https://...: read it back there as the apps do;
 # DRY_RUN=1: list what would be copied.
@@ -88,6 +91,7 @@ help:
 	@echo '                    copy dist/ to where the apps download it: new version folders, then latest.json'
 	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
+	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream]'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
 	@echo '                    what changed between two bundles (succeeds whether same or different)'
@@ -119,7 +123,7 @@ $(RELEASE): $(SOURCES)
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: $(BIN)
-	@$(BIN) fetch --raw $(RAW); $(EXPLAIN)
+	@$(BIN) fetch --raw $(RAW) $(if $(UPSTREAM),--upstream $(UPSTREAM)); $(EXPLAIN)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: $(BIN)

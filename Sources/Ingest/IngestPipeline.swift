@@ -96,12 +96,7 @@ public enum IngestPipeline {
             throw InputError(SourceLocation(file: label), "a fetch was stopped while it replaced this source's files (\(journal) remains), "
                              + "so they may be part old, part new; run `stationdb fetch` (make fetch) to complete it")
         }
-        switch source.kind {
-        case .native: return try NativeCSVReader.read(folder: path, label: label)
-        case .ekidata: return try EkidataReader.read(folder: path, label: label)
-        case .stationDatabase: return try StationDatabaseReader.read(folder: path, label: label)
-        case .n02: return try N02Reader.read(path: path, label: label)
-        }
+        return try source.kind.read(path, label: label)
     }
 
     public static func run(_ options: IngestOptions) async throws -> IngestOutcome {

@@ -15,6 +15,38 @@ public enum SourceKind: String, Codable, Sendable, CaseIterable {
     case stationDatabase = "station_database"   // the open upstream's release (station/line/register/company.csv)
 }
 
+extension SourceKind {
+    /// Reads a source of this kind at `path` (its folder; its file for N02) with its reader.
+    public func read(_ path: String, label: String) throws -> SourceNetwork {
+        switch self {
+        case .native: try NativeCSVReader.read(folder: path, label: label)
+        case .ekidata: try EkidataReader.read(folder: path, label: label)
+        case .stationDatabase: try StationDatabaseReader.read(folder: path, label: label)
+        case .n02: try N02Reader.read(path: path, label: label)
+        }
+    }
+
+    /// The files a source of this kind reads in its folder (none for N02, which is one file).
+    public var files: [String] {
+        switch self {
+        case .native: NativeCSVReader.files
+        case .ekidata: EkidataReader.files
+        case .stationDatabase: StationDatabaseReader.files
+        case .n02: []
+        }
+    }
+
+    /// The columns each of `files` must have.
+    public var requiredColumns: [String: [String]] {
+        switch self {
+        case .native: NativeCSVReader.requiredColumns
+        case .ekidata: EkidataReader.requiredColumns
+        case .stationDatabase: StationDatabaseReader.requiredColumns
+        case .n02: [:]
+        }
+    }
+}
+
 public struct SourceOperator: Hashable, Sendable {
     /// Unique within the source: "o:12" (native), "ekidata:company:12", "n02:operator:<name>".
     public var key: String

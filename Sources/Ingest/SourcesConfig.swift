@@ -56,12 +56,7 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
         var out: [String] = []
         for s in sources {
             let p = joinPath(rawFolder, s.path)
-            switch s.kind {
-            case .native: out += NativeCSVReader.files.map { joinPath(p, $0) }
-            case .ekidata: out += EkidataReader.files.map { joinPath(p, $0) }
-            case .stationDatabase: out += StationDatabaseReader.files.map { joinPath(p, $0) }
-            case .n02: out.append(p)
-            }
+            out += s.kind == .n02 ? [p] : s.kind.files.map { joinPath(p, $0) }
         }
         return out.map(Self.lexicallyNormalized)
     }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import StationIO
 import StationModel
 
@@ -189,6 +190,12 @@ public enum StationDatabaseReader {
         try problems.check()
         network.sortByKey()
         return network
+    }
+
+    /// The release a latest_info.json names (`{"version": 20260529, ...}`), or nil.
+    public static func release(of bytes: [UInt8]) -> Int? {
+        struct Info: Decodable { var version: Int }
+        return try? JSONDecoder().decode(Info.self, from: Data(bytes)).version
     }
 
     /// Optional text: `NULL` or nothing is missing; anything else verbatim.

@@ -32,7 +32,7 @@ public enum LintRule: String, CaseIterable, Sendable {
     case yomi
     /// A code the known lists lack (operators.type, lines.l_type, N02's types).
     case code
-    /// A station far from both its neighbours on a line: a likely coordinate typo.
+    /// A station far from both its neighbours on a line (30 km, or three times the line's usual spacing): a likely coordinate typo.
     case far
     /// A station whose prefecture is none of its nearest stations'.
     case pref
@@ -75,6 +75,8 @@ public struct LintReport: Codable, Sendable {
 public enum Lint {
     /// A station further than this from both its neighbours on a line is reported.
     public static let farMetres = 30_000.0
+    /// ... or more than this many times the line's median distance between neighbours, if that is more.
+    public static let farSpacings = 3.0
     /// A station's prefecture is compared with those of its nearest stations: at
     /// most `nearestStations` of them within `nearestWithinMetres`, and at least
     /// `fewestNearStations` (a station alone in its valley is left alone). Stations
@@ -215,10 +217,15 @@ public enum Lint {
         for lineID in byLine.keys.sorted() {
             let line = liveLines[lineID]!
             let members = byLine[lineID]!.sorted { ($0.sort, $0.stationID) < ($1.sort, $1.stationID) }.map { station[$0.stationID]! }
+            let gaps = zip(members, members.dropFirst()).map { metres($0, $1) }
             for k in members.indices.dropFirst().dropLast() {
                 let (before, s, after) = (members[k - 1], members[k], members[k + 1])
-                let a = metres(before, s), b = metres(s, after)
-                if a > farMetres, b > farMetres, reportedFar.insert(s.id).inserted {
+                let a = gaps[k - 1], b = gaps[k]
+                guard a > farMetres, b > farMetres else { continue }
+                // Far for this line, by the gaps between its other stations: a Shinkansen's are 30 km as a rule.
+                let others = (gaps[..<(k - 1)] + gaps[(k + 1)...]).sorted()
+                let far = max(farMetres, others.isEmpty ? 0 : farSpacings * others[others.count / 2])
+                if a > far, b > far, reportedFar.insert(s.id).inserted {
                     findings.append(LintFinding(.far, at(s, "lat, lng"),
                         "station \(s.id) \(shown(s.name)) lies \(km(a)) from \(shown(before.name)) and \(km(b)) from \(shown(after.name)), its neighbours on \(shown(line.name)): a likely coordinate typo"))
                 }

@@ -205,7 +205,7 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertTrue(latest["previous_version"] is NSNull)
         XCTAssertTrue(latest["patch"] is NSNull, "no patch for the first version")
         XCTAssertEqual(latest["database"] as? String, "1/stations.sqlite")
-        XCTAssertEqual(latest["sources"] as? [String: String], ["raw/ekidata/station.csv": String(repeating: "ab", count: 32)])
+        XCTAssertEqual(latest["sources"] as? [String: String], ["raw/station_database/station.csv": String(repeating: "ab", count: 32)])
         XCTAssertEqual(latest["rows"] as? [String: Int],
                        ["operators": 3, "lines": 4, "stations": 6, "stations_lines": 6, "renumbered_stations": 0])
         let bytes = try FileManager.default.attributesOfItem(atPath: dist + "/1/stations.sqlite")[.size] as? Int
@@ -385,7 +385,7 @@ final class PatchRoundTripTests: XCTestCase {
     }
 
     func testNationalBundlePatchRoundTrip() async throws {
-        let network = try Fixtures.ekidataNetwork()
+        let network = try await Fixtures.nationalNetwork()
         let dist = try Fixtures.temporaryFolder()
         let first = try await Fixtures.publish(network, dist: dist)
         XCTAssertEqual(first.rowCounts["stations"], network.stations.count)

@@ -1,17 +1,18 @@
 import Foundation
 import StationModel
+import TestSupport
 import XCTest
 @testable import Priority
 
-/// On the national stand-in data (raw/ekidata). The tests hold what the weights are
+/// On the national data (raw/, as ingest reads it). The tests hold what the weights are
 /// for, whatever this edition's counts: every live station weighted once, tiers that
 /// grow from 11 to 13, pins spread wider than chance.
 final class NationalPriorityTests: XCTestCase {
     /// The live stations' weights per tier, index 0 unused.
     func counts(_ network: RailNetwork, _ weights: [Int: Int]) -> [Int] { PriorityAssigner.counts(weights, liveOnly: network) }
 
-    func testMachineWeightsOnNationalData() throws {
-        let network = try NationalData.network()
+    func testMachineWeightsOnNationalData() async throws {
+        let network = try await NationalNetwork.network()
         let live = network.liveStations
         XCTAssertTrue((8_000...12_000).contains(live.count), "\(live.count) live stations: a country's worth")
         XCTAssertTrue(live.allSatisfy { MicroDegrees.inJapan(lat: $0.lat, lng: $0.lng) })
@@ -65,8 +66,8 @@ final class NationalPriorityTests: XCTestCase {
     /// The suggestions (junctions, line ends, Shinkansen stations and one main station per
     /// town) as hand weights: the machine tiers fill the gaps those pins leave instead of
     /// doubling them.
-    func testCountsWithSuggestedHandWeights() throws {
-        let network = try NationalData.network()
+    func testCountsWithSuggestedHandWeights() async throws {
+        let network = try await NationalNetwork.network()
         let live = network.liveStations
         let suggestions = HandWeightSuggestions.suggest(network: network, hand: [])
         let suggested = Set(suggestions.map(\.stationID))
@@ -98,8 +99,8 @@ final class NationalPriorityTests: XCTestCase {
     /// With no hand weights, on fewer viewports than the CLI's 1,000 to keep the
     /// debug test quick: blue noise beats random tiers of the same counts by 0.04
     /// in coverage without losing pan stability.
-    func testMeshWeightsBeatRandomOnNationalData() throws {
-        let network = try NationalData.network()
+    func testMeshWeightsBeatRandomOnNationalData() async throws {
+        let network = try await NationalNetwork.network()
         let ours = WeightedStations.from(network: network, weights: PriorityAssigner.assign(network: network, hand: []))
         let random = WeightedStations.randomMachineWeights(ours, seed: StationHash.defaultSeed)
         XCTAssertEqual(random.filter(\.enabled).map(\.weight).sorted(), ours.filter(\.enabled).map(\.weight).sorted(), "same counts")
@@ -111,8 +112,8 @@ final class NationalPriorityTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(a.overall.panStability, b.overall.panStability, "\(a.overall) vs \(b.overall)")
     }
 
-    func testSuggestionsRankJunctionsAndSkipHandPicks() throws {
-        let network = try NationalData.network()
+    func testSuggestionsRankJunctionsAndSkipHandPicks() async throws {
+        let network = try await NationalNetwork.network()
         let all = HandWeightSuggestions.suggest(network: network, hand: [], limit: 20)
         XCTAssertEqual(all.count, 20)
         XCTAssertEqual(all.first?.name, "東京")
