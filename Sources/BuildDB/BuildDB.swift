@@ -220,6 +220,9 @@ public struct BundleBuilder: Sendable {
                 patchName = name
             }
 
+            let credits = request.staging.meta[StagingMeta.credits]
+            if let credits { digests[DistLayout.credits] = try write(credits, to: file(DistLayout.credits)) }
+
             if let registry = request.registry?.fileBytes {
                 try Files.write(registry, to: file(DistLayout.registry))
                 digests[DistLayout.registry] = SHA256.hex(registry)
@@ -244,6 +247,8 @@ public struct BundleBuilder: Sendable {
                 renumbered: introduced.map { .init(newStationID: $0.newID, oldStationID: $0.oldID, version: $0.version) },
                 warnings: request.lintWarnings)
 
+            bundle.license = request.staging.meta[StagingMeta.license]
+            bundle.credits = credits.map { _ in "\(v)/\(DistLayout.credits)" }
             try step(.writeManifest)
             bundle.files = digests
             try Files.write(try bundle.json(), to: file(DistLayout.manifest))

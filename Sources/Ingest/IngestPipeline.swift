@@ -134,7 +134,11 @@ public enum IngestPipeline {
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
         try checkRegistry(registry, options)
-        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: try await meta)
+        var facts = try await meta
+        facts[StagingMeta.license] = config.license
+        let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
+        if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
+        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: facts)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
@@ -154,7 +158,7 @@ public enum IngestPipeline {
     /// the same bundle wherever raw/ lives.
     static func digests(_ config: SourcesConfig, _ options: IngestOptions) throws -> [String: String] {
         var meta: [String: String] = [:]
-        for file in config.files(rawFolder: options.rawFolder) + [options.fixesPath] where Files.exists(file) {
+        for file in config.inputFiles(rawFolder: options.rawFolder) + [options.fixesPath] where Files.exists(file) {
             meta["source:" + relativePath(file, in: options.rawFolder)] = try SHA256.hex(fileAt: file)
         }
         return meta

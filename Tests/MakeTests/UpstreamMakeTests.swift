@@ -69,6 +69,36 @@ final class UpstreamMakeTests: XCTestCase {
         XCTAssertGreaterThan(before.count { $0.value.enabled && after[$0.key]?.enabled == false }, 0)
     }
 
+    func integers(_ bundle: String, _ sql: String) throws -> [Int] {
+        try SQLiteDatabase(path: bundle).query(sql).map { row in
+            guard case .integer(let v) = row[0] else { return -1 }
+            return Int(v)
+        }
+    }
+
+    /// The default raw/ through `make`, as a new user runs it: a bundle the apps can ship.
+    func testTheDefaultRawGivesABundleTheAppsCanShip() throws {
+        let f = try fixture(copyingRaw: RepositoryData.raw)
+        let run = try f.make()
+        XCTAssertEqual(run.status, 0, run.err)
+        let bundle = f.dist + "/1/stations.sqlite"
+        XCTAssertEqual(try integers(bundle, "SELECT count(*) FROM stations WHERE enabled = 1 AND yomi = ''"), [0], "every live station has a reading")
+        // The apps' 五十音 index: the first character of each live station's reading.
+        XCTAssertGreaterThanOrEqual(try integers(bundle, "SELECT count(DISTINCT substr(yomi, 1, 1)) FROM stations WHERE enabled = 1")[0], 40)
+        XCTAssertEqual(try integers(bundle, """
+            SELECT count(*) FROM stations_lines JOIN lines USING (l_id) JOIN stations USING (s_id)
+            WHERE line = '東海道新幹線' AND lines.enabled = 1 AND stations.enabled = 1 AND l_type = 1
+            """), [17])
+        XCTAssertEqual(try integers(bundle, "SELECT enabled FROM stations WHERE station IN ('仁山', '二股')"), [0, 0], "closed on 2026-03-14")
+        // The credits travel with the data, and latest.json names the licence.
+        XCTAssertEqual(try Files.read(f.dist + "/1/CREDITS.md"), try Files.read(RepositoryData.raw + "/CREDITS.md"))
+        let latest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.dist + "/latest.json"))) as! [String: Any]
+        XCTAssertEqual(latest["license"] as? String, "CC BY-SA 4.0")
+        XCTAssertEqual(latest["credits"] as? String, "1/CREDITS.md")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.dist + "/1/manifest.json"))) as! [String: Any]
+        XCTAssertEqual((manifest["files"] as? [String: String])?["CREDITS.md"], try SHA256.hex(fileAt: f.dist + "/1/CREDITS.md"))
+    }
+
     /// The mirror of a release laid out as the upstream's repository.
     func mirror(of release: String, at folder: String) throws {
         try Files.createFolder(folder + "/out/main")
