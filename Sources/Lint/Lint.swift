@@ -28,7 +28,7 @@ public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible 
 public enum LintRule: String, CaseIterable, Sendable {
     /// Outer white space or a control character in a text value.
     case text
-    /// A reading holding characters other than hiragana and the marks real readings use.
+    /// A live station without a reading, or one holding characters other than hiragana and the marks real readings use.
     case yomi
     /// A code the known lists lack (operators.type, lines.l_type, N02's types).
     case code
@@ -104,7 +104,7 @@ public enum Lint {
         findings += outcome.report.warnings.map { LintFinding(.code, $0.location, $0.message) }
         findings += outcome.report.unneededFixes.map {
             LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
-                        "the network already holds this value (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText)); the fix is no longer needed")
+                        "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
         }
         findings += outcome.report.notableFixes.map { LintFinding(.review, $0.location, $0.message) }
         let network = outcome.staging.network
@@ -176,8 +176,9 @@ public enum Lint {
     }
 
     /// The scalars a reading holds besides hiragana: the long-vowel mark, a middle
-    /// dot, brackets and an ideographic space for a sub-name (bundle.md).
-    static let readingMarks: Set<Unicode.Scalar> = ["ー", "・", "\u{3000}", "(", ")", "（", "）", "「", "」", "『", "』", "〈", "〉", "【", "】", "〔", "〕", "［", "］"]
+    /// dot, brackets and an ideographic space for a sub-name (bundle.md), and the
+    /// small ヶ that real masters keep in readings as in names (せきがはら is also せきヶはら).
+    static let readingMarks: Set<Unicode.Scalar> = ["ー", "・", "ヶ", "\u{3000}", "(", ")", "（", "）", "「", "」", "『", "』", "〈", "〉", "【", "】", "〔", "〕", "［", "］"]
 
     static func isReading(_ scalar: Unicode.Scalar) -> Bool {
         (0x3041...0x3096).contains(scalar.value) || (0x3099...0x309F).contains(scalar.value) || readingMarks.contains(scalar)
@@ -197,7 +198,7 @@ public enum Lint {
 
     // MARK: - Geography and lines
 
-    /// Far from both neighbours on a line, a prefecture none of its nearest
+    /// No reading, far from both neighbours on a line, a prefecture none of its nearest
     /// stations has, two stations of one name on one line: live stations only.
     static func geography(_ network: RailNetwork, origins: [Int: SourceLocation]) -> [LintFinding] {
         let live = network.stations.filter(\.enabled)
@@ -210,7 +211,10 @@ public enum Lint {
         func km(_ metres: Double) -> String { fixed(metres / 1000, decimals: 1) + " km" }
         func metres(_ a: Station, _ b: Station) -> Double { MicroDegrees.distanceMetres(lat1: a.lat, lng1: a.lng, lat2: b.lat, lng2: b.lng) }
 
-        var findings: [LintFinding] = []
+        // The apps list stations by reading (their 五十音 index): one without any is listed nowhere.
+        var findings = live.filter(\.yomi.isEmpty).map {
+            LintFinding(.yomi, at($0, "yomi"), "station \($0.id) \(shown($0.name)) is live and has no reading; the apps list it under no kana (give it one with a fix: set,stations,s_id=\($0.id),yomi,...)")
+        }
         var reportedFar = Set<Int>()
         var byLine: [Int: [StationLine]] = [:]
         for x in network.stationLines where liveLines[x.lineID] != nil && station[x.stationID] != nil { byLine[x.lineID, default: []].append(x) }

@@ -87,9 +87,11 @@ final class LintRuleTests: XCTestCase {
         m.stations[1][2] = "とうきょう1"
         m.stations[2][2] = "カンダ"
         m.stations[3][2] = "あきはばら（でんきがい）"      // a sub-name in brackets: fine
-        m.stations[4][2] = "おかち・まち\u{3000}ー"          // a middle dot, an ideographic space, a long vowel: fine
+        m.stations[4][2] = "おかち・まち\u{3000}ーヶ"        // a middle dot, an ideographic space, a long vowel, ヶ: fine
+        m.stations[5][2] = ""                                   // live, and listed under no kana
+        m.stations[7][2] = ""                                   // disabled: the apps list it nowhere anyway
         let findings = try await findings(m)
-        XCTAssertEqual(findings, ["raw/stations.csv:2: yomi: [yomi]", "raw/stations.csv:3: yomi: [yomi]"])
+        XCTAssertEqual(findings, ["raw/stations.csv:2: yomi: [yomi]", "raw/stations.csv:3: yomi: [yomi]", "raw/stations.csv:6: yomi: [yomi]"])
         let report = try await m.lint()
         XCTAssertEqual(report.findings[0].message,
                        "'とうきょう1' holds '1' (U+0031); a reading is hiragana with ー, ・, brackets or an ideographic space")
