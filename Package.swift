@@ -48,7 +48,8 @@ let package = Package(
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "StationModel", "StationIO"]),
         // `stationdb preview`: one HTML page that shows the pins the apps would show.
-        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
+        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"],
+                resources: [.embedInCode("Page/preview.html"), .embedInCode("Page/preview.css"), .embedInCode("Page/preview.js")]),
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
         .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient", "Preview"]),
