@@ -148,10 +148,12 @@ diff: $(BIN)
 	@$(BIN) diff $(OLD) $(NEW) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
-# Puts the release binary on PATH: PREFIX/bin/stationdb (default /usr/local).
-PREFIX ?= /usr/local
+# Puts the release binary on PATH: PREFIX/bin/stationdb, by default in the user's own
+# ~/.local/bin (no root needed; Debian's login shell puts it on PATH once it exists).
+PREFIX ?= $(HOME)/.local
 install: $(RELEASE)
 	install -D -m 755 $(RELEASE) $(PREFIX)/bin/stationdb
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "make install: $(PREFIX)/bin is not on PATH; add it (export PATH=\"$(PREFIX)/bin:\$$PATH\") or log in again" >&2 ;; esac
 
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:

@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "stationdb",
+    // The code is under the MIT licence (LICENSE); the data in raw/ and the bundles built
+    // from it under their own (raw/CREDITS.md: CC BY-SA 4.0).
     products: [
         .executable(name: "stationdb", targets: ["stationdb"]),
         .library(name: "StationModel", targets: ["StationModel"]),
