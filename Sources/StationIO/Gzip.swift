@@ -98,17 +98,15 @@ public enum Gzip {
             } while stream.avail_in > 0 || stream.avail_out == 0
         }
         if !sawInput || !ended { throw Failure.truncated }
-        _ = try output?.close()
+        try output?.close()
         return (written, hasher.finalizeHex())
     }
 }
 
-/// A file written piece by piece, hashing what it writes.
+/// A file written piece by piece (what a gzip inflates to).
 final class OutputFile {
     let path: String
     private var fd: Int32
-    private let hasher = SHA256Hasher()
-    private var bytes = 0
 
     init(_ path: String) throws {
         self.path = path
@@ -120,18 +118,15 @@ final class OutputFile {
 
     func append(_ piece: ArraySlice<UInt8>) throws {
         try piece.withUnsafeBytes { raw in
-            hasher.update(raw)
             if let failure = Files.writeAll(fd, raw) {
                 throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))")
             }
         }
-        bytes += piece.count
     }
 
-    func close() throws -> (bytes: Int, sha256: String) {
+    func close() throws {
         let rc = Glibc.close(fd)
         fd = -1
         if rc != 0 { throw EnvironmentError("cannot write \(path): \(systemError())") }
-        return (bytes, hasher.finalizeHex())
     }
 }
