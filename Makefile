@@ -130,7 +130,7 @@ lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
-# `stationdb diff` against, python3 for their HTTP server, chromium, which opens the
+# `stationdb diff` against, python3 for their HTTP server and Python's gzip reader, chromium, which opens the
 # preview page, and rsync for deploy's: without one, the tests that use it fail, saying
 # so, rather than skip. The tests are XCTest's: without swift-testing's empty run after
 # them, their summary ("Executed N tests, with M failures") is the last line before make's.

@@ -27,13 +27,14 @@ let package = Package(
         // Thin module maps over Debian's -dev packages (scripts/setup installs them).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Files, CSV, SQLite, gzip and digests, and the errors that name file, line and field.
-        .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CCrypto"]),
+        // Files, CSV, SQLite, gzip (libdeflate writes, zlib inflates) and digests, and the errors that name file, line and field.
+        .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto"]),
         // Operators, lines, stations: the values the stages hand over, the staging
         // file, the bundle's schema, the weights file and what a publish says of itself.
         .target(name: "StationModel", dependencies: ["StationIO", "CZlib"]),

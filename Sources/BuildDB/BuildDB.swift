@@ -187,7 +187,8 @@ public struct BundleBuilder: Sendable {
             let database = file(DistLayout.database), gzipPath = file(DistLayout.gzip)
             let rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
                                                    renumberings: renumberings, version: version, to: database)
-            // The finished bundle is compressed and hashed while it is compared with the published one.
+            // The finished bundle is compressed and hashed on the second core while it is
+            // compared with the published one and the patch and summary are written.
             async let gzipped = Gzip.compress(fileAt: database, to: gzipPath)
             async let databaseDigest = SHA256.hex(fileAt: database)
 
@@ -207,10 +208,7 @@ public struct BundleBuilder: Sendable {
 
             // Each file's sha256, for the manifest.
             var digests: [String: String] = [:]
-            digests[DistLayout.database] = try await databaseDigest
             try step(.writeGzip)
-            let gzip = try await gzipped
-            digests[DistLayout.gzip] = gzip.sha256
 
             var patchName: String?
             if let previous = baseline?.bundle, let difference {
@@ -234,6 +232,9 @@ public struct BundleBuilder: Sendable {
                                                                      difference: difference, introduced: introduced,
                                                                      lintWarnings: request.lintWarnings),
                                                     to: file(DistLayout.summary))
+            digests[DistLayout.database] = try await databaseDigest
+            let gzip = try await gzipped
+            digests[DistLayout.gzip] = gzip.sha256
 
             // Paths are relative to dist/.
             let v = String(version)
