@@ -31,6 +31,9 @@ NO_WAIT ?=
 FORMAT ?=
 # make plan AGAINST=https://...: compare with the dist the apps download from, not the local one.
 AGAINST ?=
+# make fetch UPSTREAM=https://...: read the station_database sources from a mirror laid out as the
+# upstream's repository (out/main/*.csv, src/company.csv, latest_info.json) instead of their url.
+UPSTREAM ?=
 # make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
 # web server serves the dist from; CHECK=https://...: read it back there as the apps do;
 # DRY_RUN=1: list what would be copied.
@@ -88,6 +91,7 @@ help:
 	@echo '                    copy dist/ to where the apps download it: new version folders, then latest.json'
 	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
+	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream]'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
 	@echo '                    what changed between two bundles (succeeds whether same or different)'
@@ -122,14 +126,14 @@ $(RELEASE): $(SOURCES)
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: $(BIN)
-	@$(BIN) fetch --raw $(RAW); $(EXPLAIN)
+	@$(BIN) fetch --raw $(RAW) $(if $(UPSTREAM),--upstream $(UPSTREAM)); $(EXPLAIN)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: $(BIN)
 	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
-# `stationdb diff` against, python3 for their HTTP server, chromium, which opens the
+# `stationdb diff` against, python3 for their HTTP server and Python's gzip reader, chromium, which opens the
 # preview page (scripts/setup adds fonts-noto-cjk, its font for Japanese), and rsync for deploy's: without one, the tests that use it fail, saying
 # so, rather than skip. The tests are XCTest's: without swift-testing's empty run after
 # them, their summary ("Executed N tests, with M failures") is the last line before make's.
@@ -147,10 +151,12 @@ diff: $(BIN)
 	@$(BIN) diff $(OLD) $(NEW) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
-# Puts the release binary on PATH: PREFIX/bin/stationdb (default /usr/local).
-PREFIX ?= /usr/local
+# Puts the release binary on PATH: PREFIX/bin/stationdb, by default in the user's own
+# ~/.local/bin (no root needed; Debian's login shell puts it on PATH once it exists).
+PREFIX ?= $(HOME)/.local
 install: $(RELEASE)
 	install -D -m 755 $(RELEASE) $(PREFIX)/bin/stationdb
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "make install: $(PREFIX)/bin is not on PATH; add it (export PATH=\"$(PREFIX)/bin:\$$PATH\") or log in again" >&2 ;; esac
 
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:

@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "stationdb",
+    // The code is under the MIT licence (LICENSE); the data in raw/ and the bundles built
+    // from it under their own (raw/CREDITS.md: CC BY-SA 4.0).
     products: [
         .executable(name: "stationdb", targets: ["stationdb"]),
         .library(name: "StationModel", targets: ["StationModel"]),
@@ -25,13 +27,14 @@ let package = Package(
         // Thin module maps over Debian's -dev packages (scripts/setup installs them).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Files, CSV, SQLite, gzip and digests, and the errors that name file, line and field.
-        .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CCrypto"]),
+        // Files, CSV, SQLite, gzip (libdeflate writes, zlib inflates) and digests, and the errors that name file, line and field.
+        .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto"]),
         // Operators, lines, stations: the values the stages hand over, the staging
         // file, the bundle's schema, the weights file and what a publish says of itself.
         .target(name: "StationModel", dependencies: ["StationIO", "CZlib"]),
@@ -48,7 +51,8 @@ let package = Package(
         // `stationdb lint`: the values of the sources a maintainer should look at.
         .target(name: "Lint", dependencies: ["Ingest", "StationModel", "StationIO"]),
         // `stationdb preview`: one HTML page that shows the pins the apps would show.
-        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
+        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"],
+                resources: [.embedInCode("Page/preview.html"), .embedInCode("Page/preview.css"), .embedInCode("Page/preview.js")]),
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
         .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient", "Preview"]),
@@ -63,12 +67,12 @@ let package = Package(
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", dependencies: ["StationIO"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest"], path: "Tests/TestSupport"),
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
-        .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth"]),
+        .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
         .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth"]),
-        .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO"]),
+        .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),

@@ -11,15 +11,18 @@ by run (ours, theirs, ours, ...), so noise on this shared machine hits both alik
 Targets, each a ratio judged within this one run:
   - the whole national publish (`make`, ingest to a new version in dist) and the
     whole `make plan` each within 1.5x the fair peer: what a data team would script
-    for the same output, sqlite3's .import of the same CSVs into the bundle's schema
-    and indexes, then gzip at our level (6), then sha256sum of both files;
+    for the same output, sqlite3's .import of the same CSVs into the bundle's schema,
+    page size and indexes, then libdeflate-gzip at our level (Gzip.level), then
+    sha256sum of both files;
   - diff of two national bundles within 2x sqldiff;
   - the N02 reader within 2x `xmllint --stream` (which only parses);
   - 100x the data within 120x the time (ingest, priority, build), and under 1 GiB;
   - the national preview page (v2 against v1) under 5 MB, and a pan of its map
     redrawn in under 50 ms in headless chromium (the page's own &bench=N hook).
-It also reports what an app downloads per update: the full gzip of a version,
-and the patch of a typical nightly change. With --before OLD_BINARY the national
+It also reports what an app downloads per update: the full gzip of a version
+(against `gzip -6`, `zopfli --i15` and, for information, `xz -9e` of the same
+database: at most 0.93x gzip -6 and no larger than zopfli's), and the patch of a
+typical nightly change. With --before OLD_BINARY the national
 stages alternate with an earlier binary, for information (no target).
 """
 import argparse
@@ -27,6 +30,7 @@ import csv
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -166,15 +170,31 @@ def stage_at_scale(name, command, prep, scale, runs):
     return t, n
 
 
+def gzip_level():
+    """Our gzip level: Gzip.level in Sources/StationIO/Gzip.swift (libdeflate's)."""
+    with open(os.path.join(A.root, "Sources", "StationIO", "Gzip.swift")) as f:
+        return int(re.search(r"static let level: Int32 = (\d+)", f.read()).group(1))
+
+
+def page_size():
+    """The page size of our bundles (BundleWriter.pageSize), read from one."""
+    db = sqlite3.connect(f"file:{W('out', 'diff-dist', '1', 'stations.sqlite')}?mode=ro", uri=True)
+    try:
+        return db.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        db.close()
+
+
 def sqlite_import(native, db):
     """sqlite3's .import of the same CSVs into the bundle's tables (micro-degree
-    integers, weight 0) and indexes: our output's shape without validation, IDs,
-    weights, gzip, checksums or publishing."""
+    integers, weight 0), page size and indexes: our output's shape without
+    validation, IDs, weights, gzip, checksums or publishing."""
     tables = subprocess.run([A.bin, "synth", "schema", "--tables-only"], check=True, capture_output=True, text=True).stdout
     indexes = subprocess.run([A.bin, "synth", "schema", "--indexes-only"], check=True, capture_output=True, text=True).stdout
     f = lambda name: os.path.join(native, name)
     script = f"""
 .bail on
+PRAGMA page_size = {page_size()};
 BEGIN;
 {tables}
 .mode csv
@@ -201,13 +221,15 @@ COMMIT;
 
 
 def fair_peer(native, db):
-    """What a data team would script for the same output: sqlite3's .import (below),
-    gzip at our level, and sha256sum of both files."""
+    """What a data team would script for the same output: sqlite3's .import (above),
+    libdeflate-gzip at our level (the same library and level: of the same database it
+    writes the same bytes as ours, which downloads() checks), and sha256sum of both files."""
     imported = sqlite_import(native, db)
+    level = gzip_level()
 
     def cmd():
         _, _, _, _, database, script = imported()   # also removes the last run's database
-        return ["sh", "-c", 'sqlite3 "$1" < "$2" && gzip -6 -n -c "$1" > "$1.gz" && sha256sum "$1" "$1.gz" >/dev/null',
+        return ["sh", "-c", f'sqlite3 "$1" < "$2" && libdeflate-gzip -{level} -c "$1" > "$1.gz" && sha256sum "$1" "$1.gz" >/dev/null',
                 "sh", database, script]
     return cmd
 
@@ -215,13 +237,44 @@ def fair_peer(native, db):
 DOWNLOADS = []  # lines of results.md
 
 
+def compressed(cmd):
+    """(bytes, seconds) of one run of a compressor writing to stdout."""
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
+    return out, time.perf_counter() - t0
+
+
 def downloads():
     dist = W("out", "diff-dist")
     versions = sorted(int(v) for v in os.listdir(dist) if v.isdigit())
     latest = versions[-1]
-    full = os.path.getsize(os.path.join(dist, str(latest), "stations.sqlite.gz"))
-    database = os.path.getsize(os.path.join(dist, str(latest), "stations.sqlite"))
-    DOWNLOADS.append(f"- the full download of version {latest}: {full:,} bytes of gzip ({database:,} bytes inflated)")
+    path = os.path.join(dist, str(latest), "stations.sqlite")
+    with open(path + ".gz", "rb") as f:
+        ours = f.read()
+    full, database, level = len(ours), os.path.getsize(path), gzip_level()
+    DOWNLOADS.append(f"- the full download of version {latest}: {full:,} bytes of gzip ({database:,} bytes inflated,"
+                     f" {page_size()}-byte pages; libdeflate level {level})")
+    # The same database through the peers, one run each (their sizes do not vary).
+    DOWNLOADS.append("")
+    DOWNLOADS.append("| the same database through | bytes | ours against it | seconds (one run) |")
+    DOWNLOADS.append("|---|---|---|---|")
+    peers = {}
+    for name, cmd in ((f"libdeflate-gzip -{level} (the fair peer's)", ["libdeflate-gzip", f"-{level}", "-c", path]),
+                      ("gzip -6", ["gzip", "-6", "-n", "-c", path]),
+                      ("zopfli --i15", ["zopfli", "--i15", "-c", path]),
+                      ("xz -9e (the floor, for information: no client reads xz)", ["xz", "-9e", "-c", path])):
+        out, seconds = compressed(cmd)
+        peers[name.split(" (")[0]] = out
+        DOWNLOADS.append(f"| {name} | {len(out):,} | {full / len(out):.3f}x | {seconds:.2f} |")
+    DOWNLOADS.append("")
+    same = peers[f"libdeflate-gzip -{level}"] == ours
+    target(f"the fair peer's libdeflate-gzip -{level} of our bundle is our gzip, byte for byte", same,
+           "identical" if same else f"{len(peers[f'libdeflate-gzip -{level}']):,} bytes against our {full:,}")
+    g6, zopfli = len(peers["gzip -6"]), len(peers["zopfli --i15"])
+    target("the national full download at most 0.93x gzip -6 of the same database", full <= 0.93 * g6,
+           f"{full:,} against {g6:,} bytes = {full / g6:.3f}x")
+    target("the national full download no larger than zopfli --i15's", full <= zopfli,
+           f"{full:,} against {zopfli:,} bytes = {full / zopfli:.3f}x")
     for v in versions[1:]:
         patches = [n for n in os.listdir(os.path.join(dist, str(v))) if n.startswith("patch-from-")]
         for name in patches:
@@ -294,7 +347,7 @@ def national(runs):
     t, b = measure(make, peer, runs=runs, prep=lambda: rm(build, dist))
     met = t.median <= 1.5 * b.median
     row("whole make (ingest to publish)", "1x", t, b, "fair peer", target="<= 1.5x peer", met=met)
-    target("whole national publish within 1.5x the fair peer (sqlite3 .import + gzip -6 + sha256sum)", met,
+    target(f"whole national publish within 1.5x the fair peer (sqlite3 .import + libdeflate-gzip -{gzip_level()} + sha256sum)", met,
            f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     # make plan against the published version 1, with one fix to show: the stages, the
     # candidate, the report and the preview page.

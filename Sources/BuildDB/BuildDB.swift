@@ -184,7 +184,8 @@ public struct BundleBuilder: Sendable {
             let database = file(DistLayout.database), gzipPath = file(DistLayout.gzip)
             let rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
                                                    renumberings: renumberings, version: version, to: database)
-            // The finished bundle is compressed and hashed while it is compared with the published one.
+            // The finished bundle is compressed and hashed on the second core while it is
+            // compared with the published one and the patch and summary are written.
             async let gzipped = Gzip.compress(fileAt: database, to: gzipPath)
             async let databaseDigest = SHA256.hex(fileAt: database)
 
@@ -204,10 +205,7 @@ public struct BundleBuilder: Sendable {
 
             // Each file's sha256, for the manifest.
             var digests: [String: String] = [:]
-            digests[DistLayout.database] = try await databaseDigest
             try step(.writeGzip)
-            let gzip = try await gzipped
-            digests[DistLayout.gzip] = gzip.sha256
 
             var patchName: String?
             if let previous = baseline?.bundle, let difference {
@@ -216,6 +214,9 @@ public struct BundleBuilder: Sendable {
                 digests[name] = try write(PatchWriter.patch(from: difference, toVersion: version), to: file(name))
                 patchName = name
             }
+
+            let credits = request.staging.meta[StagingMeta.credits]
+            if let credits { digests[DistLayout.credits] = try write(credits, to: file(DistLayout.credits)) }
 
             if let registry = request.registry?.fileBytes {
                 try Files.write(registry, to: file(DistLayout.registry))
@@ -228,6 +229,9 @@ public struct BundleBuilder: Sendable {
                                                                      difference: difference, introduced: introduced,
                                                                      lintWarnings: request.lintWarnings),
                                                     to: file(DistLayout.summary))
+            digests[DistLayout.database] = try await databaseDigest
+            let gzip = try await gzipped
+            digests[DistLayout.gzip] = gzip.sha256
 
             // Paths are relative to dist/.
             let v = String(version)
@@ -241,6 +245,8 @@ public struct BundleBuilder: Sendable {
                 renumbered: introduced.map { .init(newStationID: $0.newID, oldStationID: $0.oldID, version: $0.version) },
                 warnings: request.lintWarnings)
 
+            bundle.license = request.staging.meta[StagingMeta.license]
+            bundle.credits = credits.map { _ in "\(v)/\(DistLayout.credits)" }
             try step(.writeManifest)
             bundle.files = digests
             try Files.write(try bundle.json(), to: file(DistLayout.manifest))

@@ -96,11 +96,7 @@ public enum IngestPipeline {
             throw InputError(SourceLocation(file: label), "a fetch was stopped while it replaced this source's files (\(journal) remains), "
                              + "so they may be part old, part new; run `stationdb fetch` (make fetch) to complete it")
         }
-        switch source.kind {
-        case .native: return try NativeCSVReader.read(folder: path, label: label)
-        case .ekidata: return try EkidataReader.read(folder: path, label: label)
-        case .n02: return try N02Reader.read(path: path, label: label)
-        }
+        return try source.kind.read(path, label: label)
     }
 
     public static func run(_ options: IngestOptions) async throws -> IngestOutcome {
@@ -138,7 +134,11 @@ public enum IngestPipeline {
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
         try checkRegistry(registry, options)
-        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: try await meta)
+        var facts = try await meta
+        facts[StagingMeta.license] = config.license
+        let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
+        if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
+        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: facts)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
@@ -158,7 +158,7 @@ public enum IngestPipeline {
     /// the same bundle wherever raw/ lives.
     static func digests(_ config: SourcesConfig, _ options: IngestOptions) throws -> [String: String] {
         var meta: [String: String] = [:]
-        for file in config.files(rawFolder: options.rawFolder) + [options.fixesPath] where Files.exists(file) {
+        for file in config.inputFiles(rawFolder: options.rawFolder) + [options.fixesPath] where Files.exists(file) {
             meta["source:" + relativePath(file, in: options.rawFolder)] = try SHA256.hex(fileAt: file)
         }
         return meta
@@ -187,9 +187,16 @@ public enum IngestPipeline {
         report.warnings = inputs.warnings
         let merger = inputs.merger, registry = inputs.registry
 
-        let operatorIDs = IDAssigner.assign(.operator_, registered: registry, merger.operators.map { ($0.keys, $0.fixedID) })
-        let lineIDs = IDAssigner.assign(.line, registered: registry, merger.lines.map { ($0.keys, $0.fixedID) })
-        let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map { ($0.keys, $0.fixedID) })
+        let operatorIDs = IDAssigner.assign(.operator_, registered: registry, merger.operators.map {
+            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name])
+        })
+        let lineIDs = IDAssigner.assign(.line, registered: registry, merger.lines.map {
+            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name] + $0.otherNames, operatorID: operatorIDs[$0.operatorIndex])
+        })
+        let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map {
+            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name], operatorID: operatorIDs[$0.operatorIndex], place: ($0.lat, $0.lng),
+                              enabled: $0.enabled ?? true)
+        })
 
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {

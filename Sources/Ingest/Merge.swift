@@ -41,6 +41,7 @@ struct MergedLine {
     var keys: [String]
     var fixedID: Int?
     var name: String
+    var otherNames: [String]
     var operatorIndex: Int
     var type: Int?
     var enabled: Bool?
@@ -174,10 +175,11 @@ final class NetworkMerger {
                 if lines[idx].type == nil { lines[idx].type = l.type }
                 if lines[idx].enabled == nil { lines[idx].enabled = l.enabled }
                 if lines[idx].fixedID == nil { lines[idx].fixedID = l.fixedID }
+                lines[idx].otherNames += [l.name] + l.otherNames
                 lines[idx].keys.append(l.key)
                 lineIndex[l.key] = idx
             } else {
-                lines.append(MergedLine(keys: [l.key], fixedID: l.fixedID, name: l.name, operatorIndex: op, type: l.type, enabled: l.enabled, origin: l.origin))
+                lines.append(MergedLine(keys: [l.key], fixedID: l.fixedID, name: l.name, otherNames: l.otherNames, operatorIndex: op, type: l.type, enabled: l.enabled, origin: l.origin))
                 lineIndex[l.key] = lines.count - 1
             }
             if !last { lineByKey[l.key] = lineIndex[l.key] }

@@ -19,6 +19,18 @@ public enum StationName {
         }
         return out
     }
+
+    /// The normalised name without what brackets add: a sub-name or another
+    /// spelling (四ツ谷(四ッ谷), 押上〈スカイツリー前〉, 近鉄四日市（あすなろう四日市）).
+    public static func base(_ name: String) -> String {
+        var depth = 0, kept = ""
+        for c in name {
+            if "(（〈「【［".contains(c) { depth += 1; continue }
+            if ")）〉」】］".contains(c) { depth = max(0, depth - 1); continue }
+            if depth == 0 { kept.append(c) }
+        }
+        return normalized(kept.isEmpty ? name : kept)
+    }
 }
 
 /// Operator and line names across sources ("JR東日本" / "東日本旅客鉄道") rarely

@@ -12,6 +12,39 @@ public enum SourceKind: String, Codable, Sendable, CaseIterable {
     case native      // our master CSV folder (operators/lines/stations/stations_lines.csv)
     case ekidata     // ekidata.jp CSV folder (company/line/station/join.csv)
     case n02         // N02 railway JPGIS GML file
+    case stationDatabase = "station_database"   // the open upstream's release (station/line/register/company.csv)
+}
+
+extension SourceKind {
+    /// Reads a source of this kind at `path` (its folder; its file for N02) with its reader.
+    public func read(_ path: String, label: String) throws -> SourceNetwork {
+        switch self {
+        case .native: try NativeCSVReader.read(folder: path, label: label)
+        case .ekidata: try EkidataReader.read(folder: path, label: label)
+        case .stationDatabase: try StationDatabaseReader.read(folder: path, label: label)
+        case .n02: try N02Reader.read(path: path, label: label)
+        }
+    }
+
+    /// The files a source of this kind reads in its folder (none for N02, which is one file).
+    public var files: [String] {
+        switch self {
+        case .native: NativeCSVReader.files
+        case .ekidata: EkidataReader.files
+        case .stationDatabase: StationDatabaseReader.files
+        case .n02: []
+        }
+    }
+
+    /// The columns each of `files` must have.
+    public var requiredColumns: [String: [String]] {
+        switch self {
+        case .native: NativeCSVReader.requiredColumns
+        case .ekidata: EkidataReader.requiredColumns
+        case .stationDatabase: StationDatabaseReader.requiredColumns
+        case .n02: [:]
+        }
+    }
 }
 
 public struct SourceOperator: Hashable, Sendable {
@@ -34,13 +67,17 @@ public struct SourceLine: Hashable, Sendable {
     public var key: String
     public var fixedID: Int?
     public var name: String
+    /// Other names the source gives the line (a formal name), which a registry row may hold.
+    public var otherNames: [String]
     public var operatorKey: String
     public var enabled: Bool?
     public var type: Int?          // l_type; 1 Shinkansen
     public var origin: SourceLocation
 
-    public init(key: String, fixedID: Int? = nil, name: String, operatorKey: String, enabled: Bool?, type: Int?, origin: SourceLocation) {
-        self.key = key; self.fixedID = fixedID; self.name = name; self.operatorKey = operatorKey; self.enabled = enabled; self.type = type; self.origin = origin
+    public init(key: String, fixedID: Int? = nil, name: String, otherNames: [String] = [], operatorKey: String, enabled: Bool?, type: Int?,
+                origin: SourceLocation) {
+        self.key = key; self.fixedID = fixedID; self.name = name; self.otherNames = otherNames; self.operatorKey = operatorKey
+        self.enabled = enabled; self.type = type; self.origin = origin
     }
 }
 

@@ -14,9 +14,12 @@ public struct SourceDeclaration: Codable, Hashable, Sendable {
     public var path: String
     /// Where `stationdb fetch` downloads it from, if anywhere.
     public var url: String?
+    /// The data's licence, e.g. "CC BY-SA 4.0": latest.json names it, and raw/CREDITS.md
+    /// (published with every version) gives the attribution it asks for.
+    public var license: String?
 
-    public init(kind: SourceKind, path: String, url: String? = nil) {
-        self.kind = kind; self.path = path; self.url = url
+    public init(kind: SourceKind, path: String, url: String? = nil, license: String? = nil) {
+        self.kind = kind; self.path = path; self.url = url; self.license = license
     }
 }
 
@@ -26,6 +29,8 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
     public init(sources: [SourceDeclaration]) { self.sources = sources }
 
     public static let fileName = "sources.json"
+    /// The attribution the sources' licences ask for, published with every version.
+    public static let creditsFile = "CREDITS.md"
 
     /// Reads raw/sources.json, or declares raw/ a native folder when there is none.
     /// Messages name it under `rawLabel` (by default the raw folder as given).
@@ -51,16 +56,25 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
         return config
     }
 
+    /// Every file of raw/ a publish takes from besides the fixes and the registry: each
+    /// source's files and CREDITS.md, for the stage's record and latest.json's digests.
+    public func inputFiles(rawFolder: String) -> [String] {
+        files(rawFolder: rawFolder) + [Self.lexicallyNormalized(joinPath(rawFolder, Self.creditsFile))]
+    }
+
+    /// The licences the sources name, in order, each once: latest.json's "license".
+    public var license: String? {
+        var seen = Set<String>()
+        let names = sources.compactMap(\.license).filter { seen.insert($0).inserted }
+        return names.isEmpty ? nil : names.joined(separator: ", ")
+    }
+
     /// The files each source reads, for digests and for fetch.
     public func files(rawFolder: String) -> [String] {
         var out: [String] = []
         for s in sources {
             let p = joinPath(rawFolder, s.path)
-            switch s.kind {
-            case .native: out += NativeCSVReader.files.map { joinPath(p, $0) }
-            case .ekidata: out += EkidataReader.files.map { joinPath(p, $0) }
-            case .n02: out.append(p)
-            }
+            out += s.kind == .n02 ? [p] : s.kind.files.map { joinPath(p, $0) }
         }
         return out.map(Self.lexicallyNormalized)
     }

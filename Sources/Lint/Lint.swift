@@ -28,11 +28,11 @@ public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible 
 public enum LintRule: String, CaseIterable, Sendable {
     /// Outer white space or a control character in a text value.
     case text
-    /// A reading holding characters other than hiragana and the marks real readings use.
+    /// A live station without a reading, or one holding characters other than hiragana and the marks real readings use.
     case yomi
     /// A code the known lists lack (operators.type, lines.l_type, N02's types).
     case code
-    /// A station far from both its neighbours on a line: a likely coordinate typo.
+    /// A station far from both its neighbours on a line (30 km, or three times the line's usual spacing): a likely coordinate typo.
     case far
     /// A station whose prefecture is none of its nearest stations'.
     case pref
@@ -75,6 +75,8 @@ public struct LintReport: Codable, Sendable {
 public enum Lint {
     /// A station further than this from both its neighbours on a line is reported.
     public static let farMetres = 30_000.0
+    /// ... or more than this many times the line's median distance between neighbours, if that is more.
+    public static let farSpacings = 3.0
     /// A station's prefecture is compared with those of its nearest stations: at
     /// most `nearestStations` of them within `nearestWithinMetres`, and at least
     /// `fewestNearStations` (a station alone in its valley is left alone). Stations
@@ -102,7 +104,7 @@ public enum Lint {
         findings += outcome.report.warnings.map { LintFinding(.code, $0.location, $0.message) }
         findings += outcome.report.unneededFixes.map {
             LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
-                        "the network already holds this value (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText)); the fix is no longer needed")
+                        "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
         }
         findings += outcome.report.notableFixes.map { LintFinding(.review, $0.location, $0.message) }
         let network = outcome.staging.network
@@ -155,6 +157,7 @@ public enum Lint {
         switch kind {
         case .native: return ("operator", "line", "station", "yomi", "wiki", "address")
         case .ekidata: return ("company_name", "line_name", "station_name", "station_name_k", "wiki", "address")
+        case .stationDatabase: return ("name", "name", "original_name", "name_kana", "wiki", "address")
         case .n02: return ("ksj:operationCompany", "ksj:railwayLineName", "ksj:stationName", "yomi", "wiki", "address")
         }
     }
@@ -173,8 +176,9 @@ public enum Lint {
     }
 
     /// The scalars a reading holds besides hiragana: the long-vowel mark, a middle
-    /// dot, brackets and an ideographic space for a sub-name (bundle.md).
-    static let readingMarks: Set<Unicode.Scalar> = ["ー", "・", "\u{3000}", "(", ")", "（", "）", "「", "」", "『", "』", "〈", "〉", "【", "】", "〔", "〕", "［", "］"]
+    /// dot, brackets and an ideographic space for a sub-name (bundle.md), and the
+    /// small ヶ that real masters keep in readings as in names (せきがはら is also せきヶはら).
+    static let readingMarks: Set<Unicode.Scalar> = ["ー", "・", "ヶ", "\u{3000}", "(", ")", "（", "）", "「", "」", "『", "』", "〈", "〉", "【", "】", "〔", "〕", "［", "］"]
 
     static func isReading(_ scalar: Unicode.Scalar) -> Bool {
         (0x3041...0x3096).contains(scalar.value) || (0x3099...0x309F).contains(scalar.value) || readingMarks.contains(scalar)
@@ -194,7 +198,7 @@ public enum Lint {
 
     // MARK: - Geography and lines
 
-    /// Far from both neighbours on a line, a prefecture none of its nearest
+    /// No reading, far from both neighbours on a line, a prefecture none of its nearest
     /// stations has, two stations of one name on one line: live stations only.
     static func geography(_ network: RailNetwork, origins: [Int: SourceLocation]) -> [LintFinding] {
         let live = network.stations.filter(\.enabled)
@@ -207,17 +211,25 @@ public enum Lint {
         func km(_ metres: Double) -> String { fixed(metres / 1000, decimals: 1) + " km" }
         func metres(_ a: Station, _ b: Station) -> Double { MicroDegrees.distanceMetres(lat1: a.lat, lng1: a.lng, lat2: b.lat, lng2: b.lng) }
 
-        var findings: [LintFinding] = []
+        // The apps list stations by reading (their 五十音 index): one without any is listed nowhere.
+        var findings = live.filter(\.yomi.isEmpty).map {
+            LintFinding(.yomi, at($0, "yomi"), "station \($0.id) \(shown($0.name)) is live and has no reading; the apps list it under no kana (give it one with a fix: set,stations,s_id=\($0.id),yomi,...)")
+        }
         var reportedFar = Set<Int>()
         var byLine: [Int: [StationLine]] = [:]
         for x in network.stationLines where liveLines[x.lineID] != nil && station[x.stationID] != nil { byLine[x.lineID, default: []].append(x) }
         for lineID in byLine.keys.sorted() {
             let line = liveLines[lineID]!
             let members = byLine[lineID]!.sorted { ($0.sort, $0.stationID) < ($1.sort, $1.stationID) }.map { station[$0.stationID]! }
+            let gaps = zip(members, members.dropFirst()).map { metres($0, $1) }
             for k in members.indices.dropFirst().dropLast() {
                 let (before, s, after) = (members[k - 1], members[k], members[k + 1])
-                let a = metres(before, s), b = metres(s, after)
-                if a > farMetres, b > farMetres, reportedFar.insert(s.id).inserted {
+                let a = gaps[k - 1], b = gaps[k]
+                guard a > farMetres, b > farMetres else { continue }
+                // Far for this line, by the gaps between its other stations: a Shinkansen's are 30 km as a rule.
+                let others = (gaps[..<(k - 1)] + gaps[(k + 1)...]).sorted()
+                let far = max(farMetres, others.isEmpty ? 0 : farSpacings * others[others.count / 2])
+                if a > far, b > far, reportedFar.insert(s.id).inserted {
                     findings.append(LintFinding(.far, at(s, "lat, lng"),
                         "station \(s.id) \(shown(s.name)) lies \(km(a)) from \(shown(before.name)) and \(km(b)) from \(shown(after.name)), its neighbours on \(shown(line.name)): a likely coordinate typo"))
                 }

@@ -131,8 +131,10 @@ public struct ViewportReportConfig: Hashable, Sendable {
     public var zoomOut: Double = 1.1
     public var grid: Int = 8
 
-    public init(viewports: Int = 1000, pins: Int = 100, seed: UInt64 = StationHash.defaultSeed) {
+    /// `span`: every viewport this latitude span (degrees), instead of log-uniform spans.
+    public init(viewports: Int = 1000, pins: Int = 100, seed: UInt64 = StationHash.defaultSeed, span: Double? = nil) {
         self.viewports = viewports; self.pins = pins; self.seed = seed
+        if let span { minLatSpan = span; maxLatSpan = span }
     }
 }
 

@@ -81,7 +81,7 @@ public struct IngestStage: Stage {
         guard Files.isFolder(raw) else { throw EnvironmentError("no raw folder at \(raw)") }   // the run says so properly
         var inputs = ["sources.json": try StageRecord.digest(of: joinPath(raw, SourcesConfig.fileName)),
                       "fixes": try StageRecord.digest(of: options.fixesPath), "registry": try StageRecord.digest(of: options.registryPath)]
-        for file in try SourcesConfig.load(rawFolder: raw).files(rawFolder: raw) {
+        for file in try SourcesConfig.load(rawFolder: raw).inputFiles(rawFolder: raw) {
             inputs["source:" + options.relativePath(file)] = try StageRecord.digest(of: file)
         }
         if lint != nil { inputs["hand weights"] = try StageRecord.digest(of: handWeights) }
@@ -134,7 +134,7 @@ public struct IngestStage: Stage {
 
     /// The sources' digests (latest.json's "sources") from the record, which has just hashed them.
     func sourceDigests(_ record: StageRecord) -> [String: String] {
-        var digests = record.inputs.filter { $0.key.hasPrefix("source:") }
+        var digests = record.inputs.filter { $0.key.hasPrefix("source:") && $0.value != StageRecord.absent }
         if let fixes = record.inputs["fixes"], fixes != StageRecord.absent { digests["source:" + options.relativePath(options.fixesPath)] = fixes }
         return digests
     }

@@ -11,6 +11,8 @@ public enum FileFormat: Sendable, Hashable {
     case csv(requiredColumns: [String])
     /// An N02 document that Ingest's N02Reader (libxml2) reads whole.
     case n02
+    /// The upstream's latest_info.json: a JSON object whose "version" is a whole number.
+    case upstreamRelease
 }
 
 extension FileFormat {
@@ -21,6 +23,9 @@ extension FileFormat {
         case .csv(let required):
             let bytes = try TransferError.locally { try Files.read(path) }
             return Self.csvProblem(bytes, name: name, required: required)
+        case .upstreamRelease:
+            let bytes = try TransferError.locally { try Files.read(path) }
+            return StationDatabaseReader.release(of: bytes) == nil ? "expected a JSON object whose \"version\" is a whole number (the release, as 20260529)" : nil
         case .n02:
             do {
                 _ = try TransferError.locally { try N02Reader.read(path: path, label: name) }

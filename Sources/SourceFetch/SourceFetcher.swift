@@ -82,8 +82,10 @@ public final class SourceFetcher {
 
     public init(http: HTTPClient) { self.http = http }
 
-    /// Fetches the files of one source; they must all live in one folder.
-    public func fetch(_ files: [RemoteFile]) throws -> [FetchReport] {
+    /// Fetches the files of one source; they must all live in one folder. `check`, when
+    /// given, sees the source whole before any file is replaced: a folder holding each new
+    /// file and a copy of each unchanged one.
+    public func fetch(_ files: [RemoteFile], checkSource: ((String) throws -> Void)? = nil) throws -> [FetchReport] {
         guard let first = files.first else { return [] }
         let parent = parentFolder(of: first.path)
         precondition(files.allSatisfy { parentFolder(of: $0.path) == parent }, "the files of one source live in one folder")
@@ -148,6 +150,12 @@ public final class SourceFetcher {
             reports.append(FetchReport(file: file, outcome: .downloaded(bytes: bytes, sha256: sha256)))
         }
         if states.isEmpty { return reports }
+        if let checkSource, !newFiles.isEmpty {
+            for file in files where !newFiles.contains(fileName(of: file.path)) && Files.exists(file.path) {
+                try TransferError.locally { try Files.write(try Files.read(file.path), to: joinPath(staging, fileName(of: file.path))) }
+            }
+            try checkSource(staging)
+        }
 
         // Every rename must be able to succeed before the first one is made.
         for name in newFiles + states {

@@ -23,6 +23,8 @@ public enum DistLayout {
     public static let summary = "summary.txt"
     /// The ID registry the version was made with: the next publish checks that it only grew.
     public static let registry = "registry.csv"
+    /// The attribution the data's licences ask for (raw/CREDITS.md as it was published).
+    public static let credits = "CREDITS.md"
     /// Prefix of the folders a publish builds in.
     public static let temporaryPrefix = ".tmp-"
     public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }
@@ -89,6 +91,10 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     public var warnings: Int?
     /// manifest.json only: sha256 of every other file of the version's folder.
     public var files: [String: String]?
+    /// The licences of the data (sources.json's "license", e.g. "CC BY-SA 4.0"), and the
+    /// credits file that attributes it, relative to dist/; nil when raw/ names none.
+    public var license: String?
+    public var credits: String?
 
     public init(version: Int, previousVersion: Int?, database: String, sha256: String, bytes: Int, gzip: String,
                 gzipSHA256: String, gzipBytes: Int, manifest: String, summary: String, patch: String?, patchSHA256: String?,
@@ -102,7 +108,7 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case version, previousVersion = "previous_version", database, sha256, bytes, gzip
         case gzipSHA256 = "gzip_sha256", gzipBytes = "gzip_bytes", manifest, summary, patch
-        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings = "lint_warnings", files
+        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings = "lint_warnings", files, license, credits
     }
 
     public init(from decoder: Decoder) throws {
@@ -129,6 +135,8 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
         renumbered = try c.decodeIfPresent([Renumbered].self, forKey: .renumbered) ?? []
         warnings = try c.decodeIfPresent(Int.self, forKey: .warnings)
         files = try c.decodeIfPresent([String: String].self, forKey: .files)
+        license = try c.decodeIfPresent(String.self, forKey: .license)
+        credits = try c.decodeIfPresent(String.self, forKey: .credits)
     }
 
     /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
@@ -151,6 +159,8 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
         try c.encode(renumbered, forKey: .renumbered)
         try c.encodeIfPresent(warnings, forKey: .warnings)
         try c.encodeIfPresent(files, forKey: .files)
+        try c.encodeIfPresent(license, forKey: .license)
+        try c.encodeIfPresent(credits, forKey: .credits)
     }
 
     /// The JSON document: keys sorted, two-space indent, a trailing newline.

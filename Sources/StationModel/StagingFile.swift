@@ -16,6 +16,14 @@ public struct Staging: Sendable {
     }
 }
 
+/// Keys of `Staging.meta` besides the sources' digests ("source:<path in raw/>").
+public enum StagingMeta {
+    /// raw/CREDITS.md as it was read: every version publishes it as its CREDITS.md.
+    public static let credits = "credits"
+    /// The licences sources.json names ("license"), for latest.json.
+    public static let license = "license"
+}
+
 public enum StagingFile {
     public static let defaultName = "staging.bin"
 

@@ -81,8 +81,8 @@ struct DiffCommand: ParsableCommand {
 
         Exit status: 0 same contents, 1 they differ, 2 error (a missing path,
         not a bundle, a FIFO or anything but a file), 3 a damaged dist (the
-        database its latest.json names is missing), 4 a guard was exceeded (the output is printed first, the
-        reasons go to stderr).
+        database its latest.json names is missing), 4 a guard was exceeded
+        (the output is printed first, the reasons go to stderr).
         """)
 
     @Argument(help: "The old side: a bundle .sqlite, a dist folder or a version folder.")

@@ -16,6 +16,12 @@ struct FetchCommand: ParsableCommand {
         and size), so an unchanged source costs one 304 per file.
 
         What the url names depends on the kind:
+          station_database  the root of the upstream's repository, e.g.
+                   https://raw.githubusercontent.com/Seo-4d696b75/station_database/main/
+                   (raw/'s default): out/main/station.csv, out/main/line.csv,
+                   out/main/register.csv, src/company.csv and the release's
+                   latest_info.json are read under it. --upstream (make fetch
+                   UPSTREAM=) reads them from a mirror laid out the same way.
           n02      the file itself (e.g. .../N02-stations.xml or ...xml.gz)
           ekidata  a base URL; company.csv, line.csv, station.csv and
                    join.csv are appended to it
@@ -28,8 +34,10 @@ struct FetchCommand: ParsableCommand {
         Content-Encoding gzip is undone. Each file must arrive whole within --max-bytes and be
         of its source's format: a CSV must be UTF-8 with a header naming the
         columns its reader needs and at least one row; an N02 document is read
-        whole by the N02 reader (libxml2). A maintenance page sent with 200 is
-        refused, naming the url, the file and why.
+        whole by the N02 reader (libxml2). Then the source's reader reads the
+        new files with the unchanged ones, as ingest will: a release whose files
+        do not agree (a station on a line line.csv lacks) replaces nothing. A
+        maintenance page sent with 200 is refused, naming the url, the file and why.
 
         A source's files are replaced together: they are staged in a folder
         beside them (.fetch-<pid>), then a journal lists them and they are
@@ -53,26 +61,30 @@ struct FetchCommand: ParsableCommand {
 
         Examples:
           stationdb fetch --raw raw
+          stationdb fetch --raw raw --upstream http://127.0.0.1:8000/station_database/
           stationdb fetch --raw raw --timeout 120 --attempts 5
         """)
 
     @Option(help: "The raw folder holding sources.json and the sources.")
     var raw: String = "raw"
 
+    @Option(help: ArgumentHelp("Read every station_database source from this base URL instead of its url: a mirror laid out as the upstream's repository (the Makefile's UPSTREAM).", valueName: "URL"))
+    var upstream: String?
+
     @OptionGroup var network: TransferOptionGroup
 
     func run() throws {
         let config = try SourcesConfig.load(rawFolder: raw)
-        let remote = try plan(config)
+        let remote = try RemoteSource.plan(config, rawFolder: raw, upstream: upstream)
         if remote.isEmpty {
             note("fetch: no source in \(raw)/sources.json has a url; nothing to fetch")
             return
         }
         let fetcher = SourceFetcher(http: network.makeClient())
         var worst: ExitStatus = .success
-        for (source, files) in remote {
+        for source in remote {
             do {
-                let reports = try fetcher.fetch(files)
+                let reports = try fetcher.fetch(source.files, checkSource: source.check)
                 for report in reports {
                     switch report.outcome {
                     case .unchanged:
@@ -84,42 +96,11 @@ struct FetchCommand: ParsableCommand {
             } catch let error as TransferError {
                 note("error: \(error)")
                 if case .partlyReplaced = error {} else {
-                    note("fetch: \(source.path) (\(source.kind.rawValue)) left as it was")
+                    note("fetch: \(source.declaration.path) (\(source.declaration.kind.rawValue)) left as it was")
                 }
                 if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
             }
         }
         if worst != .success { throw ReportedFailure(status: worst) }
-    }
-
-    /// The files of each source that has a url, with the url of each file.
-    func plan(_ config: SourcesConfig) throws -> [(SourceDeclaration, [RemoteFile])] {
-        var out: [(SourceDeclaration, [RemoteFile])] = []
-        var problems = DiagnosticCollector()
-        let configPath = joinPath(raw, SourcesConfig.fileName)
-        for (index, source) in config.sources.enumerated() {
-            guard let url = source.url else { continue }
-            let lower = url.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                problems.add(SourceLocation(file: configPath, field: "sources.\(index).url"), "expected an http:// or https:// URL, got \"\(url)\"")
-                continue
-            }
-            let paths = SourcesConfig(sources: [source]).files(rawFolder: raw)
-            let files: [RemoteFile]
-            switch source.kind {
-            case .n02:
-                files = paths.map { RemoteFile(url: url, path: $0, format: .n02) }
-            case .ekidata, .native:
-                let base = url.hasSuffix("/") ? url : url + "/"
-                let columns = source.kind == .native ? NativeCSVReader.requiredColumns : EkidataReader.requiredColumns
-                files = paths.map { path in
-                    let name = fileName(of: path)
-                    return RemoteFile(url: base + name, path: path, format: .csv(requiredColumns: columns[name] ?? []))
-                }
-            }
-            out.append((source, files))
-        }
-        try problems.check()
-        return out
     }
 }

@@ -43,6 +43,9 @@ struct PriorityReportCommand: ParsableCommand {
     @Option(help: "Pins per view (the clients' N); a comma list scores several.")
     var pins = PinCounts(values: [100])
 
+    @Option(help: ArgumentHelp("Draw every viewport with this latitude span in degrees (12.8 shows the whole country on a phone, 3.2 a region) instead of spans from 0.05 to 13.", valueName: "degrees"))
+    var span: Double?
+
     @OptionGroup var seed: SeedOption
 
     @Flag(help: "Also score a uniform random 11/12/13 assignment with the same hand weights and counts.")
@@ -62,6 +65,7 @@ struct PriorityReportCommand: ParsableCommand {
 
     func validate() throws {
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
+        if let span, !(0.01...45).contains(span) { throw ValidationError("--span: expected degrees from 0.01 to 45, got \(span)") }
     }
 
     func run() throws {
@@ -72,9 +76,9 @@ struct PriorityReportCommand: ParsableCommand {
         var c = [Int](repeating: 0, count: 14)
         for s in ours where s.enabled && (1...13).contains(s.weight) { c[s.weight] += 1 }
         print("stations: \(ours.count(where: \.enabled)) live; hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])")
-        print("viewports: \(viewports) drawn with seed \(seed.seed), latitude spans 0.05..13 degrees, phone-shaped")
+        print("viewports: \(viewports) drawn with seed \(seed.seed), latitude spans \(span.map { "of \($0)" } ?? "0.05..13") degrees, phone-shaped")
         for n in pinCounts {
-            let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed)
+            let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed, span: span)
             let a = ViewportReport.run(stations: ours, config: config)
             print("")
             print("N = \(n): \(a.overall.viewports) viewports hold more than \(n) stations")
@@ -120,7 +124,7 @@ struct PriorityReportCommand: ParsableCommand {
                 weighted.append(("  random, same counts", WeightedStations.randomMachineWeights(stations, seed: seed.seed)))
             }
             for n in pinCounts {
-                let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed)
+                let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed, span: span)
                 print("N = \(n)")
                 print(pad("", 24) + pad("coverage", 10) + pad("pan", 8) + pad("zoom", 8) + "by span: " + ViewportReport.bandLabels.joined(separator: ", "))
                 for (name, stations) in weighted {

@@ -33,8 +33,16 @@ struct PrioritySuggestCommand: ParsableCommand {
     @Option(help: "At most this many suggestions.")
     var limit = 100
 
+    @Flag(help: "Propose a complete weights.csv: every candidate, whatever RAW/weights.csv holds, in s_id order (--hand and --limit do not apply).")
+    var complete = false
+
     func run() throws {
         let network = try StagingFile.read(from: staging).network
+        if complete {
+            let all = HandWeightSuggestions.suggest(network: network, hand: []).sorted { $0.stationID < $1.stationID }
+            print(HandWeightSuggestions.csv(all), terminator: "")
+            return
+        }
         let hand = try HandWeights.resolve(hand, raw: raw, network: network)
         for w in hand.warnings { note("warning: \(w)") }
         print(HandWeightSuggestions.csv(HandWeightSuggestions.suggest(network: network, hand: hand.weights, limit: limit)), terminator: "")

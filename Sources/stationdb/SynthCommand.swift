@@ -102,14 +102,11 @@ struct SynthReadCommand: ParsableCommand {
     var path: String
 
     func run() throws {
-        let source: SourceNetwork
-        switch kind {
-        case "n02": source = try N02Reader.read(path: path, label: path)
-        case "ekidata": source = try EkidataReader.read(folder: path, label: path)
-        case "native": source = try NativeCSVReader.read(folder: path, label: path)
-        default: throw ValidationError("--kind: expected native, ekidata or n02")
+        guard let kind = SourceKind(rawValue: kind) else {
+            throw ValidationError("--kind: expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        print("\(kind): \(source.operators.count) operators, \(source.lines.count) lines, \(source.stations.count) stations, \(source.stationLines.count) station-line rows")
+        let source = try kind.read(path, label: path)
+        print("\(kind.rawValue): \(source.operators.count) operators, \(source.lines.count) lines, \(source.stations.count) stations, \(source.stationLines.count) station-line rows")
     }
 }
 

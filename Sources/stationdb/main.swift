@@ -43,7 +43,8 @@ struct StationDB: ParsableCommand {
         // build, publish and plan take --as-version N.
         version: StationDBVersion.description,
         subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
-                      VerifyCommand.self, PreviewCommand.self, DeployCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self]
+                      VerifyCommand.self, PreviewCommand.self, DeployCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self,
+                      ReferenceCommand.self]
     )
 }
 

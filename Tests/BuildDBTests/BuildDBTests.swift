@@ -3,6 +3,7 @@ import BundleDiff
 import Foundation
 import StationIO
 import StationModel
+import TestSupport
 import XCTest
 
 final class SchemaTests: XCTestCase {
@@ -63,7 +64,7 @@ final class SchemaTests: XCTestCase {
         let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0].textValue! }
         XCTAssertEqual(tables, ["lines", "operators", "renumbered_stations", "stations", "stations_lines"])
         XCTAssertEqual(try db.userVersion, 1)
-        XCTAssertEqual(try db.scalarInt("PRAGMA page_size"), 4096)
+        XCTAssertEqual(try db.scalarInt("PRAGMA page_size"), 2048, "the page size whose gzip is smallest for no cost (BundleWriter.pageSize)")
         XCTAssertEqual(try db.scalarInt("PRAGMA freelist_count"), 0, "compact, as VACUUM leaves it")
         XCTAssertEqual(try db.query("PRAGMA journal_mode")[0][0], .text("delete"), "no WAL: clients open it as a plain file")
 
@@ -111,7 +112,7 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertEqual(try Fixtures.snapshot(a), try Fixtures.snapshot(b))
     }
 
-    /// Gzip streams a file into a gzip file: the same bytes on every run, a standard
+    /// Gzip compresses a file into a gzip file: the same bytes on every run, a standard
     /// header (no name, mtime 0), and inflating gives the input back.
     func testGzipIsReproducibleAndStandard() throws {
         let folder = try Fixtures.temporaryFolder()
@@ -132,8 +133,8 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertEqual(one.sha256, SHA256.hex(oneBytes), "the digest returned is the gzip's")
         XCTAssertEqual(two.sha256, one.sha256)
         XCTAssertLessThan(one.bytes, payload.count / 2)
-        // No name, mtime 0; XFL 0 is zlib's mark of its default level (6), which the apps download.
-        XCTAssertEqual(Array(oneBytes.prefix(10)), [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3], "no name, mtime 0, level 6")
+        // No name, mtime 0; XFL 2 is libdeflate's mark of a slow level (Gzip.level, 12), OS 255 "unknown".
+        XCTAssertEqual(Array(oneBytes.prefix(10)), [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff], "no name, mtime 0, a slow level")
 
         let back = try Gzip.decompress(fileAt: folder + "/one.gz", to: folder + "/back.bin", maxBytes: payload.count)
         XCTAssertEqual(back.bytes, payload.count)
@@ -164,6 +165,7 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertEqual(try Files.read(dist + "/inflated.sqlite"), database)
         XCTAssertEqual(published.bundle.gzipSHA256, try SHA256.hex(fileAt: published.folder + "/stations.sqlite.gz"))
         try assertSystemGzipAccepts(published.folder + "/stations.sqlite.gz")
+        try assertPythonInflates(published.folder + "/stations.sqlite.gz", to: database)
     }
 
     /// The system's `gzip -t` agrees (CRC and size trailer included); skipped
@@ -205,7 +207,7 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertTrue(latest["previous_version"] is NSNull)
         XCTAssertTrue(latest["patch"] is NSNull, "no patch for the first version")
         XCTAssertEqual(latest["database"] as? String, "1/stations.sqlite")
-        XCTAssertEqual(latest["sources"] as? [String: String], ["raw/ekidata/station.csv": String(repeating: "ab", count: 32)])
+        XCTAssertEqual(latest["sources"] as? [String: String], ["raw/station_database/station.csv": String(repeating: "ab", count: 32)])
         XCTAssertEqual(latest["rows"] as? [String: Int],
                        ["operators": 3, "lines": 4, "stations": 6, "stations_lines": 6, "renumbered_stations": 0])
         let bytes = try FileManager.default.attributesOfItem(atPath: dist + "/1/stations.sqlite")[.size] as? Int
@@ -385,7 +387,7 @@ final class PatchRoundTripTests: XCTestCase {
     }
 
     func testNationalBundlePatchRoundTrip() async throws {
-        let network = try Fixtures.ekidataNetwork()
+        let network = try await Fixtures.nationalNetwork()
         let dist = try Fixtures.temporaryFolder()
         let first = try await Fixtures.publish(network, dist: dist)
         XCTAssertEqual(first.rowCounts["stations"], network.stations.count)

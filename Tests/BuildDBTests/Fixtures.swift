@@ -3,6 +3,7 @@ import BundleDiff
 import Foundation
 import StationIO
 import StationModel
+import TestSupport
 import XCTest
 
 /// Small networks with awkward text, temporary dist folders, and the national
@@ -51,7 +52,7 @@ enum Fixtures {
         Dictionary(uniqueKeysWithValues: network.stations.map { ($0.id, 1 + $0.id % 13) })
     }
 
-    static let meta = ["source:raw/ekidata/station.csv": String(repeating: "ab", count: 32), "ingested_by": "test"]
+    static let meta = ["source:raw/station_database/station.csv": String(repeating: "ab", count: 32), "ingested_by": "test"]
 
     static func request(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, version: Int? = nil,
                         renumberings: [Renumbering: SourceLocation] = [:]) -> BuildRequest {
@@ -145,59 +146,8 @@ enum Fixtures {
 
     // MARK: - National data
 
-    /// The repository's national data: Tests/BuildDBTests/Fixtures.swift -> package root -> raw/ekidata.
-    static var ekidata: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("raw/ekidata").path
-    }
-
-    /// All of Japan from ekidata's CSV, rows grouped by station_g_cd into one
-    /// station each (its first row's operator), good enough to size the bundle.
-    static func ekidataNetwork() throws -> RailNetwork {
-        let folder = ekidata
-        var problems = DiagnosticCollector()
-        var network = RailNetwork()
-        let companies = try CSVReader.read(path: folder + "/company.csv")
-        let companyCode = companies.column("company_cd")
-        for r in companies.records {
-            guard let id = companies.int(r, companyCode, &problems) else { continue }
-            let t = Int(companies.string(r, "company_type")) ?? 0
-            network.operators.append(Operator(id: id, name: companies.string(r, "company_name"), type: (1...3).contains(t) ? t : 5))
-        }
-        var lineOperator: [Int: Int] = [:]
-        let lines = try CSVReader.read(path: folder + "/line.csv")
-        let lineCode = lines.column("line_cd"), lineCompany = lines.column("company_cd")
-        for r in lines.records {
-            guard let id = lines.int(r, lineCode, &problems), let company = lines.int(r, lineCompany, &problems) else { continue }
-            let name = lines.string(r, "line_name")
-            lineOperator[id] = company
-            network.lines.append(Line(id: id, name: name, operatorID: company, enabled: lines.string(r, "e_status") != "2",
-                                      type: name.contains("新幹線") ? 1 : nil))
-        }
-        var seen = Set<Int>(), pairs = Set<[Int]>()
-        let stations = try CSVReader.read(path: folder + "/station.csv")
-        let groupColumn = stations.column("station_g_cd"), lineOf = stations.column("line_cd")
-        let latColumn = stations.column("lat"), lngColumn = stations.column("lon")
-        for r in stations.records {
-            guard let group = stations.int(r, groupColumn, &problems), let line = stations.int(r, lineOf, &problems),
-                  let lat = stations.microDegrees(r, latColumn, &problems), let lng = stations.microDegrees(r, lngColumn, &problems) else { continue }
-            guard MicroDegrees.inJapan(lat: lat, lng: lng) else { continue }
-            if seen.insert(group).inserted {
-                let pref = min(47, max(1, Int(stations.string(r, "pref_cd")) ?? 13))
-                network.stations.append(Station(id: group, name: stations.string(r, "station_name"), yomi: stations.string(r, "station_name_k"),
-                                                wiki: "", pref: pref, address: stations.string(r, "address"), lat: lat, lng: lng,
-                                                operatorID: lineOperator[line] ?? 1, enabled: stations.string(r, "e_status") != "2"))
-            }
-            if lineOperator[line] != nil, pairs.insert([line, group]).inserted {
-                network.stationLines.append(StationLine(lineID: line, stationID: group, sort: Int(stations.string(r, "e_sort")) ?? 0))
-            }
-        }
-        network.sortByKey()
-        // As a real master does: a line the data gives no live station is disabled, not published empty.
-        let empty = Set(network.liveLinesWithoutStations.map(\.id))
-        for i in network.lines.indices where empty.contains(network.lines[i].id) { network.lines[i].enabled = false }
-        return network
-    }
+    /// All of Japan as a publish sees it (raw/ through Ingest).
+    static func nationalNetwork() async throws -> RailNetwork { try await NationalNetwork.network() }
 }
 
 /// XCTAssertThrowsError for an async expression.

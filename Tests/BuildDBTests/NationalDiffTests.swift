@@ -14,7 +14,7 @@ final class NationalDiffTests: XCTestCase {
     /// Two published national versions; the second with a season's worth of edits
     /// (renamed, moved, closed, opened, disabled, re-weighted, re-sorted).
     static func nationalPair() async throws -> (dist: String, old: String, new: String) {
-        let network = try Fixtures.ekidataNetwork()
+        let network = try await Fixtures.nationalNetwork()
         let dist = try Fixtures.temporaryFolder()
         try await Fixtures.publish(network, dist: dist)
         var next = network

@@ -122,9 +122,10 @@ final class VerifyTests: XCTestCase {
         let path = try corruptedCopy("SELECT 1")
         let db = try SQLiteDatabase(path: path)
         let root = try XCTUnwrap(try db.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = 'station_lat_index'"))
+        let pageSize = try XCTUnwrap(try db.scalarInt("PRAGMA page_size"))
         db.close()
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let page = (root - 1) * 4096
+        let page = (root - 1) * pageSize
         for i in 0..<8 { bytes[page + 3 + i] ^= 0x5A }   // cell count, content start: the page no longer parses
         try bytes.write(to: URL(fileURLWithPath: path))
         assertProblems(path, ["integrity_check: "])

@@ -172,7 +172,7 @@ final class N02ReaderTests: XCTestCase {
         let kind = String(repeating: "k", count: 1_000)
         try #"{ "sources": [ { "kind": "\#(kind)", "path": "x" } ] }"#.write(toFile: folder + "/sources.json", atomically: true, encoding: .utf8)
         let message = inputErrorMessages { try SourcesConfig.load(rawFolder: folder) }.first ?? ""
-        XCTAssertTrue(message.hasSuffix("... (1000 bytes)\"; expected one of native, ekidata, n02"), message)
+        XCTAssertTrue(message.hasSuffix("... (1000 bytes)\"; expected one of native, ekidata, n02, station_database"), message)
         XCTAssertLessThan(message.count, 300)
     }
 

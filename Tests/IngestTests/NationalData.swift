@@ -5,17 +5,15 @@ import StationIO
 import StationModel
 import Ingest
 import Synth
+import TestSupport
 
 /// All of Japan, from this repository only: raw/ekidata, and the same stations
 /// as an N02 document. The N02 document is not stored (about 12 MB); Synth
 /// writes it as `stationdb synth --scale 1` does, once per test process, into a
 /// temporary folder removed when the process exits.
 enum NationalData {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The national ekidata folder, raw/ekidata.
-    static var ekidata: String { packageRoot.appendingPathComponent("raw/ekidata").path }
+    /// The national ekidata folder (Tests/Fixtures/ekidata).
+    static var ekidata: String { RepositoryData.ekidata }
 
     /// A raw folder at `folder` with raw/ekidata as `ekidata` and the given sources.json (by
     /// default ekidata alone, as bench/run's ekidata-raw): ingest reads it without the

@@ -25,13 +25,18 @@ final class SourceFileTests: XCTestCase {
         case .n02:
             try Files.write(Array(SmallN02.document.utf8), to: raw + "/N02.xml")
             try Files.write(Array(#"{ "sources": [ { "kind": "n02", "path": "N02.xml" } ] }"#.utf8), to: raw + "/sources.json")
+        case .stationDatabase:
+            try Files.createFolder(raw + "/station_database")
+            for (name, text) in StationDatabaseReaderTests.files { try Files.write(Array(text.utf8), to: raw + "/station_database/" + name) }
+            try Files.write(Array(#"{ "sources": [ { "kind": "station_database", "path": "station_database" } ] }"#.utf8), to: raw + "/sources.json")
         }
         _ = try await IngestPipeline.read(IngestOptions(rawFolder: raw, rawLabel: "raw"))
         return raw
     }
 
     /// Each kind's file that a test replaces.
-    static let sourceFile: [SourceKind: String] = [.native: "native/stations.csv", .ekidata: "ekidata/station.csv", .n02: "N02.xml"]
+    static let sourceFile: [SourceKind: String] = [.native: "native/stations.csv", .ekidata: "ekidata/station.csv", .n02: "N02.xml",
+                                                   .stationDatabase: "station_database/station.csv"]
 
     /// The InputError of ingest's read of `raw`, as printed, and how long it took.
     func refusal(_ raw: String, file: StaticString = #filePath, line: UInt = #line) async -> (messages: [String], seconds: Double) {
@@ -54,6 +59,7 @@ final class SourceFileTests: XCTestCase {
             .native: "raw/native/stations.csv: file not found; expected stations.csv in the source folder raw/native",
             .ekidata: "raw/ekidata/station.csv: file not found; expected station.csv in the source folder raw/ekidata",
             .n02: "raw/N02.xml: file not found; expected the N02 XML file sources.json names",
+            .stationDatabase: "raw/station_database/station.csv: file not found; expected station.csv in the source folder raw/station_database",
         ]
         for kind in SourceKind.allCases {
             let raw = try await raw(kind)
@@ -100,7 +106,7 @@ final class SourceFileTests: XCTestCase {
         XCTAssertEqual(load(""), ["\(raw)/sources.json:1: column 1: not valid JSON: expected a value, found the end of the file"])
         // Valid JSON with a wrong value keeps naming the key.
         XCTAssertEqual(load(#"{ "sources": [ { "kind": "n03", "path": "x" } ] }"#),
-                       ["\(raw)/sources.json: sources.0.kind: unknown kind \"n03\"; expected one of native, ekidata, n02"])
+                       ["\(raw)/sources.json: sources.0.kind: unknown kind \"n03\"; expected one of native, ekidata, n02, station_database"])
     }
 
     /// `ab\0cd` in stations.csv was published as `ab` (SQLite's text binding stops at a NUL).

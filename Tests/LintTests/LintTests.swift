@@ -4,6 +4,7 @@ import Lint
 import StationIO
 import StationModel
 import Synth
+import TestSupport
 import XCTest
 
 /// A small native master around Tokyo, clean: six stations on two lines, a
@@ -87,9 +88,11 @@ final class LintRuleTests: XCTestCase {
         m.stations[1][2] = "とうきょう1"
         m.stations[2][2] = "カンダ"
         m.stations[3][2] = "あきはばら（でんきがい）"      // a sub-name in brackets: fine
-        m.stations[4][2] = "おかち・まち\u{3000}ー"          // a middle dot, an ideographic space, a long vowel: fine
+        m.stations[4][2] = "おかち・まち\u{3000}ーヶ"        // a middle dot, an ideographic space, a long vowel, ヶ: fine
+        m.stations[5][2] = ""                                   // live, and listed under no kana
+        m.stations[7][2] = ""                                   // disabled: the apps list it nowhere anyway
         let findings = try await findings(m)
-        XCTAssertEqual(findings, ["raw/stations.csv:2: yomi: [yomi]", "raw/stations.csv:3: yomi: [yomi]"])
+        XCTAssertEqual(findings, ["raw/stations.csv:2: yomi: [yomi]", "raw/stations.csv:3: yomi: [yomi]", "raw/stations.csv:6: yomi: [yomi]"])
         let report = try await m.lint()
         XCTAssertEqual(report.findings[0].message,
                        "'とうきょう1' holds '1' (U+0031); a reading is hiragana with ー, ・, brackets or an ideographic space")
@@ -183,21 +186,10 @@ final class LintRuleTests: XCTestCase {
 /// The rules on all of Japan: a few warnings on the data as given, and every
 /// planted error found where it was planted.
 final class NationalLintTests: XCTestCase {
-    /// The repository's national data: Tests/LintTests/<this file> -> raw/ekidata.
-    static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../raw/ekidata").standardized.path
-
-    /// All of Japan as a native master (stationdb synth --scale 1), and its network.
+    /// All of Japan (raw/ as ingest reads it) as a native master (stationdb synth --scale 1), and its network.
     func nationalMaster() async throws -> (folder: String, network: RailNetwork) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lint-national-\(UUID().uuidString)").path
-        let raw = folder + "/ekidata-raw"
-        try Files.createFolder(raw)
-        try FileManager.default.createSymbolicLink(atPath: raw + "/ekidata", withDestinationPath: Self.data)
-        try Files.write(Array(#"{ "sources": [ { "kind": "ekidata", "path": "ekidata" } ] }"#.utf8), to: raw + "/sources.json")
-        // With the repository's fixes (which disable the lines the data gives no station) and
-        // the registry whose IDs they name; ingest only reads it.
-        let repositoryRaw = parentFolder(of: Self.data)
-        try FileManager.default.createSymbolicLink(atPath: raw + "/fixes.csv", withDestinationPath: repositoryRaw + "/fixes.csv")
-        let network = try await IngestPipeline.run(IngestOptions(rawFolder: raw, registryPath: repositoryRaw + "/registry.csv")).staging.network
+        let network = try await NationalNetwork.network()
         try Synth(national: network, config: SynthConfig(scale: 1)).writeNative(folder: folder + "/master")
         return (folder + "/master", network)
     }
@@ -220,11 +212,9 @@ final class NationalLintTests: XCTestCase {
     func testAsGivenAndWithPlantedErrors() async throws {
         let (master, network) = try await nationalMaster()
         defer { Files.remove(parentFolder(of: master)) }
-        // The data as given is clean but for two kinds of oddity: the stand-in data groups some
-        // same-named stations hundreds of km apart under one station_g_cd (far from both
-        // neighbours on a line), and a station at a prefecture's edge may have none of its
-        // nearest stations in its prefecture. No other rule fires, and these are few: at most
-        // one station in 500 (README names this edition's 12).
+        // The data as given is clean but for one kind of oddity: a station at a prefecture's edge
+        // may have none of its nearest stations in its prefecture. No other rule fires, and these
+        // are few: at most one station in 500 (the default raw/ has 3).
         let given = try await lint(master)
         let listed = given.findings.map(\.description).joined(separator: "\n")
         XCTAssertTrue(given.byRule.allSatisfy { $0.value == 0 || ["far", "pref"].contains($0.key) }, listed)

@@ -64,8 +64,8 @@ struct NationalPreview: Sendable {
         for i in stride(from: 7, to: older.stations.count, by: 503) { older.stations[i].enabled.toggle() }    // disabled / re-enabled
         for (k, s) in older.stations.enumerated() where k % 3 == 0 && (35_550_000...35_800_000).contains(s.lat)
             && (139_600_000...139_900_000).contains(s.lng) && s.enabled {
-            // 12 <-> 13 around Tokyo: which machine pins win the city changes.
-            if w[s.id] == 12 { w[s.id] = 13 } else if w[s.id] == 13 { w[s.id] = 12 }
+            // Around Tokyo, a third of the stations weighted 1 or 13 the other way round: which pins win the city changes.
+            w[s.id] = (w[s.id] ?? 13) <= 10 ? 13 : 1
         }
         // Added in the candidate: a station the baseline lacks.
         let added = older.stations[1_000].id

@@ -70,3 +70,16 @@ public enum SmallN02 {
 
         """
 }
+
+/// The data this repository carries: the default raw/ (the upstream's release v20260529)
+/// and the fixtures of the other layouts, under Tests/Fixtures.
+public enum RepositoryData {
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    public static var raw: String { root + "/raw" }
+    public static var stationDatabase: String { raw + "/station_database" }
+    /// The upstream's release before raw/'s (v20260227): the upstream moving under a fetch.
+    public static var stationDatabaseEarlier: String { root + "/Tests/Fixtures/station_database/v20260227" }
+    /// All of Japan in ekidata.jp's layout (a 2017 snapshot): raw/ before the upstream.
+    public static var ekidata: String { root + "/Tests/Fixtures/ekidata" }
+}

@@ -53,8 +53,8 @@ public struct TimedRun: Sendable {
 public func runWithTimeout(_ executable: String, _ arguments: [String], in folder: String, environment: [String: String] = [:],
                            timeout: Double) throws -> TimedRun {
     let outPath = folder + "/.run-\(UUID().uuidString).out", errPath = folder + "/.run-\(UUID().uuidString).err"
-    FileManager.default.createFile(atPath: outPath, contents: nil)
-    FileManager.default.createFile(atPath: errPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     defer { try? FileManager.default.removeItem(atPath: outPath); try? FileManager.default.removeItem(atPath: errPath) }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)

@@ -25,7 +25,8 @@ final class SourceFetcherTests: XCTestCase {
     static let ekidataBodies: [String: String] = [
         "company.csv": "company_cd,rr_cd,company_name,company_type,e_status\n1,11,JR北海道,1,0\n",
         "line.csv": "line_cd,company_cd,line_name,e_status\n11101,1,\"函館本線, 函館-長万部\",0\n",
-        "station.csv": "station_cd,station_g_cd,station_name,line_cd,pref_cd,lon,lat,e_status\n1110101,1110101,函館,11101,1,140.726413,41.773709,0\n",
+        "station.csv": "station_cd,station_g_cd,station_name,line_cd,pref_cd,lon,lat,e_status\n1110101,1110101,函館,11101,1,140.726413,41.773709,0\n"
+            + "1110102,1110102,五稜郭,11101,1,140.733539,41.803557,0\n",
         "join.csv": "line_cd,station_cd1,station_cd2\n11101,1110101,1110102\n",
     ]
     let n02Text = FetchCommandTests.n02()

@@ -1,0 +1,162 @@
+import Foundation
+import XCTest
+import StationIO
+import StationModel
+import TestSupport
+@testable import Ingest
+
+/// An s_id once published names one station for good: a source's code is not an identity.
+/// Switching raw/ from ekidata to the upstream, and the upstream reusing its codes between
+/// releases, on the real data and on real rows.
+final class StationIdentityTests: XCTestCase {
+    /// raw/ as it was (Tests/Fixtures/ekidata, numbered afresh), then the same registry with
+    /// raw/ switched to the upstream's release (raw/station_database).
+    nonisolated(unsafe) static var switched: (before: RailNetwork, after: RailNetwork, registry: Registry)?
+
+    static func sourceSwitch() throws -> (before: RailNetwork, after: RailNetwork, registry: Registry) {
+        if let switched { return switched }
+        let ekidata = try EkidataReader.read(folder: RepositoryData.ekidata, label: "raw/ekidata")
+        let first = try IngestPipeline.assemble(sources: [ekidata], registry: Registry())
+        let upstream = try StationDatabaseReader.read(folder: RepositoryData.stationDatabase, label: "raw/station_database")
+        let second = try IngestPipeline.assemble(sources: [upstream], registry: try first.registry)
+        let made = (first.staging.network, second.staging.network, try second.registry)
+        switched = made
+        return made
+    }
+
+    func testSwitchingToTheUpstreamDeletesNoStationAndMovesNoRecordToAnotherStation() throws {
+        let (before, after, _) = try Self.sourceSwitch()
+        let now = Dictionary(uniqueKeysWithValues: after.stations.map { ($0.id, $0) })
+        let operatorNow = Dictionary(uniqueKeysWithValues: after.operators.map { ($0.id, $0) })
+        let operatorBefore = Dictionary(uniqueKeysWithValues: before.operators.map { ($0.id, $0) })
+        // An operator runs on when a station of this run is still its (大阪市交通局's became Osaka Metro's).
+        let runningNow = Set(after.stations.filter(\.enabled).map { operatorNow[$0.operatorID]!.name })
+        for old in before.stations {
+            let new = try XCTUnwrap(now[old.id], "s_id \(old.id) \(old.name) deleted")
+            // The same station: its name (what brackets add aside) or its place, never both changed.
+            let metres = MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: new.lat, lng2: new.lng)
+            XCTAssertTrue(StationName.base(old.name) == StationName.base(new.name) || metres <= 300,
+                          "s_id \(old.id): \(old.name) became \(new.name) \(Int(metres)) m away")
+            // Of the same operator, unless that operator is gone (renamed).
+            let was = operatorBefore[old.operatorID]!.name, isNow = operatorNow[new.operatorID]!.name
+            XCTAssertTrue(was == isNow || !runningNow.contains(was), "s_id \(old.id) \(old.name): \(was) -> \(isNow)")
+        }
+    }
+
+    /// Every station both sources give keeps its s_id: a live ekidata station with a live
+    /// upstream twin (its name, its operator, within a kilometre) is that twin.
+    func testEveryStationBothSourcesGiveKeepsItsID() throws {
+        let (before, after, _) = try Self.sourceSwitch()
+        let operatorBefore = Dictionary(uniqueKeysWithValues: before.operators.map { ($0.id, $0.name) })
+        let operatorNow = Dictionary(uniqueKeysWithValues: after.operators.map { ($0.id, $0.name) })
+        let newIDs = Set(after.stations.map(\.id)).subtracting(before.stations.map(\.id))
+        // ekidata had no Shinkansen station: a Shinkansen station is a station of its own (bundle.md), no one's twin.
+        let shinkansenLines = Set(after.lines.filter { $0.type == LineType.shinkansen }.map(\.id))
+        let shinkansen = Set(after.stationLines.filter { shinkansenLines.contains($0.lineID) }.map(\.stationID))
+        let added = after.stations.filter { newIDs.contains($0.id) && $0.enabled && !shinkansen.contains($0.id) }
+        let addedByName = Dictionary(grouping: added) { StationName.base($0.name) + "|" + operatorNow[$0.operatorID]! }
+        var kept = 0
+        for old in before.stations where old.enabled {
+            let twins = (addedByName[StationName.base(old.name) + "|" + operatorBefore[old.operatorID]!] ?? []).filter {
+                MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: $0.lat, lng2: $0.lng) <= 1_000
+            }
+            let new = after.stations.first { $0.id == old.id }!
+            if new.enabled { kept += 1 }
+            // A twin under a new s_id while the old one went dark would be a renumbering.
+            XCTAssertTrue(twins.isEmpty || new.enabled, "\(old.name) (s_id \(old.id)) reappears as s_id \(twins.map(\.id))")
+        }
+        XCTAssertGreaterThan(Double(kept) / Double(before.stations.count { $0.enabled }), 0.97, "\(kept) kept")
+    }
+
+    /// Real cases of the switch, each a way a code or a name could have misled it.
+    func testTheRealCasesOfTheSwitch() throws {
+        let (before, after, _) = try Self.sourceSwitch()
+        func ids(_ network: RailNetwork, _ name: String, pref: Int) -> [Int] {
+            network.stations.filter { $0.name == name && $0.pref == pref && $0.enabled }.map(\.id).sorted()
+        }
+        // ekidata's 1160902 was 英賀保; the upstream gives that code to 手柄山平和公園, opened in
+        // 2026, and 英賀保 the next one: 英賀保 keeps its s_id, the new station gets a new one.
+        XCTAssertEqual(ids(after, "英賀保", pref: 28), ids(before, "英賀保", pref: 28))
+        let tegarayama = try XCTUnwrap(ids(after, "手柄山平和公園", pref: 28).first)
+        XCTAssertGreaterThan(tegarayama, before.stations.map(\.id).max()!)
+        // ekidata's 1160918 was はりま勝原, the upstream's is 高島 (岡山): each keeps its own.
+        XCTAssertEqual(ids(after, "はりま勝原", pref: 28), ids(before, "はりま勝原", pref: 28))
+        XCTAssertEqual(ids(after, "高島", pref: 33), ids(before, "高島", pref: 33))
+        // What brackets add: 四ツ谷 is 四ツ谷(四ッ谷), of each of its operators.
+        XCTAssertEqual(ids(after, "四ツ谷(四ッ谷)", pref: 13), ids(before, "四ツ谷", pref: 13))
+        // Renamed where it stands (2020): 仲木戸 is 京急東神奈川.
+        XCTAssertEqual(ids(after, "京急東神奈川", pref: 14), ids(before, "仲木戸", pref: 14))
+        // Rebuilt 330 m down the line (2018): 苗穂 keeps its s_id.
+        XCTAssertEqual(ids(after, "苗穂", pref: 1), ids(before, "苗穂", pref: 1))
+        // ekidata had no Shinkansen station: each is new, beside the conventional one it kept.
+        let tokyo = after.stations.filter { $0.name == "東京" && $0.enabled }
+        XCTAssertEqual(tokyo.count, 4, "JR East, JR East's Shinkansen, JR Central's Shinkansen, Tokyo Metro")
+        XCTAssertEqual(Set(tokyo.map(\.id)).intersection(before.stations.map(\.id)).count, 2)
+    }
+
+    /// The upstream's own releases: a station keeps its s_id under its `id` whatever code it
+    /// moves to, and a code handed to another station gives that station a new s_id. Rows as
+    /// the upstream published them in v20251221 and v20260227 (手柄山平和公園 took 英賀保's
+    /// code and 英賀保 moved to the next).
+    func testTheUpstreamsCodesMoveAndItsIDsStay() throws {
+        let header = "code,id,name,original_name,name_kana,lat,lng,prefecture,postal_code,address,closed,open_date,closed_date,attr\n"
+        let v20251221 = header + """
+            1160902,2852,英賀保,英賀保,あがほ,34.813235,134.644762,28,672-8064,姫路市飾磨区山崎,0,NULL,NULL,heat
+            1160903,2853,網干,網干,あぼし,34.814096,134.584035,28,671-1286,姫路市網干区和久,0,NULL,NULL,heat
+
+            """
+        let v20260227 = header + """
+            1160902,9419,手柄山平和公園,手柄山平和公園,てがらやまへいわこうえん,34.823250,134.671389,28,670-0972,兵庫県姫路市西延末,0,2026-03-14,NULL,heat
+            1160903,2852,英賀保,英賀保,あがほ,34.813235,134.644762,28,672-8064,姫路市飾磨区山崎,0,NULL,NULL,heat
+            1160905,2853,網干,網干,あぼし,34.814096,134.584035,28,671-1286,姫路市網干区和久,0,NULL,NULL,heat
+
+            """
+        func release(_ stations: String) throws -> SourceNetwork {
+            let codes = stations.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] }
+            let register = "station_code,line_code,index,numbering\n" + codes.enumerated().map { "\($1),11609,\($0 + 1),NULL\n" }.joined()
+            return try StationDatabaseReader.read(folder: try makeSourceFolder(self, [
+                "company.csv": "code,rail_code,name,name_kana,name_formal,name_short,company_url,type,closed\n4,11,JR西日本,,,,NULL,1,0\n",
+                "line.csv": "code,id,name,name_kana,name_formal,station_size,company_code,color,symbol,closed,closed_date\n11609,164,JR山陽本線(姫路～岡山),,NULL,3,4,NULL,NULL,0,NULL\n",
+                "station.csv": stations, "register.csv": register]), label: "sd")
+        }
+        let first = try IngestPipeline.assemble(sources: [try release(v20251221)], registry: Registry())
+        let second = try IngestPipeline.assemble(sources: [try release(v20260227)], registry: try first.registry)
+        func id(_ out: IngestOutcome, _ name: String) -> Int? { out.staging.network.stations.first { $0.name == name }?.id }
+        XCTAssertEqual(id(second, "英賀保"), id(first, "英賀保"))
+        XCTAssertEqual(id(second, "網干"), id(first, "網干"))
+        XCTAssertEqual(id(second, "手柄山平和公園"), 3, "a new s_id")
+
+        // A release whose ids all changed (v20250430 changed them from hex to numbers): name and place keep every s_id.
+        let renumbered = v20260227.replacingOccurrences(of: ",2852,", with: ",ab12cd,").replacingOccurrences(of: ",2853,", with: ",ef34ab,")
+            .replacingOccurrences(of: ",9419,", with: ",0d9f00,")
+        let third = try IngestPipeline.assemble(sources: [try release(renumbered)], registry: try second.registry)
+        XCTAssertEqual(third.staging.network.stations.map(\.id), second.staging.network.stations.map(\.id))
+        XCTAssertEqual(third.report.newIDs[.station], 0)
+    }
+
+    /// ekidata's code keys count only while the registered row is still that station: a code
+    /// handed to another station, under another name in another place, gives it a new s_id.
+    func testACodeHandedToAnotherStationGivesANewID() throws {
+        let here = SourceLocation(file: "eki/station.csv", line: 2)
+        func ekidata(_ stations: [(cd: Int, name: String, lat: Int, lng: Int)]) -> SourceNetwork {
+            var n = SourceNetwork(kind: .ekidata, label: "eki")
+            n.operators = [SourceOperator(key: "ekidata:company:4", name: "JR西日本", type: 1, enabled: true, origin: here)]
+            for s in stations {
+                n.stations.append(SourceStation(key: "ekidata:station:4:\(s.cd)", matchKeys: ["code:\(s.cd)"], name: s.name, yomi: nil, wiki: nil,
+                                                pref: 28, address: nil, lat: s.lat, lng: s.lng, operatorKey: "ekidata:company:4", enabled: true,
+                                                origin: here))
+            }
+            return n
+        }
+        let first = try IngestPipeline.assemble(sources: [ekidata([(1160902, "英賀保", 34_813_235, 134_644_762)])], registry: Registry())
+        let second = try IngestPipeline.assemble(sources: [ekidata([(1160902, "手柄山平和公園", 34_823_250, 134_671_389),
+                                                                     (1160903, "英賀保", 34_813_235, 134_644_762)])],
+                                                 registry: try first.registry)
+        let live = second.staging.network.stations.filter(\.enabled)
+        XCTAssertEqual(live.filter { $0.name == "英賀保" }.map(\.id), [1])
+        XCTAssertEqual(live.filter { $0.name == "手柄山平和公園" }.map(\.id), [2])
+        // The same code, renamed where it stands: the same station.
+        let third = try IngestPipeline.assemble(sources: [ekidata([(1160903, "英賀保駅前", 34_813_300, 134_644_700)])], registry: try second.registry)
+        XCTAssertEqual(third.staging.network.stations.first { $0.name == "英賀保駅前" }?.id, 1)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import StationIO
+import TestSupport
+import XCTest
+
+/// The upstream as a maintainer meets it through make: switching raw/ to it from ekidata,
+/// and `make fetch UPSTREAM=` from a mirror on 127.0.0.1 followed by `make plan`.
+final class UpstreamMakeTests: XCTestCase {
+    var folders: [String] = []
+
+    override func tearDown() {
+        for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
+        folders = []
+    }
+
+    func fixture(copyingRaw raw: String? = nil) throws -> MakeFixture {
+        let f = try MakeFixture(copyingRaw: raw)
+        folders.append(f.folder)
+        return f
+    }
+
+    /// The stations of a published version: s_id -> (name, enabled).
+    func stations(_ bundle: String) throws -> [Int: (name: String, enabled: Bool)] {
+        var out: [Int: (name: String, enabled: Bool)] = [:]
+        for row in try SQLiteDatabase(path: bundle).query("SELECT s_id, station, enabled FROM stations") {
+            guard case .integer(let id) = row[0], case .text(let name) = row[1], case .integer(let enabled) = row[2] else { continue }
+            out[Int(id)] = (name, enabled == 1)
+        }
+        return out
+    }
+
+    /// README's recipe for switching a source: publish from the old one, replace raw/'s
+    /// source, look (the guards refuse: the old source's own stations go dark), publish with
+    /// FORCE_PUBLISH=1. No published station is deleted or given another's s_id.
+    func testSwitchingFromEkidataToTheUpstreamRenumbersNothing() throws {
+        let f = try fixture()
+        try FileManager.default.removeItem(atPath: f.raw)
+        try Files.createFolder(f.raw)
+        try FileManager.default.copyItem(atPath: RepositoryData.ekidata, toPath: f.raw + "/ekidata")
+        try f.write(#"{ "sources": [ { "kind": "ekidata", "path": "ekidata" } ] }"#, to: "raw/sources.json")
+        // As raw/ was: ekidata has no Shinkansen station, so its Shinkansen lines were disabled.
+        let shinkansen = ["東海道新幹線", "山陽新幹線", "東北新幹線", "上越新幹線", "上越新幹線(ガーラ湯沢支線)", "山形新幹線", "秋田新幹線", "北陸新幹線",
+                          "九州新幹線", "北海道新幹線"]
+        try f.write("action,table,match,field,value,expect,note\n" + shinkansen.map { "disable,lines,line=\($0),,,,\n" }.joined(), to: "raw/fixes.csv")
+        let first = try f.make()
+        XCTAssertEqual(first.status, 0, first.err)
+
+        try FileManager.default.removeItem(atPath: f.raw + "/ekidata")
+        try FileManager.default.copyItem(atPath: RepositoryData.stationDatabase, toPath: f.raw + "/station_database")
+        try f.write(#"{ "sources": [ { "kind": "station_database", "path": "station_database" } ] }"#, to: "raw/sources.json")
+        try f.write("action,table,match,field,value,expect,note\n", to: "raw/fixes.csv")
+        let refused = try f.make()
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.err.contains("exit 4 from stationdb"), refused.err)
+        XCTAssertEqual(try f.latestVersion(), 1, "nothing published without consent")
+
+        let forced = try f.make("FORCE_PUBLISH=1")
+        XCTAssertEqual(forced.status, 0, forced.err)
+        XCTAssertEqual(try f.latestVersion(), 2)
+        let before = try stations(f.dist + "/1/stations.sqlite"), after = try stations(f.dist + "/2/stations.sqlite")
+        for (id, old) in before { XCTAssertNotNil(after[id], "s_id \(id) \(old.name) deleted") }
+        func id(_ name: String, in version: [Int: (name: String, enabled: Bool)]) -> [Int] {
+            version.filter { $0.value.name == name && $0.value.enabled }.map(\.key).sorted()
+        }
+        XCTAssertEqual(id("英賀保", in: after), id("英賀保", in: before))
+        XCTAssertEqual(id("はりま勝原", in: after), id("はりま勝原", in: before))
+        XCTAssertTrue(Set(id("手柄山平和公園", in: after)).isDisjoint(with: before.keys), "a new station, a new s_id")
+        // Stations only ekidata had are kept, disabled.
+        XCTAssertGreaterThan(before.count { $0.value.enabled && after[$0.key]?.enabled == false }, 0)
+    }
+
+    func integers(_ bundle: String, _ sql: String) throws -> [Int] {
+        try SQLiteDatabase(path: bundle).query(sql).map { row in
+            guard case .integer(let v) = row[0] else { return -1 }
+            return Int(v)
+        }
+    }
+
+    /// The default raw/ through `make`, as a new user runs it: a bundle the apps can ship.
+    func testTheDefaultRawGivesABundleTheAppsCanShip() throws {
+        let f = try fixture(copyingRaw: RepositoryData.raw)
+        let run = try f.make()
+        XCTAssertEqual(run.status, 0, run.err)
+        let bundle = f.dist + "/1/stations.sqlite"
+        XCTAssertEqual(try integers(bundle, "SELECT count(*) FROM stations WHERE enabled = 1 AND yomi = ''"), [0], "every live station has a reading")
+        // The apps' 五十音 index: the first character of each live station's reading.
+        XCTAssertGreaterThanOrEqual(try integers(bundle, "SELECT count(DISTINCT substr(yomi, 1, 1)) FROM stations WHERE enabled = 1")[0], 40)
+        XCTAssertEqual(try integers(bundle, """
+            SELECT count(*) FROM stations_lines JOIN lines USING (l_id) JOIN stations USING (s_id)
+            WHERE line = '東海道新幹線' AND lines.enabled = 1 AND stations.enabled = 1 AND l_type = 1
+            """), [17])
+        XCTAssertEqual(try integers(bundle, "SELECT enabled FROM stations WHERE station IN ('仁山', '二股')"), [0, 0], "closed on 2026-03-14")
+        // The credits travel with the data, and latest.json names the licence.
+        XCTAssertEqual(try Files.read(f.dist + "/1/CREDITS.md"), try Files.read(RepositoryData.raw + "/CREDITS.md"))
+        let latest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.dist + "/latest.json"))) as! [String: Any]
+        XCTAssertEqual(latest["license"] as? String, "CC BY-SA 4.0")
+        XCTAssertEqual(latest["credits"] as? String, "1/CREDITS.md")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.dist + "/1/manifest.json"))) as! [String: Any]
+        XCTAssertEqual((manifest["files"] as? [String: String])?["CREDITS.md"], try SHA256.hex(fileAt: f.dist + "/1/CREDITS.md"))
+    }
+
+    /// The mirror of a release laid out as the upstream's repository.
+    func mirror(of release: String, at folder: String) throws {
+        try Files.createFolder(folder + "/out/main")
+        try Files.createFolder(folder + "/src")
+        for name in ["station.csv", "line.csv", "register.csv"] {
+            try FileManager.default.copyItem(atPath: release + "/" + name, toPath: folder + "/out/main/" + name)
+        }
+        try FileManager.default.copyItem(atPath: release + "/company.csv", toPath: folder + "/src/company.csv")
+        try FileManager.default.copyItem(atPath: release + "/latest_info.json", toPath: folder + "/latest_info.json")
+    }
+
+    /// raw/ at the upstream's v20260227, published; the mirror moves to v20260529 (raw/'s
+    /// own); `make fetch UPSTREAM=` takes it, and `make plan` names what the upstream changed.
+    func testFetchFromAMirrorAndPlanNameTheUpstreamsChanges() throws {
+        let f = try fixture(copyingRaw: RepositoryData.raw)
+        try FileManager.default.removeItem(atPath: f.raw + "/station_database")
+        try FileManager.default.copyItem(atPath: RepositoryData.stationDatabaseEarlier, toPath: f.raw + "/station_database")
+        let first = try f.make()
+        XCTAssertEqual(first.status, 0, first.err)
+
+        let site = f.folder + "/site"
+        try mirror(of: RepositoryData.stationDatabase, at: site + "/station_database")
+        let server = try StaticServer(root: site)
+        let fetched = try f.make("fetch", "UPSTREAM=\(server.baseURL)/station_database/")
+        XCTAssertEqual(fetched.status, 0, fetched.err)
+        for name in ["station.csv", "line.csv", "register.csv", "company.csv", "latest_info.json"] {
+            XCTAssertEqual(try Files.read(f.raw + "/station_database/" + name), try Files.read(RepositoryData.stationDatabase + "/" + name), name)
+        }
+
+        let plan = try f.make("plan", "FORMAT=json")
+        XCTAssertEqual(plan.status, 0, plan.err)
+        let report = try JSONSerialization.jsonObject(with: Data(plan.out.utf8)) as! [String: Any]
+        let entries = report["entries"] as! [[String: Any]]
+        let disabled = Set(entries.filter { $0["kind"] as? String == "disabled" && $0["table"] as? String == "stations" }.compactMap { $0["name"] as? String })
+        XCTAssertTrue(disabled.isSuperset(of: ["仁山 (JR北海道)", "二股 (JR北海道)"]), "\(disabled)")
+        let lines = Set(entries.filter { $0["kind"] as? String == "disabled" && $0["table"] as? String == "lines" }.compactMap { $0["name"] as? String })
+        XCTAssertEqual(lines, ["JR留萌本線 (JR北海道)"])
+    }
+
+    /// A release whose files do not agree (register.csv names a line line.csv lacks) is
+    /// refused whole: exit 2 from stationdb, and raw/ as it was, file for file.
+    func testAReleaseWhoseFilesDisagreeReplacesNothing() throws {
+        let f = try fixture(copyingRaw: RepositoryData.raw)
+        try FileManager.default.removeItem(atPath: f.raw + "/station_database")
+        try FileManager.default.copyItem(atPath: RepositoryData.stationDatabaseEarlier, toPath: f.raw + "/station_database")
+        let site = f.folder + "/site"
+        try mirror(of: RepositoryData.stationDatabase, at: site)
+        try (try String(contentsOfFile: site + "/out/main/register.csv", encoding: .utf8) + "100201,4242,99,NULL\n")
+            .write(toFile: site + "/out/main/register.csv", atomically: true, encoding: .utf8)
+        let server = try StaticServer(root: site)
+        let before = try MakeFixture.snapshot(f.raw)
+        let fetched = try f.make("fetch", "UPSTREAM=\(server.baseURL)/")
+        XCTAssertNotEqual(fetched.status, 0)
+        XCTAssertTrue(fetched.err.contains("exit 2 from stationdb"), fetched.err)
+        XCTAssertTrue(fetched.err.contains("line_code"), "names the field: \(fetched.err)")
+        XCTAssertEqual(try MakeFixture.snapshot(f.raw), before)
+    }
+}
