@@ -160,10 +160,7 @@ public final class SourceFetcher {
         // Every rename must be able to succeed before the first one is made.
         for name in newFiles + states {
             let destination = joinPath(folder, name)
-            var info = stat()
-            if lstat(destination, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-                throw TransferError.notAFile(path: destination)
-            }
+            if Files.notPlain(destination) != nil { throw TransferError.notAFile(path: destination) }
         }
         let journal = (newFiles + states).map { $0 + "\n" }.joined()
         try TransferError.locally { try AtomicFile.write(journal, to: joinPath(staging, Self.journalName)) }

@@ -115,8 +115,7 @@ public struct DiagnosticCollector: Sendable {
     public func check(damaged: Bool = false) throws {
         guard !isEmpty else { return }
         let error = InputError(diagnostics, truncated: truncated)
-        if damaged { throw DamagedError(error) }
-        throw error
+        if damaged { throw DamagedError(error) } else { throw error }
     }
 }
 
@@ -132,16 +131,12 @@ public func shown(_ value: String, limit: Int = 80) -> String {
 /// and bidirectional override is written `\u{..}`, so no value can end a line and forge
 /// the next, move the cursor or reorder what is shown.
 public func printable(_ text: String) -> String {
-    func isControl(_ s: Unicode.Scalar) -> Bool {
-        switch s.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: return true
-        default: return (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value)
-        }
-    }
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
     var out = String.UnicodeScalarView()
     for s in text.unicodeScalars {
-        if isControl(s) { out.append(contentsOf: "\\u{\(String(s.value, radix: 16))}".unicodeScalars) } else { out.append(s) }
+        if [.control, .lineSeparator, .paragraphSeparator].contains(s.properties.generalCategory)
+            || (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value) {
+            out.append(contentsOf: "\\u{\(String(s.value, radix: 16))}".unicodeScalars)
+        } else { out.append(s) }
     }
     return String(out)
 }

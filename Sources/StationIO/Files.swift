@@ -249,17 +249,13 @@ public enum AtomicFile {
     public static func destination(_ path: String) throws -> String {
         var info = stat()
         guard lstat(path, &info) == 0 else { return path }
-        var target = path
-        let link = Files.linkTarget(path).map { " (a link to \($0))" } ?? ""
-        if info.st_mode & S_IFMT == S_IFLNK {
-            guard let resolved = realpath(path, nil), stat(resolved, &info) == 0 else {
-                throw InputError(SourceLocation(file: path), "a link to \(Files.linkTarget(path) ?? ""), which does not exist; give a file or a new path")
-            }
-            target = String(cString: resolved)
-            free(resolved)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw InputError(SourceLocation(file: path), "\(Files.kind(info.st_mode))\(link), not a file; stationdb writes only to a file or a new path")
+        let link = Files.linkTarget(path)
+        let resolved = link == nil ? nil : realpath(path, nil)
+        defer { free(resolved) }
+        let target = resolved.map { String(cString: $0) } ?? path
+        guard stat(target, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            let what = stat(target, &info) == 0 ? Files.kind(info.st_mode) : "nothing"
+            throw InputError(SourceLocation(file: path), "\(what)\(link.map { " (a link to \($0))" } ?? ""), not a file; stationdb writes only to a file or a new path")
         }
         return target
     }

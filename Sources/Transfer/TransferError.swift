@@ -41,11 +41,9 @@ public enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Whether the URL serves nothing we can read: a 4xx, or a redirect to another protocol.
     /// For the URL a user gave that is bad input; for a file a dist names, a damaged dist.
     public var isNotServed: Bool {
-        switch self {
-        case .httpStatus(_, let status): return status >= 400 && status < 500
-        case .notHTTP: return true
-        default: return false
-        }
+        if case .httpStatus(_, let status) = self { return (400..<500).contains(status) }
+        if case .notHTTP = self { return true }
+        return false
     }
 
     /// 2 when the URL given serves nothing (a 4xx, a redirect to another protocol) or
