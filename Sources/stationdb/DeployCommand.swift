@@ -45,15 +45,13 @@ struct DeployCommand: ParsableCommand {
         sh, coreutils (sha256sum) and rsync on the host. For a bucket (S3 and
         compatible), see README's "Hosting" section.
 
-        Only regular files and real folders are deployed: a link in the dist (a
-        file, or a version folder) is refused, named, and nothing is copied.
-
         Exit status: 0 deployed, or nothing to copy; 2 bad input (a link in the
-        dist, a target version folder that differs, a target latest.json above
-        the dist's, a bad TARGET, one that starts with '-' included); 3 I/O or a
-        damaged dist (a file missing or not its manifest's sha256; a copy failed,
-        the host unreachable, --check failed, another deploy from the dist runs
-        with --no-wait).
+        dist, to a file or as a version folder: only regular files and real
+        folders are deployed; a target version folder that differs, a target
+        latest.json above the dist's, a bad TARGET, one that starts with '-'
+        included); 3 I/O or a damaged dist (a file missing or not its
+        manifest's sha256; a copy failed, the host unreachable, --check failed,
+        another deploy from the dist runs with --no-wait).
         """)
 
     @Argument(help: "The dist folder make publishes into.")
