@@ -42,6 +42,7 @@ public struct DataFix: Sendable, Hashable {
 
 public enum DataFixes {
     public static let fileName = "fixes.csv"
+    public static let columns = CSVColumns(required: ["action", "table", "match", "field", "value"], optional: ["expect", "note"])
 
     static let columnsOf: [DataFix.Table: [String]] = [
         .operators: BundleSchema.masterColumns(Operator.schema),
@@ -53,7 +54,7 @@ public enum DataFixes {
         guard Files.exists(path) else { return [] }
         let table = try CSVReader.read(path: path, displayName: label)
         if table.header.isEmpty { return [] }
-        try table.require(["action", "table", "match", "field", "value"])
+        try table.require(columns)
         let cAction = table.column("action"), cTable = table.column("table"), cMatch = table.column("match")
         let cField = table.column("field"), cValue = table.column("value"), cExpect = table.column("expect")
         var problems = DiagnosticCollector()

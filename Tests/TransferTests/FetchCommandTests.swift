@@ -100,7 +100,7 @@ final class FetchCommandTests: XCTestCase {
 
         let second = try fetch()
         XCTAssertEqual(second.status, 2, second.err)
-        for expected in [server.baseURL + "/ekidata/station.csv", "raw/ekidata/station.csv", "station_cd", "<html>maintenance</html>",
+        for expected in [server.baseURL + "/ekidata/station.csv", "raw/ekidata/station.csv", "station_cd",
                          server.baseURL + "/N02.xml", "raw/N02-stations.xml", "stationNam",
                          "ekidata (ekidata) left as it was", "N02-stations.xml (n02) left as it was"] {
             XCTAssertTrue(second.err.contains(expected), "expected \"\(expected)\" in:\n\(second.err)")
