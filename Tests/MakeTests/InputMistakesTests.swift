@@ -45,10 +45,11 @@ final class InputMistakesTests: XCTestCase {
     }
 
     /// A FIFO as a source file or sources.json, or a source linked to /dev/zero, hung
-    /// `make` forever while it held dist/.lock. Each is now bad input naming the file.
+    /// `make` forever while it held dist/.lock. Each is now bad input naming the file
+    /// (a link that leaves raw/ before anything is read).
     func testNoSpecialFileHangsAPublish() throws {
         let fifo = "a FIFO (named pipe), not a file; expected a file here"
-        let zero = "a character device (a link to /dev/zero), not a file; expected a file here"
+        let zero = "a link to /dev/zero, outside the raw folder"
         let cases: [(kind: String, file: String, link: Bool)] = [
             ("native", "stations.csv", false), ("ekidata", "ekidata/station.csv", false), ("n02", "N02.xml", false),
             ("native", "sources.json", false), ("native", "weights.csv", false),

@@ -85,6 +85,22 @@ final class FetchCommandTests: XCTestCase {
         return out
     }
 
+    /// A source path `../escape.xml` (or `../../outside/dir`) made fetch write there, exit 0
+    /// (here both would land in the test's scratch folder, beside raw/).
+    func testFetchWritesNothingOutsideRaw() throws {
+        let sources = """
+        { "sources": [
+            { "kind": "n02", "path": "../escape.xml", "url": "\(server.baseURL)/N02.xml" },
+            { "kind": "ekidata", "path": "ekidata/../../outside/dir", "url": "\(server.baseURL)/ekidata/" } ] }
+        """
+        try sources.write(toFile: scratch + "/raw/sources.json", atomically: true, encoding: .utf8)
+        let run = try fetch()
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/escape.xml"), run.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch).sorted(), ["raw", "requests.log", "server.py", "site"],
+                       "nothing new beside raw/")
+    }
+
     func testFetchRefusesWhatItsSourcesReadersWouldRefuse() throws {
         let first = try fetch()
         XCTAssertEqual(first.status, 0, first.err)
