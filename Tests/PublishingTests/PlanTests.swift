@@ -1,3 +1,4 @@
+import BuildDB
 import BundleDiff
 import Foundation
 import Ingest
@@ -231,6 +232,61 @@ final class PlanTests: XCTestCase {
         let report = try await pipeline().publish()
         XCTAssertEqual(report.outcome, .unchanged)
         XCTAssertEqual(try Files.read(raw + "/registry.csv"), registry, "restored for the maintainer to commit")
+    }
+
+    /// After deleting both raw/registry.csv and dist/1/registry.csv, a publish said
+    /// "raw/registry.csv updated (10554 new IDs)": every station under a new s_id. Where a
+    /// version is published and no registry can be found, plan and publish refuse (exit 2).
+    func testARegistryIsNeverRebuiltFromNothing() async throws {
+        _ = try await pipeline().publish()
+        unlink(raw + "/registry.csv")
+        unlink(dist + "/1/registry.csv")
+        let before = try published()
+        for run in ["plan", "publish"] {
+            do {
+                _ = run == "plan" ? try await pipeline().plan().report : try await pipeline().publish()
+                XCTFail("\(run): expected bad input")
+            } catch let error as InputError {
+                XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: raw + "/registry.csv")], run)
+            }
+            XCTAssertEqual(try published(), before, "\(run): dist/ and raw/ as they were")
+        }
+    }
+
+    /// After `sqlite3 dist/2/stations.sqlite "update stations set station='改竄' where s_id=1"`,
+    /// plan reported a phantom rename, publish made patch-from-2.sql from the changed copy and
+    /// verify said ok. The baseline is checked against what was published (exit 3), and verify
+    /// checks every version's files.
+    func testAChangedPublishedVersionIsNeverABaselineAndVerifyFindsIt() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().publish()
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 2)
+        for version in [2, 1] {
+            let path = dist + "/\(version)/stations.sqlite"
+            let original = try Files.read(path)
+            let database = try SQLiteDatabase(path: path, mode: .readWrite)
+            try database.execute("UPDATE stations SET station = '改竄' WHERE s_id = 1")
+            database.close()
+            XCTAssertThrowsError(try BundleVerifier.verify(path: dist), "version \(version)") { error in
+                XCTAssertTrue(error is InputError, "\(error)")
+            }
+            if version == 2 {
+                try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+                let before = try published()
+                for run in ["plan", "publish"] {
+                    do {
+                        _ = run == "plan" ? try await pipeline().plan().report : try await pipeline().publish()
+                        XCTFail("\(run): expected an environment error (exit 3)")
+                    } catch let error as EnvironmentError {
+                        XCTAssertTrue(error.message.contains(path), error.message)
+                    }
+                    XCTAssertEqual(try published(), before, run)
+                }
+            }
+            try Files.write(original, to: path)
+            XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
+        }
     }
 
     func testTheReportAsJSON() async throws {
