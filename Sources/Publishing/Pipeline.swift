@@ -167,7 +167,7 @@ public struct Pipeline: Sendable {
         switch report.outcome {
         case .published:
             // What a reviewer looks at first, said even when no plan was looked at.
-            for line in report.lookAtThese { note("look at this: \(line)") }
+            for line in report.lookAtThese { note("look at this: \(printable(line))") }
             note("stationdb: published version \(report.version ?? 0) into \(settings.dist)")
         case .refused: break
         default:

@@ -199,7 +199,7 @@ extension RunReport {
             let notable = lookAtThese
             if !notable.isEmpty {
                 out += "\nlook at these (moves over 1 km and renames, and the fixes that make them):\n"
-                for line in notable { out += "  \(line)\n" }
+                for line in notable { out += "  \(printable(line))\n" }
             }
             for table in ChangeList.tableOrder {
                 let rows = entries.filter { $0.table == table }
@@ -207,7 +207,7 @@ extension RunReport {
                 out += "\n\(table):\n"
                 for kind in ChangeList.Kind.allCases {
                     let some = rows.filter { $0.kind == kind }
-                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padded(to: 9)) \(Self.describe(e))\n" }
+                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padded(to: 9)) \(printable(Self.describe(e)))\n" }
                     if some.count > limit { out += "  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more\n" }
                 }
             }
@@ -224,7 +224,7 @@ extension RunReport {
     }
 
     var guardsText: String {
-        "guards: \(verdict)" + guards.violations.map { "\n  - \($0)" }.joined()
+        "guards: \(verdict)" + guards.violations.map { "\n  - \(printable($0))" }.joined()
     }
 
     func markdown(limit: Int, preview: String?) -> String {

@@ -107,6 +107,19 @@ public struct DiagnosticCollector: Sendable {
     }
 }
 
+/// `text` with every control character (C0 such as CR, LF and ESC, DEL, and C1) shown as
+/// `\u{1B}`: what a source or a server says never colours a terminal, moves its cursor or
+/// starts a line of its own in a log or a text report.
+public func printable(_ text: String) -> String {
+    func isControl(_ c: Unicode.Scalar) -> Bool { c.value < 0x20 || (0x7F...0x9F).contains(c.value) }
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = ""
+    for c in text.unicodeScalars {
+        if isControl(c) { out += "\\u{\(String(c.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(c) }
+    }
+    return out
+}
+
 /// A value for a message: the text as it is, or, when it is long, its first 80
 /// characters and how long it was (a 10 MB field should not be echoed whole).
 public func shown(_ value: String, limit: Int = 80) -> String {

@@ -289,6 +289,25 @@ final class PlanTests: XCTestCase {
         }
     }
 
+    /// A station name `![x](http://...)`, `<details>` or `@everyone` went into a pull request's
+    /// comment as markup (an image fetched, a section opened, everyone notified), and an escape
+    /// sequence into the terminal. Markdown shows it as text; text shows control characters as \u{..}.
+    func testWhatASourceSaysReadsAsTextInEveryReport() async throws {
+        _ = try await pipeline().publish()
+        let hostile = "![x](http://tracker.invalid/x.png) <details><summary>ok</summary> @everyone *b* `c` \u{1B}[31mred\u{7}"
+        try writeFixes("set,stations,s_id=7,station,\(hostile),station=駅7,")
+        let report = try await pipeline().plan().report
+        XCTAssertEqual(report.entries?.filter { $0.kind == .renamed }.map(\.new), [hostile], "the bundle holds it as written")
+        let markdown = try report.render(.markdown), text = try report.render(.text)
+        for (format, rendered) in [("markdown", markdown), ("text", text)] {
+            XCTAssertFalse(rendered.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(format): \(rendered)")
+        }
+        XCTAssertTrue(text.contains("\\u{1B}[31mred\\u{7}"), text)
+        for markup in ["![x](", "[x](", "<details><summary>ok", "@everyone", "*b*", "`c`"] {
+            XCTAssertFalse(markdown.contains(markup), "\(markup) in:\n\(markdown)")
+        }
+    }
+
     func testTheReportAsJSON() async throws {
         _ = try await pipeline().publish()
         try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
