@@ -112,15 +112,18 @@ public enum DataFixes {
     public struct Outcome: Sendable {
         /// Fixes that changed nothing: the network already held their value.
         public var unneeded: [DataFix] = []
-        /// Fixes that move a station more than a kilometre or rename one, each at its
-        /// line and by the station's name: a mistyped ID does exactly that.
-        public var notable: [Diagnostic] = []
+        /// Fixes that move a station more than a kilometre from where it was published, or
+        /// give it another name than it was published under, each at its line and with the
+        /// station's s_id: a mistyped ID does exactly that. A fix whose result is published
+        /// already is no news.
+        public var notable: [(station: Int, diagnostic: Diagnostic)] = []
     }
 
     /// Applies every fix in file order; collects every problem. Rows are found
     /// through an index by the first matched column, so many fixes cost little more than a few.
+    /// `published` gives a station as it was last published (the registry's row), if it was.
     @discardableResult
-    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws -> Outcome {
+    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork, published: (Int) -> Station? = { _ in nil }) throws -> Outcome {
         var problems = DiagnosticCollector()
         var index = FixIndex()
         var outcome = Outcome()
@@ -167,13 +170,14 @@ public enum DataFixes {
                 switch fix.table {
                 case .stations:
                     let s = network.stations[i]
-                    if let before, before.name != s.name {
-                        outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "renames s_id \(s.id) \(shown(before.name)) to \(shown(s.name))"))
-                    }
-                    if let before, before.lat != s.lat || before.lng != s.lng {
-                        let metres = MicroDegrees.distanceMetres(lat1: before.lat, lng1: before.lng, lat2: s.lat, lng2: s.lng)
-                        if metres > MicroDegrees.notableMoveMetres {
-                            outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(MicroDegrees.notableMoveMetres)) m: is it the right station?"))
+                    if let before {
+                        let was = published(s.id) ?? before
+                        if before.name != s.name, was.name != s.name {
+                            outcome.notable.append((s.id, Diagnostic(fieldLocation(fix, "value"), "renames s_id \(s.id) \(shown(was.name)) to \(shown(s.name))")))
+                        }
+                        let metres = MicroDegrees.distanceMetres(lat1: was.lat, lng1: was.lng, lat2: s.lat, lng2: s.lng)
+                        if before.lat != s.lat || before.lng != s.lng, metres > MicroDegrees.notableMoveMetres {
+                            outcome.notable.append((s.id, Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(MicroDegrees.notableMoveMetres)) m: is it the right station?")))
                         }
                     }
                     // A bad result is reported here and not kept, so the whole network's check does not report it again.

@@ -13,8 +13,9 @@ public struct IngestReport: Sendable {
     public var warnings: [Diagnostic] = []
     /// Fixes whose value the network already held before they were applied.
     public var unneededFixes: [DataFix] = []
-    /// Fixes that move a station more than a kilometre or rename one (DataFixes.Outcome).
-    public var notableFixes: [Diagnostic] = []
+    /// Fixes that move a station more than a kilometre or rename one, against the station
+    /// as the registry says it was published (DataFixes.Outcome).
+    public var notableFixes: [(station: Int, diagnostic: Diagnostic)] = []
     public var newIDs: [Registry.Kind: Int] = [:]
     public var vanished: [Registry.Kind: Int] = [:]
     public var sources: [String] = []
@@ -51,7 +52,9 @@ public struct IngestInputs {
 public struct IngestOptions: Sendable {
     /// The raw folder.
     public var rawFolder: String
-    /// How raw/ is named in messages (defaults to the path as given).
+    /// How raw/ is named in messages and reports: by default the path as given, or for an
+    /// absolute one (make's RAW, scripts/ci-plan's) its last part, "raw", as the repository
+    /// names it, not the machine's path.
     public var rawLabel: String
     public var registryPath: String
     public var fixesPath: String
@@ -65,7 +68,7 @@ public struct IngestOptions: Sendable {
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
-        self.rawLabel = rawLabel ?? rawFolder
+        self.rawLabel = rawLabel ?? (rawFolder.hasPrefix("/") ? fileName(of: rawFolder) : rawFolder)
         self.registryPath = registryPath ?? joinPath(rawFolder, Registry.fileName)
         self.fixesPath = fixesPath ?? joinPath(rawFolder, DataFixes.fileName)
         self.problemLimit = problemLimit
@@ -74,7 +77,7 @@ public struct IngestOptions: Sendable {
     /// A nightly job whose raw/ is gone must fail, not find nothing new.
     public func checkRawFolder() throws {
         guard !Files.isFolder(rawFolder) else { return }
-        throw InputError(SourceLocation(file: rawLabel), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
+        throw InputError(SourceLocation(file: rawFolder), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
                              : "no such folder; expected the raw folder of station sources (README: Layout of raw/); nothing was written")
     }
 
@@ -254,7 +257,7 @@ public enum IngestPipeline {
         network.sortByKey()
         var fixProblems = inputs.fixProblems
         do {
-            let fixed = try DataFixes.apply(inputs.fixes, to: &network)
+            let fixed = try DataFixes.apply(inputs.fixes, to: &network, published: { registry.row(station: $0) })
             (report.unneededFixes, report.notableFixes) = (fixed.unneeded, fixed.notable)
         } catch let e as InputError { fixProblems += e.diagnostics }
         // Every bad fix at once, in file order: those that could not be read among those that could not be applied.

@@ -16,10 +16,15 @@ public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible 
     public var line: Int?
     public var field: String?
     public var message: String
+    /// The station a `review` finding is about: a report lists it only when its version changes that station.
+    public var stationID: Int?
 
-    public init(_ rule: LintRule, _ location: SourceLocation, _ message: String) {
+    public init(_ rule: LintRule, _ location: SourceLocation, _ message: String, station: Int? = nil) {
         self.rule = rule.rawValue; file = location.file; line = location.line; field = location.field; self.message = message
+        stationID = station
     }
+
+    enum CodingKeys: String, CodingKey { case rule, file, line, field, message, stationID = "s_id" }
 
     public var location: SourceLocation { SourceLocation(file: file, line: line, field: field) }
     public var description: String { "\(location): \(message) [\(rule)]" }
@@ -42,7 +47,8 @@ public enum LintRule: String, CaseIterable, Sendable {
     case handWeight = "hand-weight"
     /// A fix whose value the sources already hold.
     case fix
-    /// A fix that moves a station more than a kilometre or renames one: right station?
+    /// A fix that moves a station more than a kilometre from where it was published, or
+    /// renames it: right station? (Once published, no longer.)
     case review
     /// A live line on which no live station lies: the apps would list it empty.
     case emptyLine = "empty-line"
@@ -106,7 +112,7 @@ public enum Lint {
             LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
                         "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
         }
-        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.location, $0.message) }
+        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.diagnostic.location, $0.diagnostic.message, station: $0.station) }
         let network = outcome.staging.network
         findings += network.liveLinesWithoutStations.map {
             LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),

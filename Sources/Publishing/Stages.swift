@@ -91,9 +91,15 @@ public struct IngestStage: Stage {
     /// The registry in raw/ is the one ingest read, or the one it wrote once build has
     /// copied it there: either way the staging file is still what ingest would make.
     /// (A plan leaves raw/ alone, so the `make` after it finds the registry it read.)
+    /// Not so the lint report's `review` findings, fixes that change a station from how
+    /// the registry says it was published: once published, they are no news, and the
+    /// report is made again.
     public func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
         var now = now
-        if let recorded, now.inputs["registry"] == recorded.outputs["registry"] { now.inputs["registry"] = recorded.inputs["registry"] }
+        if let recorded, now.inputs["registry"] == recorded.outputs["registry"],
+           (try? lint.map { try BuildStage.lintReport($0).byRule[LintRule.review.rawValue] ?? 0 } ?? 0) == 0 {
+            now.inputs["registry"] = recorded.inputs["registry"]
+        }
         return now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
     }
 

@@ -197,12 +197,12 @@ final class PlanTests: XCTestCase {
     func testMistakesInFixesAreErrorsAtTheirLine() async throws {
         // A mistyped but existing s_id: the row is named by what it really is.
         var found = try await refusal("move,stations,s_id=15,,35.6 139.7,station=駅5,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "expect")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 2, field: "expect")])
         XCTAssertTrue(found[0].message.contains("駅15"), found[0].message)
 
         // Two fixes giving one field two values: both lines named.
         found = try await refusal("set,stations,s_id=3,yomi,えきさん,,", "set,stations,s_id=3,yomi,えきみっつ,,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 3, field: "value")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 3, field: "value")])
         XCTAssertTrue(found[0].message.contains("line 2"), found[0].message)
         found = try await refusal("disable,stations,s_id=3,,,,", "enable,stations,s_id=3,,,,")
         XCTAssertEqual(found.map(\.location.line), [3])
@@ -211,9 +211,9 @@ final class PlanTests: XCTestCase {
 
         // What a fix makes of its row is checked at its line.
         found = try await refusal("move,stations,s_id=3,,0 0,,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "value")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 2, field: "value")])
         found = try await refusal("set,stations,s_id=3,o_id,9,,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "value")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 2, field: "value")])
 
         // The same value twice is no conflict.
         try writeFixes("set,stations,s_id=3,yomi,えきさん,,", "set,stations,s_id=3,yomi,えきさん,,")
@@ -306,6 +306,47 @@ final class PlanTests: XCTestCase {
         for markup in ["![x](", "[x](", "<details><summary>ok", "@everyone", "*b*", "`c`"] {
             XCTAssertFalse(markdown.contains(markup), "\(markup) in:\n\(markdown)")
         }
+    }
+
+    /// A rename published in version 2 was printed as "look at this: fixes.csv:13 ..." on every
+    /// later plan and publish, and lint's count stayed one higher. "Look at these" is what a
+    /// version changes against its baseline, in every format; raw/ is named as the repository
+    /// names it, not by the machine's path.
+    func testAPublishedChangeIsNoNewsInTheVersionsAfterIt() async throws {
+        _ = try await pipeline().publish()
+        let rename = "set,stations,s_id=7,station,新駅7,station=駅7,renamed"
+        try writeFixes(rename)
+        let second = try await pipeline().publish()
+        XCTAssertEqual(second.version, 2)
+        XCTAssertEqual(second.review.map { $0.prefix { $0 != " " } }, ["raw/fixes.csv:2:"], "\(second.review)")
+        XCTAssertEqual(second.lookAtThese.count, 2, "the rename, and the fix that makes it: \(second.lookAtThese)")
+        let lintAtTwo = try XCTUnwrap(second.lintWarnings)
+        // Right after it, nothing changed: the lint report is made again without the rename (it
+        // feeds latest.json's count too), and nothing is looked at.
+        let again = try await pipeline().plan().report
+        XCTAssertEqual(again.outcome, .unchanged)
+        XCTAssertEqual(again.lintWarnings, lintAtTwo - 1)
+        let lintFile = try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(build + "/lint.json")))
+        XCTAssertEqual(lintFile.byRule[LintRule.review.rawValue], 0)
+
+        try writeFixes(rename, "set,stations,s_id=8,yomi,えきはち,,")
+        let plan = try await pipeline().plan().report
+        XCTAssertEqual(plan.outcome, .wouldPublish)
+        let third = try await pipeline().publish()
+        let unchanged = try await pipeline().plan().report
+        XCTAssertEqual(unchanged.outcome, .unchanged)
+        for (what, report) in [("plan", plan), ("publish", third), ("plan of nothing", unchanged)] {
+            XCTAssertEqual(report.review, [], what)
+            XCTAssertEqual(report.lookAtThese, [], what)
+            XCTAssertEqual(report.lintWarnings, lintAtTwo - 1, what)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try report.render(.json).utf8)) as? [String: Any])
+            XCTAssertEqual(json["review"] as? [String], [], what)
+            XCTAssertFalse(try report.render(.markdown).contains("Look at these"), what)
+            XCTAssertFalse(try report.render(.text).contains("look at these"), what)
+        }
+        let lint = try await Lint.run(IngestOptions(rawFolder: raw), handWeights: nil)
+        XCTAssertEqual(lint.byRule[LintRule.review.rawValue], 0, "\(lint.findings)")
+        XCTAssertEqual(lint.count, lintAtTwo - 1)
     }
 
     func testTheReportAsJSON() async throws {
