@@ -227,7 +227,8 @@ extension RunReport {
 
     var verdict: String {
         if guards.violations.isEmpty { return "passed" }
-        return guards.forced ? "exceeded, published anyway (--force)" : outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
+        if guards.forced { return command == "plan" ? "exceeded, would be published anyway (--force)" : "exceeded, published anyway (--force)" }
+        return outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
     }
 
     var guardsText: String {

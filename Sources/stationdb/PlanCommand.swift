@@ -42,7 +42,7 @@ struct PlanCommand: AsyncParsableCommand {
         refuse to publish.
         """)
 
-    @OptionGroup var options: PipelineOptions
+    @OptionGroup var options: PipelineOptions<Plans>
 
     @Option(help: ArgumentHelp("Compare with the dist published at URL (holding latest.json), as the apps read it.", valueName: "URL"))
     var against: String?

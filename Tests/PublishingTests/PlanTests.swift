@@ -143,6 +143,13 @@ final class PlanTests: XCTestCase {
         let refused = try await pipeline().publish()
         XCTAssertEqual(refused.outcome, .refused)
         XCTAssertEqual(try published(), before, "a refused publish leaves dist/ and raw/ as they were")
+        // A forced plan plans: it said "published anyway" of a version it had not published.
+        let forcedPlan = try await pipeline(force: true).plan().report
+        XCTAssertEqual(forcedPlan.outcome, .wouldPublish)
+        for format in [RunReport.Format.text, .markdown] {
+            let rendered = try forcedPlan.render(format).replacingOccurrences(of: "would be published anyway", with: "")
+            XCTAssertFalse(rendered.contains("published anyway"), rendered)
+        }
         let forced = try await pipeline(force: true).publish()
         XCTAssertEqual(forced.outcome, .published)
         XCTAssertTrue(forced.guards.forced)
