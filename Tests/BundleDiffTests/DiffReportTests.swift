@@ -162,7 +162,7 @@ final class DiffReportTests: XCTestCase {
         let report = try DiffReport.make(oldPath: old, newPath: new)
         let patched = dir + "/patched.sqlite"
         try FileManager.default.copyItem(atPath: old, toPath: patched)
-        try AndroidPatchRunner.apply(sql: report.sql(), toFileAt: patched)
+        try AndroidPatchRunner.apply(sql: report.sql(), to: SQLiteDatabase(path: patched, mode: .readWrite))
         XCTAssertTrue(try BundleDifference.between(oldPath: patched, newPath: new).isEmpty)
         XCTAssertEqual(try SQLiteDatabase(path: patched).userVersion, 4)
         XCTAssertEqual(try SQLiteDatabase(path: patched).scalarInt("SELECT count(*) FROM completions"), 1, "the client's own table is left alone")
