@@ -47,6 +47,16 @@ final class BundleDiffTests: XCTestCase {
         XCTAssertEqual(d.newVersion, 2)
     }
 
+    /// The diff attaches both files by bound path: quotes in a path need no escaping.
+    func testPathsHoldingQuotes() throws {
+        let dir = try folder() + "/it's \"here\""
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try makeBundle(dir + "/a'.sqlite", version: 1, rows: baseRows)
+        try makeBundle(dir + "/b'.sqlite", version: 2, rows: Array(baseRows.dropLast()))
+        let d = try BundleDifference.between(oldPath: dir + "/a'.sqlite", newPath: dir + "/b'.sqlite")
+        XCTAssertEqual(d["stations"]?.removed.map { $0[0] }, [.integer(200)])
+    }
+
     func testAddedRemovedChangedWithColumnValues() throws {
         let dir = try folder()
         try makeBundle(dir + "/a.sqlite", version: 1, rows: baseRows + ["INSERT INTO stations_lines VALUES (10, 100, 1), (10, 101, 2), (20, 200, 1)"])

@@ -103,14 +103,14 @@ final class DiffReportTests: XCTestCase {
                                    pref INTEGER NOT NULL, address TEXT NOT NULL, lat INTEGER NOT NULL, lng INTEGER NOT NULL,
                                    o_id INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, weight INTEGER NOT NULL DEFAULT 0);
             CREATE TABLE stations_lines (l_id INTEGER NOT NULL, s_id INTEGER NOT NULL, s_sort INTEGER NOT NULL, PRIMARY KEY (l_id, s_id)) WITHOUT ROWID;
-            ATTACH DATABASE \(SQLValue.text(old).sqlLiteral) AS source;
+            ATTACH DATABASE ? AS source;
             INSERT INTO operators SELECT * FROM source.operators;
             INSERT INTO lines SELECT * FROM source.lines;
             INSERT INTO stations SELECT * FROM source.stations;
             INSERT INTO stations_lines SELECT l_id, s_id, s_sort FROM source.stations_lines;
             DETACH DATABASE source;
             PRAGMA user_version = 3;
-            """)
+            """, [.text(old)])
         try db.execute(caseOnly)
         db.close()
         // The same rows in a bundle of the usual shape.

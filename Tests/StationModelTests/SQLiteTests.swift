@@ -229,6 +229,21 @@ final class SQLiteTests: XCTestCase {
             XCTAssertEqual((error as? SQLiteError)?.code, .SQLITE_RANGE, "\(error)")
         }
     }
+
+    /// ATTACH and VACUUM INTO take the file as a bound value: a path holding quotes
+    /// (and SQL) is a path, with no escaping.
+    func testAttachAndVacuumIntoTakeAPathHoldingQuotes() throws {
+        let odd = path("it's \"odd\"; DROP TABLE t; --")
+        try Files.createFolder(odd)
+        let source = joinPath(odd, "a'b.sqlite"), copy = joinPath(odd, "c'd.sqlite")
+        let db = try SQLiteDatabase(path: source, mode: .create)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'it''s')")
+        try db.execute("VACUUM INTO ?", [.text(copy)])
+        let reader = try SQLiteDatabase(path: ":memory:", mode: .create)
+        try reader.execute("ATTACH DATABASE ? AS a; ATTACH DATABASE ? AS c", [.text(source), .text(copy)])
+        XCTAssertEqual(try reader.query("SELECT a.t.v, c.t.v FROM a.t JOIN c.t USING (k)"), [[.text("it's"), .text("it's")]])
+        XCTAssertEqual(try reader.query("SELECT file FROM pragma_database_list WHERE name = 'c'"), [[.text(copy)]])
+    }
 }
 
 /// What the authorizer was told, gathered from SQLite's callback.
