@@ -297,8 +297,10 @@ def national(runs):
         t, b = measure(command(A.bin, scale, ""), theirs, runs=runs, prep=prepare, cwd=W())
         row(name, "1x", t, b, "before")
 
-    # Ingest of the national sources as published: ekidata alone, N02 first with ekidata.
-    for label, raw in (("ingest ekidata CSV", "ekidata-raw"), ("ingest N02 + ekidata", "n02-raw")):
+    # Ingest of the national sources as published: the upstream (raw/'s default), ekidata
+    # alone, N02 first with the upstream.
+    for label, raw in (("ingest station_database CSV", "upstream-raw"), ("ingest ekidata CSV", "ekidata-raw"),
+                       ("ingest N02 + station_database", "n02-raw")):
         ours = [A.bin, "ingest", "--raw", W(raw), "--registry", W("out", f"{raw}.registry.csv"), "--out", W("out", f"{raw}.staging.bin")]
         theirs = [A.before, "ingest", "--raw", W(raw), "--registry", W("out", f"before-{raw}.registry.csv"),
                   "--out", W("out", f"before-{raw}.staging.bin")] if A.before else None

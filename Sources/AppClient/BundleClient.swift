@@ -162,7 +162,7 @@ public final class BundleClient {
         do {
             let local = try SQLiteDatabase(path: databasePath, mode: .readOnly)
             defer { local.close() }
-            try local.execute("VACUUM INTO \(SQLValue.text(copyPath).sqlLiteral)")
+            try local.execute("VACUUM INTO ?", [.text(copyPath)])
         } catch {
             throw TransferError.io("cannot copy the local database \(databasePath): \(error)")
         }

@@ -9,7 +9,7 @@ public struct VerifyReport: Sendable {
     /// The bundle file checked.
     public var database: String
     /// What the apps can show but a user would miss: live stations on no line (absent from
-    /// every line list), lines with no stations (an empty list). Real data has a few.
+    /// every line list), live lines with no stations (an empty list). Real data has a few.
     public var warnings: [Diagnostic] = []
 
     public var line: String { "ok: \(path) version \(version), \(BundleBuilder.countsText(rowCounts))" }
@@ -69,6 +69,16 @@ public enum BundleVerifier {
             }
         } else {
             problems.add(SourceLocation(file: manifestPath), "missing")
+        }
+        // Every version published before it too (previous_version, back to the first): each is
+        // served for good, and a publish diffs from it. A dead run's folder was never published.
+        var (version, previous) = (bundle.version, bundle.previousVersion)
+        while let earlier = previous, earlier < version {
+            let path = joinPath(joinPath(dist, String(earlier)), DistLayout.manifest)
+            guard Files.exists(path) else { problems.add(SourceLocation(file: path), "missing"); break }
+            let manifest = try PublishedBundle.read(path: path)
+            checkFiles(manifest, file: path, folder: parentFolder(of: path), &problems)
+            (version, previous) = (earlier, manifest.previousVersion)
         }
         return VerifyReport(path: dist, version: bundle.version, rowCounts: counts, database: databasePath)
     }
@@ -237,21 +247,19 @@ public enum BundleVerifier {
         return (version, counts)
     }
 
-    /// Live stations on no line, and lines with no stations, in a bundle that passed every check.
+    /// Live stations on no line, and live lines with no stations, in a bundle that passed every
+    /// check: every one of them (the command lists a few and counts them all). A disabled line
+    /// is left alone: the apps never list it, and a fix disables a line for just that.
     static func lineWarnings(_ path: String) -> [Diagnostic] {
         guard let db = try? SQLiteDatabase(path: path, mode: .readOnly) else { return [] }
         defer { db.close() }
-        var warnings: [Diagnostic] = []
-        func list(_ sql: String, field: String, _ message: ([SQLValue]) -> String) {
-            let rows = (try? db.query(sql)) ?? []
-            for row in rows.prefix(listLimit) { warnings.append(Diagnostic(SourceLocation(file: path, field: field), message(row))) }
-            if rows.count > listLimit { warnings.append(Diagnostic(SourceLocation(file: path, field: field), "... and \(rows.count - listLimit) more")) }
+        func list(_ sql: String, field: String, _ message: ([SQLValue]) -> String) -> [Diagnostic] {
+            ((try? db.query(sql)) ?? []).map { Diagnostic(SourceLocation(file: path, field: field), message($0)) }
         }
-        list("SELECT s_id, station FROM stations WHERE enabled = 1 AND s_id NOT IN (SELECT s_id FROM stations_lines) ORDER BY s_id",
-             field: "stations") { "s_id \($0[0]) \($0[1].textValue ?? ""): a live station on no line (in no line's list)" }
-        list("SELECT l_id, line FROM lines WHERE l_id NOT IN (SELECT l_id FROM stations_lines) ORDER BY l_id",
-             field: "lines") { "l_id \($0[0]) \($0[1].textValue ?? ""): a line with no stations (an empty list)" }
-        return warnings
+        return list("SELECT s_id, station FROM stations WHERE enabled = 1 AND s_id NOT IN (SELECT s_id FROM stations_lines) ORDER BY s_id",
+                    field: "stations") { "s_id \($0[0]) \($0[1].textValue ?? ""): a live station on no line (in no line's list)" }
+            + list("SELECT l_id, line FROM lines WHERE enabled = 1 AND l_id NOT IN (SELECT l_id FROM stations_lines) ORDER BY l_id",
+                   field: "lines") { "l_id \($0[0]) \($0[1].textValue ?? ""): a live line with no stations (an empty list)" }
     }
 
     /// Compares tables and indexes with a reference made from BundleSchema in memory.

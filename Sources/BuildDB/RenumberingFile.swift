@@ -6,7 +6,7 @@ import StationModel
 /// several versions behind needs them all.
 public enum RenumberingFile {
     public static let fileName = "renumbered.csv"
-    public static let columns = ["new_s_id", "old_s_id", "version"]
+    public static let columns = CSVColumns(required: ["new_s_id", "old_s_id", "version"])
 
     /// The renumberings, each with the line it came from (for error messages).
     public static func read(from path: String) throws -> [Renumbering: SourceLocation] {

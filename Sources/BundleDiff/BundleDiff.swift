@@ -12,3 +12,4 @@ import StationModel
 //                                  JSON or SQL (DiffFormats.swift)
 //   PatchWriter.patch(from:toVersion:)   the line-oriented patch the Android client runs
 //   AndroidPatchRunner             runs a patch exactly as the Android client does
+//   PatchPolicy                    what a downloaded patch may do: the client runs it under this

@@ -122,7 +122,7 @@ extension DiffReport {
         for t in d.tables where !t.isEmpty {
             out += "\n\(t.shape.name): \(tableHeadline(t))\n"
             func list<T>(_ items: [T], _ line: (T) -> String) {
-                for item in items.prefix(limit) { out += "  " + line(item) + "\n" }
+                for item in items.prefix(limit) { out += "  " + printable(line(item)) + "\n" }
                 if items.count > limit { out += "  ... and \(items.count - limit) more\n" }
             }
             list(t.added) { "+ \(keyText(t.shape, t.shape.key(of: $0))) \(name(of: $0, in: t.shape, side: .new))" }
@@ -130,7 +130,7 @@ extension DiffReport {
             list(t.changed) { "~ \(keyText(t.shape, $0.key)) \(name(of: $0.new, in: t.shape, side: .new)): \(changeText(t.shape, $0, arrow: "->"))" }
         }
         out += "\nsummary:\n"
-        for line in summaryLines() { out += "  \(line)\n" }
+        for line in summaryLines() { out += "  \(printable(line))\n" }
         for w in summary.weightTransitions {
             out += "    weight \(w.old) -> \(w.new): \(Self.plural(w.stations, "station"))\n"
         }

@@ -90,8 +90,7 @@ public struct BundleDifference: Sendable {
             throw EnvironmentError("cannot read \(path): no such file")
         }
         let db = try SQLiteDatabase(path: ":memory:", mode: .create)
-        try db.execute("ATTACH DATABASE \(SQLValue.text(oldPath).sqlLiteral) AS old_bundle")
-        try db.execute("ATTACH DATABASE \(SQLValue.text(newPath).sqlLiteral) AS new_bundle")
+        try db.execute("ATTACH DATABASE ? AS old_bundle; ATTACH DATABASE ? AS new_bundle", [.text(oldPath), .text(newPath)])
         // Both bundles are read through and through: mapped, their pages need no read() each.
         try db.execute("PRAGMA old_bundle.mmap_size = 268435456; PRAGMA new_bundle.mmap_size = 268435456")
         return db

@@ -100,7 +100,7 @@ public enum EkidataReader {
 
     public static func read(folder: String, label: String) throws -> SourceNetwork {
         var problems = DiagnosticCollector(limit: 100)
-        func load(_ file: String) -> CSVTable? { loadTable(folder, label, file, required: requiredColumns[file]!, &problems) }
+        func load(_ file: String) -> CSVTable? { loadTable(folder, label, file, CSVColumns(required: requiredColumns[file]!, optional: nil), &problems) }
         let companyTable = load(companyFile), lineTable = load(lineFile), stationTable = load(stationFile), joinTable = load(joinFile)
         try problems.check()
         guard let companyTable, let lineTable, let stationTable, let joinTable else {

@@ -42,6 +42,7 @@ public struct DataFix: Sendable, Hashable {
 
 public enum DataFixes {
     public static let fileName = "fixes.csv"
+    public static let columns = CSVColumns(required: ["action", "table", "match", "field", "value"], optional: ["expect", "note"])
 
     static let columnsOf: [DataFix.Table: [String]] = [
         .operators: BundleSchema.masterColumns(Operator.schema),
@@ -49,16 +50,20 @@ public enum DataFixes {
         .stations: BundleSchema.masterColumns(Station.schema),
     ]
 
-    public static func read(path: String, label: String) throws -> [DataFix] {
-        guard Files.exists(path) else { return [] }
+    /// Every fix that reads, and the problems of the rows that do not, each at its line: a
+    /// run lists them with what applying the others finds, in file order (IngestPipeline).
+    /// A file that cannot be read as a table at all is thrown.
+    public static func read(path: String, label: String) throws -> (fixes: [DataFix], problems: [Diagnostic]) {
+        guard Files.exists(path) else { return ([], []) }
         let table = try CSVReader.read(path: path, displayName: label)
-        if table.header.isEmpty { return [] }
-        try table.require(["action", "table", "match", "field", "value"])
+        if table.header.isEmpty { return ([], []) }
+        try table.require(columns)
         let cAction = table.column("action"), cTable = table.column("table"), cMatch = table.column("match")
         let cField = table.column("field"), cValue = table.column("value"), cExpect = table.column("expect")
         var problems = DiagnosticCollector()
         var fixes: [DataFix] = []
         for r in table.records {
+            let problemsBefore = problems.diagnostics.count
             let actionText = table.string(r, cAction), tableText = table.string(r, cTable)
             guard let action = DataFix.Action(rawValue: actionText.trimmed()) else {
                 problems.add(table.location(r, cAction), "expected one of set, move, disable, enable, found '\(shown(actionText))'")
@@ -94,11 +99,12 @@ public enum DataFixes {
                 problems.add(table.location(r, cTable), "move applies to stations only")
                 continue
             }
+            // A row with a malformed pair is not applied half understood.
+            guard problems.diagnostics.count == problemsBefore else { continue }
             fixes.append(DataFix(action: action, table: t, match: match, field: field, value: table.string(r, cValue),
                                  expect: expect, location: table.location(r)))
         }
-        try problems.check()
-        return fixes
+        return (fixes, problems.diagnostics)
     }
 
 
@@ -106,15 +112,18 @@ public enum DataFixes {
     public struct Outcome: Sendable {
         /// Fixes that changed nothing: the network already held their value.
         public var unneeded: [DataFix] = []
-        /// Fixes that move a station more than a kilometre or rename one, each at its
-        /// line and by the station's name: a mistyped ID does exactly that.
-        public var notable: [Diagnostic] = []
+        /// Fixes that move a station more than a kilometre from where it was published, or
+        /// give it another name than it was published under, each at its line and with the
+        /// station's s_id: a mistyped ID does exactly that. A fix whose result is published
+        /// already is no news.
+        public var notable: [(station: Int, diagnostic: Diagnostic)] = []
     }
 
     /// Applies every fix in file order; collects every problem. Rows are found
     /// through an index by the first matched column, so many fixes cost little more than a few.
+    /// `published` gives a station as it was last published (the registry's row), if it was.
     @discardableResult
-    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork) throws -> Outcome {
+    public static func apply(_ fixes: [DataFix], to network: inout RailNetwork, published: (Int) -> Station? = { _ in nil }) throws -> Outcome {
         var problems = DiagnosticCollector()
         var index = FixIndex()
         var outcome = Outcome()
@@ -125,7 +134,7 @@ public enum DataFixes {
             let rows = index.rows(matching: fix, in: network)
             guard rows.count == 1, let i = rows.first else {
                 problems.add(SourceLocation(file: fix.location.file, line: fix.location.line, field: "match"),
-                             rows.isEmpty ? "stale fix: \(fix.matchText) matches no row of \(fix.table.rawValue); update or remove it"
+                             rows.isEmpty ? "\(fix.matchText) matches no \(fix.table.rawValue.dropLast())\(nearest(fix, in: network)); correct the match (a mistyped ID or name?), or remove the fix if the sources no longer have that row"
                                           : "ambiguous fix: \(fix.matchText) matches \(rows.count) rows of \(fix.table.rawValue); add a column to the match")
                 continue
             }
@@ -161,13 +170,14 @@ public enum DataFixes {
                 switch fix.table {
                 case .stations:
                     let s = network.stations[i]
-                    if let before, before.name != s.name {
-                        outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "renames s_id \(s.id) \(shown(before.name)) to \(shown(s.name))"))
-                    }
-                    if let before, before.lat != s.lat || before.lng != s.lng {
-                        let metres = MicroDegrees.distanceMetres(lat1: before.lat, lng1: before.lng, lat2: s.lat, lng2: s.lng)
-                        if metres > MicroDegrees.notableMoveMetres {
-                            outcome.notable.append(Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(MicroDegrees.notableMoveMetres)) m: is it the right station?"))
+                    if let before {
+                        let was = published(s.id) ?? before
+                        if before.name != s.name, was.name != s.name {
+                            outcome.notable.append((s.id, Diagnostic(fieldLocation(fix, "value"), "renames s_id \(s.id) \(shown(was.name)) to \(shown(s.name))")))
+                        }
+                        let metres = MicroDegrees.distanceMetres(lat1: was.lat, lng1: was.lng, lat2: s.lat, lng2: s.lng)
+                        if before.lat != s.lat || before.lng != s.lng, metres > MicroDegrees.notableMoveMetres {
+                            outcome.notable.append((s.id, Diagnostic(fieldLocation(fix, "value"), "moves s_id \(s.id) \(shown(s.name)) \(fixed(metres, decimals: 0)) m, more than \(Int(MicroDegrees.notableMoveMetres)) m: is it the right station?")))
                         }
                     }
                     // A bad result is reported here and not kept, so the whole network's check does not report it again.
@@ -194,6 +204,24 @@ public enum DataFixes {
         }
         try problems.check()
         return outcome
+    }
+
+    /// What a fix that matches nothing may have meant: the rows nearest its first match,
+    /// by number for the table's ID, by spelling for its name ("" for another column).
+    static func nearest(_ fix: DataFix, in network: RailNetwork) -> String {
+        let (table, first) = (fix.table, fix.match[0])
+        let id = columnsOf[table]![0], name = columnsOf[table]![1], rows = 0..<rowCount(table, network)
+        let ranked: [Int]
+        if first.column == id, let wanted = Int(first.value) {
+            ranked = rows.map { (abs((Int(value(table, network, $0, id)) ?? .max) - wanted), $0) }.sorted { $0 < $1 }.prefix(3).map(\.1)
+        } else if first.column == name {
+            // Letters to add and remove to spell one as the other (CollectionDifference), fewest first.
+            let wanted = Array(first.value)
+            ranked = rows.map { (Array(value(table, network, $0, name)).difference(from: wanted).count, $0) }.sorted { $0 < $1 }.prefix(3).map(\.1)
+        } else {
+            return ""
+        }
+        return ranked.isEmpty ? "" : " (nearest: " + ranked.map { "\(id) \(value(table, network, $0, id)) \(shown(value(table, network, $0, name)))" }.joined(separator: ", ") + ")"
     }
 
     /// The columns a fix gives a value, with the value as compared between two fixes

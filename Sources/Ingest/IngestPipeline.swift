@@ -13,8 +13,9 @@ public struct IngestReport: Sendable {
     public var warnings: [Diagnostic] = []
     /// Fixes whose value the network already held before they were applied.
     public var unneededFixes: [DataFix] = []
-    /// Fixes that move a station more than a kilometre or rename one (DataFixes.Outcome).
-    public var notableFixes: [Diagnostic] = []
+    /// Fixes that move a station more than a kilometre or rename one, against the station
+    /// as the registry says it was published (DataFixes.Outcome).
+    public var notableFixes: [(station: Int, diagnostic: Diagnostic)] = []
     public var newIDs: [Registry.Kind: Int] = [:]
     public var vanished: [Registry.Kind: Int] = [:]
     public var sources: [String] = []
@@ -42,6 +43,8 @@ public struct IngestInputs {
     /// What the readers warned of (unknown codes).
     public var warnings: [Diagnostic]
     public var fixes: [DataFix]
+    /// The rows of fixes.csv that could not be read, listed with the problems of applying the others.
+    public var fixProblems: [Diagnostic] = []
     public var registry: Registry
     public var meta: [String: String]
 }
@@ -49,7 +52,9 @@ public struct IngestInputs {
 public struct IngestOptions: Sendable {
     /// The raw folder.
     public var rawFolder: String
-    /// How raw/ is named in messages (defaults to the path as given).
+    /// How raw/ is named in messages and reports: by default the path as given, or for an
+    /// absolute one (make's RAW, scripts/ci-plan's) its last part, "raw", as the repository
+    /// names it, not the machine's path.
     public var rawLabel: String
     public var registryPath: String
     public var fixesPath: String
@@ -63,7 +68,7 @@ public struct IngestOptions: Sendable {
 
     public init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
-        self.rawLabel = rawLabel ?? rawFolder
+        self.rawLabel = rawLabel ?? (rawFolder.hasPrefix("/") ? fileName(of: rawFolder) : rawFolder)
         self.registryPath = registryPath ?? joinPath(rawFolder, Registry.fileName)
         self.fixesPath = fixesPath ?? joinPath(rawFolder, DataFixes.fileName)
         self.problemLimit = problemLimit
@@ -72,7 +77,7 @@ public struct IngestOptions: Sendable {
     /// A nightly job whose raw/ is gone must fail, not find nothing new.
     public func checkRawFolder() throws {
         guard !Files.isFolder(rawFolder) else { return }
-        throw InputError(SourceLocation(file: rawLabel), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
+        throw InputError(SourceLocation(file: rawFolder), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
                              : "no such folder; expected the raw folder of station sources (README: Layout of raw/); nothing was written")
     }
 
@@ -128,8 +133,8 @@ public enum IngestPipeline {
             progress.update(i + 1)
         }
         progress.finish()
-        var fixes: [DataFix] = []
-        do { fixes = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError { problems.add(e) }
+        var fixes: [DataFix] = [], fixProblems: [Diagnostic] = []
+        do { (fixes, fixProblems) = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError { problems.add(e) }
         try problems.check()
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
@@ -138,11 +143,11 @@ public enum IngestPipeline {
         facts[StagingMeta.license] = config.license
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
-        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, registry: registry, meta: facts)
+        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry, meta: facts)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
-    /// the entity behind it a new ID, and every fix naming the old one then fails as stale,
+    /// the entity behind it a new ID, and every fix naming the old one then matches nothing,
     /// pointing at fixes.csv. So the registry is checked against the one the published
     /// version was made with before the fixes are applied, and the error names the real
     /// cause: the registry, and the copy to take the line back from. (After the stages,
@@ -250,10 +255,15 @@ public enum IngestPipeline {
         report.vanished[.station] = goneStations.count
 
         network.sortByKey()
+        var fixProblems = inputs.fixProblems
         do {
-            let fixed = try DataFixes.apply(inputs.fixes, to: &network)
+            let fixed = try DataFixes.apply(inputs.fixes, to: &network, published: { registry.row(station: $0) })
             (report.unneededFixes, report.notableFixes) = (fixed.unneeded, fixed.notable)
-        } catch let e as InputError { problems.add(e) }
+        } catch let e as InputError { fixProblems += e.diagnostics }
+        // Every bad fix at once, in file order: those that could not be read among those that could not be applied.
+        for (_, d) in fixProblems.enumerated().sorted(by: { ($0.element.location.line ?? 0, $0.offset) < ($1.element.location.line ?? 0, $1.offset) }) {
+            problems.add(d.location, d.message)
+        }
         network.validate(&problems, place: "merged network")
         try problems.check()
         let registryText = registry.keepingFile(registry.text(after: network, current: keys))

@@ -16,13 +16,15 @@ public enum NativeCSVReader {
     public static let stationsFile = "stations.csv"
     public static let stationLinesFile = "stations_lines.csv"
     public static let files = [operatorsFile, linesFile, stationsFile, stationLinesFile]
-    /// The columns each file must have (fetch checks a download against them too).
-    public static let requiredColumns: [String: [String]] = [
-        operatorsFile: ["o_id", "operator", "type"],
-        linesFile: ["l_id", "line", "o_id"],
-        stationsFile: ["s_id", "station", "pref", "lat", "lng", "o_id"],
-        stationLinesFile: ["l_id", "s_id", "s_sort"],
+    /// The columns each file has; any other is an error at its header.
+    public static let columns: [String: CSVColumns] = [
+        operatorsFile: CSVColumns(required: ["o_id", "operator", "type"], optional: ["enabled"]),
+        linesFile: CSVColumns(required: ["l_id", "line", "o_id"], optional: ["enabled", "l_type"]),
+        stationsFile: CSVColumns(required: ["s_id", "station", "pref", "lat", "lng", "o_id"], optional: ["yomi", "wiki", "address", "enabled"]),
+        stationLinesFile: CSVColumns(required: ["l_id", "s_id", "s_sort"]),
     ]
+    /// The columns each file must have (fetch checks a download against them).
+    public static var requiredColumns: [String: [String]] { columns.mapValues(\.required) }
 
     static func operatorKey(_ id: Int) -> String { "o:\(id)" }
     static func lineKey(_ id: Int) -> String { "l:\(id)" }
@@ -32,8 +34,7 @@ public enum NativeCSVReader {
     /// that a later source may fill it in; the merge writes '' if none does.
     public static func read(folder: String, label: String) throws -> SourceNetwork {
         var problems = DiagnosticCollector(limit: 100)
-        // Required columns; `enabled`, `l_type`, `yomi`, `wiki` and `address` may be absent.
-        func load(_ file: String) -> CSVTable? { loadTable(folder, label, file, required: requiredColumns[file]!, &problems) }
+        func load(_ file: String) -> CSVTable? { loadTable(folder, label, file, columns[file]!, &problems) }
         let operatorsTable = load(operatorsFile), linesTable = load(linesFile)
         let stationsTable = load(stationsFile), stationLinesTable = load(stationLinesFile)
         // Row checks on a table whose header is broken would only repeat the problem.
@@ -143,10 +144,10 @@ public enum NativeCSVReader {
 
 // MARK: - Shared by the CSV readers
 
-/// Reads `name` from a source folder and checks that its header names every
-/// required column; problems are collected and nil returned, so the caller goes
-/// on to the other files and reports everything at once.
-func loadTable(_ folder: String, _ label: String, _ name: String, required: [String],
+/// Reads `name` from a source folder and checks its header against `columns`;
+/// problems are collected and nil returned, so the caller goes on to the other
+/// files and reports everything at once.
+func loadTable(_ folder: String, _ label: String, _ name: String, _ columns: CSVColumns,
                _ problems: inout DiagnosticCollector) -> CSVTable? {
     let display = label.isEmpty ? name : label + "/" + name
     let path = joinPath(folder, name)
@@ -158,10 +159,10 @@ func loadTable(_ folder: String, _ label: String, _ name: String, required: [Str
     do {
         let table = try CSVReader.read(path: path, displayName: display)
         if table.header.isEmpty {
-            problems.add(SourceLocation(file: display, line: 1), "empty file; expected a header naming the columns \(required.joined(separator: ", "))")
+            problems.add(SourceLocation(file: display, line: 1), "empty file; expected a header naming \(columns)")
             return nil
         }
-        try table.require(required)
+        try table.require(columns)
         return table
     } catch let error as InputError {
         problems.add(error)

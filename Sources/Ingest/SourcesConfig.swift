@@ -34,25 +34,52 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
 
     /// Reads raw/sources.json, or declares raw/ a native folder when there is none.
     /// Messages name it under `rawLabel` (by default the raw folder as given).
+    ///
+    /// Everything a run reads from raw/ stays in raw/: a source's path is relative and
+    /// never climbs out with "..", and raw/ holds no link that leads out of it (or
+    /// nowhere). A file elsewhere (raw/fixes.csv linked to /etc/shadow) would be read,
+    /// and its values quoted into messages, reports and CI logs; fetch would write there.
     public static func load(rawFolder: String, rawLabel: String? = nil) throws -> SourcesConfig {
-        let file = joinPath(rawFolder, fileName), path = joinPath(rawLabel ?? rawFolder, fileName)
+        let label = rawLabel ?? rawFolder
+        let file = joinPath(rawFolder, fileName), path = joinPath(label, fileName)
+        let links = Files.linksLeaving(rawFolder)
+        if !links.isEmpty {
+            throw InputError(links.map { link in
+                Diagnostic(SourceLocation(file: joinPath(label, String(link.path.dropFirst(rawFolder.count).drop { $0 == "/" }))),
+                           "a link to \(link.target), \(link.resolves ? "outside the raw folder" : "which leads nowhere"); "
+                           + "raw/ may hold no link that leaves it: put the file itself there")
+            })
+        }
         guard Files.exists(file) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
         let bytes = try Files.read(file, label: path)
+        let lines: [String: Int]
+        do {
+            lines = try JSONSyntax.lines(in: bytes)
+        } catch let problem as JSONSyntax.Problem {
+            throw InputError(SourceLocation(file: path, line: problem.line, field: "column \(problem.column)"), "not valid JSON: \(problem.message)")
+        }
+        /// The line of a key path, or of the nearest value around it that has one.
+        func at(_ keyPath: String?) -> SourceLocation {
+            var key = keyPath ?? ""
+            while !key.isEmpty, lines[key] == nil { key = String(key[..<(key.lastIndex(of: ".") ?? key.startIndex)]) }
+            return SourceLocation(file: path, line: lines[key] ?? keyPath.map { _ in 1 }, field: keyPath)
+        }
         let config: SourcesConfig
         do {
             config = try JSONDecoder().decode(SourcesConfig.self, from: Data(bytes))
         } catch let error as DecodingError {
-            // A syntax error: the decoder names no place, so find the line and column a maintainer's editor shows.
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let problem = JSONSyntax.firstProblem(in: bytes) {
-                throw InputError(SourceLocation(file: path, line: problem.line, field: "column \(problem.column)"), "not valid JSON: \(problem.message)")
-            }
             var reason = error.reason
             if case .keyNotFound = error { reason = "missing; each source needs \"kind\" (\(SourceKind.names)) and \"path\"" }
-            throw InputError(SourceLocation(file: path, field: error.keyPath), reason)
+            throw InputError(at(error.keyPath), reason)
         }
         if config.sources.isEmpty {
-            throw InputError(SourceLocation(file: path, field: "sources"), "expected at least one source")
+            throw InputError(at("sources"), "expected at least one source")
         }
+        var problems = DiagnosticCollector()
+        for (i, source) in config.sources.enumerated() where source.path.hasPrefix("/") || source.path.split(separator: "/").contains("..") {
+            problems.add(at("sources.\(i).path"), "\"\(shown(source.path))\" leaves the raw folder; expected a path inside it (no \"..\", not absolute)")
+        }
+        try problems.check()
         return config
     }
 

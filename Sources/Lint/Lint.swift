@@ -16,36 +16,44 @@ public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible 
     public var line: Int?
     public var field: String?
     public var message: String
+    /// The station a `review` finding is about: a report lists it only when its version changes that station.
+    public var stationID: Int?
 
-    public init(_ rule: LintRule, _ location: SourceLocation, _ message: String) {
+    public init(_ rule: LintRule, _ location: SourceLocation, _ message: String, station: Int? = nil) {
         self.rule = rule.rawValue; file = location.file; line = location.line; field = location.field; self.message = message
+        stationID = station
     }
+
+    enum CodingKeys: String, CodingKey { case rule, file, line, field, message, stationID = "s_id" }
 
     public var location: SourceLocation { SourceLocation(file: file, line: line, field: field) }
     public var description: String { "\(location): \(message) [\(rule)]" }
 }
 
 public enum LintRule: String, CaseIterable, Sendable {
-    /// Outer white space or a control character in a text value.
-    case text
-    /// A live station without a reading, or one holding characters other than hiragana and the marks real readings use.
-    case yomi
-    /// A code the known lists lack (operators.type, lines.l_type, N02's types).
-    case code
-    /// A station far from both its neighbours on a line (30 km, or three times the line's usual spacing): a likely coordinate typo.
-    case far
-    /// A station whose prefecture is none of its nearest stations'.
-    case pref
-    /// Two live stations of one line with the same name.
-    case sameName = "same-name"
-    /// A hand weight on a disabled station.
-    case handWeight = "hand-weight"
-    /// A fix whose value the sources already hold.
-    case fix
-    /// A fix that moves a station more than a kilometre or renames one: right station?
-    case review
-    /// A live line on which no live station lies: the apps would list it empty.
-    case emptyLine = "empty-line"
+    case text, yomi, code, far, pref, sameName = "same-name", handWeight = "hand-weight", fix, review, emptyLine = "empty-line"
+
+    /// What the rule finds, as `stationdb lint --help` lists it.
+    public var summary: String {
+        switch self {
+        case .text: "outer white space or a control character in a text value"
+        case .yomi: "a live station without a reading, or a reading with characters\nother than hiragana, ー, ・, ヶ, brackets or an ideographic space"
+        case .code: "an operator type, line type or N02 code the known lists lack"
+        case .far: "a station far from both its neighbours on a line (30 km, or three\ntimes the line's usual spacing): a likely coordinate typo"
+        case .pref: "a station whose prefecture none of its 10 nearest stations has"
+        case .sameName: "two live stations of one line with the same name"
+        case .handWeight: "a hand weight on a disabled station"
+        case .fix: "a fix whose value the sources already hold"
+        case .review: "a fix that moves a station over 1 km from where it was\npublished, or renames it (right station?), until published"
+        case .emptyLine: "a live line on which no live station lies (build refuses it)"
+        }
+    }
+
+    /// Every rule with its summary, one per line (indented for a command's help).
+    public static var help: String {
+        allCases.map { "  " + $0.rawValue.padded(to: 13) + $0.summary.replacingScalars(["\n": "\n" + String(repeating: " ", count: 15)]) }
+            .joined(separator: "\n")
+    }
 }
 
 public struct LintReport: Codable, Sendable {
@@ -106,7 +114,7 @@ public enum Lint {
             LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
                         "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
         }
-        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.location, $0.message) }
+        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.diagnostic.location, $0.diagnostic.message, station: $0.station) }
         let network = outcome.staging.network
         findings += network.liveLinesWithoutStations.map {
             LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),

@@ -28,11 +28,14 @@ struct BundleTables: Sendable {
         func rows(_ sql: String) throws -> [[SQLValue]] {
             do {
                 return try db.query(sql)
-            } catch let e as SQLiteError where e.code & 0xFF == 1 {
-                // SQLITE_ERROR here is "no such table/column": the file is some other database.
-                throw InputError(SourceLocation(file: path), "not a station bundle: \(e.message)")
-            } catch let e as SQLiteError where e.isDamage {
-                throw InputError(SourceLocation(file: path), "the database is damaged (\(e.message)); expected a whole bundle, as published")
+            } catch let e as SQLiteError {
+                switch e.code {
+                case .SQLITE_ERROR: // "no such table/column": the file is some other database.
+                    throw InputError(SourceLocation(file: path), "not a station bundle: \(e.message)")
+                case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                    throw InputError(SourceLocation(file: path), "the database is damaged (\(e.message)); expected a whole bundle, as published")
+                default: throw e
+                }
             }
         }
         var t = BundleTables()

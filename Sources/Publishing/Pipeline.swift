@@ -112,15 +112,26 @@ public struct Pipeline: Sendable {
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
     /// the baseline was published with is the memory of its IDs: a publish restores it
-    /// into raw/ (for the maintainer to commit), a plan only reads it.
+    /// into raw/ (for the maintainer to commit), a plan only reads it. With that copy gone
+    /// too, nothing is rebuilt from nothing: the run stops, saying where to find one.
     func missingRegistry(baseline: Baseline?, restore: Bool) throws -> String? {
-        guard !Files.exists(registry), let kept = baseline?.registryPath else { return nil }
+        guard !Files.exists(registry), let baseline else { return nil }
+        let version = baseline.bundle.version
+        guard let kept = baseline.registryPath else {
+            throw InputError(SourceLocation(file: registry), "missing, and so is the registry version \(version) was published with "
+                             + "(\(joinPath(joinPath(settings.dist, String(version)), DistLayout.registry))): a registry made afresh would give every "
+                             + "station a new s_id, and users' records would point at other stations. Restore it from version control "
+                             + "(git checkout -- \(registry)) or from the copy the web server keeps (BASE/\(version)/registry.csv); "
+                             + "\(baseline.databasePath) holds every s_id with its name and place, to check it against")
+        }
         if restore {
-            try AtomicFile.write(try Files.read(kept), to: registry)
-            note("warning: \(registry) was missing; restored it from \(kept), the registry version \(baseline!.bundle.version) was published with; commit it")
+            do { try AtomicFile.write(try Files.read(kept), to: registry) } catch {
+                throw BuildStage.registryNotUpdated(error, registry: registry, version: version, dist: settings.dist)
+            }
+            note("warning: \(registry) was missing; restored it from \(kept), the registry version \(version) was published with; commit it")
             return nil
         }
-        note("warning: \(registry) is missing; this plan reads \(kept), the registry version \(baseline!.bundle.version) was published with (a publish restores it)")
+        note("warning: \(registry) is missing; this plan reads \(kept), the registry version \(version) was published with (a publish restores it)")
         return kept
     }
 
@@ -156,7 +167,7 @@ public struct Pipeline: Sendable {
         switch report.outcome {
         case .published:
             // What a reviewer looks at first, said even when no plan was looked at.
-            for line in report.lookAtThese { note("look at this: \(line)") }
+            for line in report.lookAtThese { note("look at this: \(printable(line))") }
             note("stationdb: published version \(report.version ?? 0) into \(settings.dist)")
         case .refused: break
         default:

@@ -44,10 +44,14 @@ public struct RunReport: Codable, Sendable {
     /// Per table, the number of changes of each kind (ChangeList).
     public var changes: [String: [String: Int]] = [:]
     public var guards = GuardVerdict(passed: true, forced: false, violations: [])
+    /// Lint's count, its `review` findings counted only for the stations this version changes.
     public var lintWarnings: Int?
     /// Lint's findings on fixes that move a station over a kilometre or rename one, each
-    /// at its line of fixes.csv (rule `review`).
+    /// at its line of fixes.csv (rule `review`): those of the stations this version moves
+    /// or renames (a change published before is no news in the versions after it).
     public var review: [String] = []
+    /// Every `review` finding of the lint report, for `describe` to pick from.
+    var reviewFindings: [LintFinding] = []
     /// Every change (written out for a plan only).
     public var entries: [ChangeList.Entry]?
 
@@ -100,8 +104,8 @@ public struct RunReport: Codable, Sendable {
     init(command: String, baseline: Baseline?, lint: LintReport?) {
         self.command = command
         self.baseline = baseline.map { BaselineInfo(version: $0.bundle.version, sha256: $0.bundle.sha256, source: $0.label) }
-        self.lintWarnings = lint?.count
-        self.review = lint?.findings.filter { $0.rule == LintRule.review.rawValue }.map { "\($0.location): \($0.message)" } ?? []
+        reviewFindings = lint?.findings.filter { $0.rule == LintRule.review.rawValue } ?? []
+        lintWarnings = lint.map { $0.count - reviewFindings.count }
     }
 
     var baselineSource: String? {
@@ -120,6 +124,9 @@ public struct RunReport: Codable, Sendable {
                 if !counts.isEmpty { changes[table] = Dictionary(uniqueKeysWithValues: counts.map { ($0.kind.rawValue, $0.count) }) }
             }
             entries = list.entries
+            let changed = Set(list.notable.map(\.id))
+            review = reviewFindings.filter { changed.contains($0.stationID ?? -1) }.map { "\($0.location): \($0.message)" }
+            lintWarnings = lintWarnings.map { $0 + review.count }
         }
     }
 
@@ -199,7 +206,7 @@ extension RunReport {
             let notable = lookAtThese
             if !notable.isEmpty {
                 out += "\nlook at these (moves over 1 km and renames, and the fixes that make them):\n"
-                for line in notable { out += "  \(line)\n" }
+                for line in notable { out += "  \(printable(line))\n" }
             }
             for table in ChangeList.tableOrder {
                 let rows = entries.filter { $0.table == table }
@@ -207,7 +214,7 @@ extension RunReport {
                 out += "\n\(table):\n"
                 for kind in ChangeList.Kind.allCases {
                     let some = rows.filter { $0.kind == kind }
-                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padded(to: 9)) \(Self.describe(e))\n" }
+                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padded(to: 9)) \(printable(Self.describe(e)))\n" }
                     if some.count > limit { out += "  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more\n" }
                 }
             }
@@ -220,11 +227,12 @@ extension RunReport {
 
     var verdict: String {
         if guards.violations.isEmpty { return "passed" }
-        return guards.forced ? "exceeded, published anyway (--force)" : outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
+        if guards.forced { return command == "plan" ? "exceeded, would be published anyway (--force)" : "exceeded, published anyway (--force)" }
+        return outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
     }
 
     var guardsText: String {
-        "guards: \(verdict)" + guards.violations.map { "\n  - \($0)" }.joined()
+        "guards: \(verdict)" + guards.violations.map { "\n  - \(printable($0))" }.joined()
     }
 
     func markdown(limit: Int, preview: String?) -> String {

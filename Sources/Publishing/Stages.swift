@@ -91,9 +91,15 @@ public struct IngestStage: Stage {
     /// The registry in raw/ is the one ingest read, or the one it wrote once build has
     /// copied it there: either way the staging file is still what ingest would make.
     /// (A plan leaves raw/ alone, so the `make` after it finds the registry it read.)
+    /// Not so the lint report's `review` findings, fixes that change a station from how
+    /// the registry says it was published: once published, they are no news, and the
+    /// report is made again.
     public func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
         var now = now
-        if let recorded, now.inputs["registry"] == recorded.outputs["registry"] { now.inputs["registry"] = recorded.inputs["registry"] }
+        if let recorded, now.inputs["registry"] == recorded.outputs["registry"],
+           (try? lint.map { try BuildStage.lintReport($0).byRule[LintRule.review.rawValue] ?? 0 } ?? 0) == 0 {
+            now.inputs["registry"] = recorded.inputs["registry"]
+        }
         return now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
     }
 
@@ -270,15 +276,29 @@ public struct BuildStage: Stage {
 
     /// Once the version is published (or found equal to the published one), raw/registry.csv
     /// takes the registry it was made with: the memory of every ID that version holds.
-    public func commitRegistry() throws {
+    public func commitRegistry(version: Int) throws {
         guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return }
-        let next = try Files.read(stagingRegistry)
-        if Files.exists(registry), try Files.read(registry) == next { return }
-        let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
-        let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
-        let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
-        try AtomicFile.write(next, to: registry)
-        note("build: \(registry) updated (\(newIDs > 0 ? "\(newIDs) new IDs" : "rows as now published")); commit it with the source change that caused it")
+        do {
+            let next = try Files.read(stagingRegistry)
+            if Files.exists(registry), try Files.read(registry) == next { return }
+            let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
+            let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
+            let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
+            try AtomicFile.write(next, to: registry)
+            note("build: \(registry) updated (\(newIDs > 0 ? "\(newIDs) new IDs" : "rows as now published")); commit it with the source change that caused it")
+        } catch {
+            throw Self.registryNotUpdated(error, registry: registry, version: version, dist: dist)
+        }
+    }
+
+    /// raw/registry.csv could not take the registry version `version` was published with (a
+    /// read-only raw/): the version is out and raw/ lags behind it. Says which copy to put
+    /// there, on this run and every run after it until that is done (exit 5).
+    static func registryNotUpdated(_ error: Error, registry: String, version: Int, dist: String) -> ReportedFailure {
+        let kept = joinPath(joinPath(dist, String(version)), DistLayout.registry)
+        note("error: version \(version) is published into \(dist), but \(registry) could not be updated: \(error)")
+        note("copy \(kept) (the registry version \(version) was published with) over \(registry) and commit it")
+        return ReportedFailure(status: .publishedWithoutRegistry)
     }
 
     /// The candidate's own record: what the build reads, and the version and baseline it was made for.
@@ -370,7 +390,7 @@ public struct BuildStage: Stage {
         switch try await candidate(version: version, baseline: baseline, record: record) {
         case .same(let version):
             note("build: the bundle equals the published version \(version); nothing published")
-            try commitRegistry()
+            try commitRegistry(version: version)
             result = .same(version: version)
         case .candidate(let candidate):
             let changes = try baseline.map { baseline in
@@ -388,14 +408,7 @@ public struct BuildStage: Stage {
             unlink(StageRecord.path(for: candidateFolder))
             let warnings = bundle.warnings.map { "; \($0) lint warning\($0 == 1 ? "" : "s")" } ?? ""
             note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(candidate.difference))\(warnings)")
-            do {
-                try commitRegistry()
-            } catch {
-                let kept = joinPath(joinPath(dist, String(bundle.version)), DistLayout.registry)
-                note("error: version \(bundle.version) was published into \(dist), but \(registryLabel) could not be updated: \(error)")
-                note("copy \(kept) (the registry version \(bundle.version) was published with) over \(registryLabel) and commit it")
-                throw ReportedFailure(status: .publishedWithoutRegistry)
-            }
+            try commitRegistry(version: bundle.version)
             result = .published(candidate, changes)
         }
         do {

@@ -20,6 +20,24 @@ public struct CSVColumn: Sendable {
     public let index: Int?
 }
 
+/// The columns of one kind of CSV file, declared once: those it must have and those it
+/// may have. A closed set refuses any other column, so a misspelled `expect` or `notes`
+/// is an error at the header instead of a check silently turned off.
+public struct CSVColumns: Sendable, CustomStringConvertible {
+    public let required: [String]
+    /// nil: other columns may stand beside the required ones (a format whose files carry
+    /// columns stationdb does not read).
+    public let optional: [String]?
+
+    public init(required: [String], optional: [String]? = []) { self.required = required; self.optional = optional }
+
+    /// "the columns a, b (and optionally c, d)".
+    public var description: String {
+        "the column\(required.count == 1 ? "" : "s") \(required.joined(separator: ", "))"
+            + (optional.map { $0.isEmpty ? "" : " (and optionally \($0.joined(separator: ", ")))" } ?? " (other columns are ignored)")
+    }
+}
+
 public struct CSVTable: Sendable {
     /// How messages name the file, e.g. "raw/stations.csv".
     public let file: String
@@ -49,13 +67,26 @@ public struct CSVTable: Sendable {
 
     public func has(_ name: String) -> Bool { columns[name] != nil }
 
-    /// Checks that the header names every required column.
-    public func require(_ names: [String]) throws {
-        let missing = names.filter { columns[$0] == nil }
-        guard !missing.isEmpty else { return }
-        throw InputError(SourceLocation(file: file, line: headerLine, field: missing.joined(separator: ", ")),
-                         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); the header has: \(shown(header.joined(separator: ", "), limit: 300))")
+    /// Checks the header against the columns a file of its kind has: every required one
+    /// there, and (for a closed set) no other. A missing column's message quotes nothing
+    /// of the header, which may be a line of a file that is no table at all; an unknown
+    /// column is named only when every expected one is there.
+    public func require(_ expected: CSVColumns) throws {
+        let missing = expected.required.filter { columns[$0] == nil }
+        if !missing.isEmpty {
+            throw InputError(SourceLocation(file: file, line: headerLine, field: missing.joined(separator: ", ")),
+                             "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); expected \(expected)")
+        }
+        guard let optional = expected.optional else { return }
+        let unknown = header.filter { !$0.isEmpty && !expected.required.contains($0) && !optional.contains($0) }
+        if !unknown.isEmpty {
+            throw InputError(SourceLocation(file: file, line: headerLine, field: unknown.map { shown($0, limit: 40) }.joined(separator: ", ")),
+                             "unknown column\(unknown.count > 1 ? "s" : ""), which would be ignored; expected \(expected): correct the header's spelling or remove the column")
+        }
     }
+
+    /// Checks that the header names every column of `names`; others may stand beside them.
+    public func require(_ names: [String]) throws { try require(CSVColumns(required: names, optional: nil)) }
 
     public func fieldCount(_ r: Int) -> Int { firstField[r + 1] - firstField[r] }
 
@@ -213,6 +244,8 @@ public enum CSVReader {
         let n = bytes.count
         // Field offsets are 32-bit, and unescaped copies of quoted fields go after the file's bytes.
         guard n <= Int(UInt32.max) / 2 else { throw InputError(SourceLocation(file: file), "file of \(n) bytes; expected at most 2 GiB") }
+        // UTF-16 (what some spreadsheets save as "Unicode") is one mistake, not a NUL in every field.
+        if isUTF16(bytes) { throw InputError(SourceLocation(file: file, line: 1), "UTF-16 text; save it as UTF-8") }
         var problems = DiagnosticCollector(limit: 50)
         var i = n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
         let text = input.span
@@ -352,6 +385,20 @@ public enum CSVReader {
     /// would split it silently; every value is kept verbatim, so guessing is not allowed.
     static let strayQuote = "a quote inside a field that does not start with one; RFC 4180 allows quotes only in a quoted field: "
         + "quote the whole field and double the quote (\"東\"\"中野\"), or remove it"
+
+    /// A UTF-16 byte order mark, or a NUL beside every byte of the header's start (ASCII column names in UTF-16).
+    static func isUTF16(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        if b.count >= 2, (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF) { return true }
+        var low = true, high = true, k = 0
+        while 2 * k + 1 < b.count, k < 32, low || high {
+            let (x, y) = (b[2 * k], b[2 * k + 1])
+            if (x, y) == (0x0A, 0) || (x, y) == (0, 0x0A) { break }
+            low = low && x != 0 && y == 0
+            high = high && x == 0 && y != 0
+            k += 1
+        }
+        return k >= 2 && (low || high)
+    }
 
     /// The line of the first NUL in a field that starts on `firstLine`, if it holds one.
     private static func nulLine(_ field: ArraySlice<UInt8>, firstLine: Int) -> Int? {

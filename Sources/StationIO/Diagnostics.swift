@@ -119,24 +119,22 @@ public struct DiagnosticCollector: Sendable {
     }
 }
 
+/// `text` with every control character (C0 such as CR, LF and ESC, DEL, and C1) shown as
+/// `\u{1B}`: what a source or a server says never colours a terminal, moves its cursor or
+/// starts a line of its own in a log or a text report.
+public func printable(_ text: String) -> String {
+    func isControl(_ c: Unicode.Scalar) -> Bool { c.value < 0x20 || (0x7F...0x9F).contains(c.value) }
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = ""
+    for c in text.unicodeScalars {
+        if isControl(c) { out += "\\u{\(String(c.value, radix: 16, uppercase: true))}" } else { out.unicodeScalars.append(c) }
+    }
+    return out
+}
+
 /// A value for a message: the text as it is, or, when it is long, its first 80
 /// characters and how long it was (a 10 MB field should not be echoed whole); printable.
 public func shown(_ value: String, limit: Int = 80) -> String {
     guard value.count > limit else { return printable(value) }
     return "\(printable(String(value.prefix(limit))))... (\(value.utf8.count) bytes)"
-}
-
-/// Text from outside (a server, a source, a database) made safe to quote in a message, a
-/// log or a terminal: every control character (C0, DEL, C1), line or paragraph separator
-/// and bidirectional override is written `\u{..}`, so no value can end a line and forge
-/// the next, move the cursor or reorder what is shown.
-public func printable(_ text: String) -> String {
-    var out = String.UnicodeScalarView()
-    for s in text.unicodeScalars {
-        if [.control, .lineSeparator, .paragraphSeparator].contains(s.properties.generalCategory)
-            || (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value) {
-            out.append(contentsOf: "\\u{\(String(s.value, radix: 16))}".unicodeScalars)
-        } else { out.append(s) }
-    }
-    return String(out)
 }

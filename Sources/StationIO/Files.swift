@@ -120,6 +120,33 @@ public enum Files {
         }
     }
 
+    /// Every symbolic link in `folder` or a folder under it (links not followed) that leads
+    /// out of it or nowhere: where it points, and whether that exists at all.
+    public static func linksLeaving(_ folder: String) -> [(path: String, target: String, resolves: Bool)] {
+        guard let root = realPath(folder) else { return [] }
+        var out: [(path: String, target: String, resolves: Bool)] = [], folders = [folder]
+        while let next = folders.popLast() {
+            for name in names(in: next) {
+                let path = joinPath(next, name)
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR { folders.append(path) }
+                guard info.st_mode & S_IFMT == S_IFLNK else { continue }
+                let resolved = realPath(path)
+                if let resolved, resolved == root || resolved.hasPrefix(root == "/" ? "/" : root + "/") { continue }
+                out.append((path, linkTarget(path) ?? "?", resolved != nil))
+            }
+        }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    /// The path with every link resolved, or nil when it leads nowhere.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Where a symbolic link points, when `path` is one (/dev/zero says more than "a device").
     static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

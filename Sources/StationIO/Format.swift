@@ -45,6 +45,13 @@ extension StringProtocol {
     /// Safe as XML or HTML text or a quoted attribute.
     public var markupEscaped: String { replacingScalars(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"]) }
 
-    /// Safe in a markdown table's cell: one line, no column break.
-    public var markdownCell: String { replacingScalars(["\\": "\\\\", "|": "\\|", "\r": " ", "\n": " "]) }
+    /// Safe as text in markdown, in a table's cell or a list item (a pull request's
+    /// comment): one line (control characters as `printable` shows them), no column break,
+    /// and nothing a renderer takes for markup or acts on: no link or image (`![x](url)`),
+    /// no HTML (`<details>`), entity, `*` emphasis or code, and no mention (`@everyone`, broken
+    /// by a zero-width space, as Dependabot does).
+    public var markdownCell: String {
+        printable(String(self)).replacingScalars(["\\": "\\\\", "|": "\\|", "[": "\\[", "]": "\\]", "`": "\\`", "*": "\\*",
+                                                  "~": "\\~", "<": "&lt;", "&": "&amp;", "@": "@&#8203;"])
+    }
 }

@@ -69,7 +69,12 @@ public struct BundleLocation: Sendable, Equatable {
             try checkSQLite(database)
             return BundleLocation(argument: argument, databasePath: database, kind: .version)
         case nil:
-            guard Files.exists(argument) else { throw InputError(SourceLocation(file: argument), "no such file or folder") }
+            guard Files.exists(argument) else {
+                // The candidate (build/staging.bin.candidate) is there only from a plan to the publish that moves it into dist/.
+                let candidate = argument.hasSuffix(".candidate") || argument.hasSuffix(".candidate/")
+                throw InputError(SourceLocation(file: argument), "no such file or folder" + (candidate
+                    ? "; a candidate version is there only once `make plan` (stationdb plan) has prepared it, until a publish moves it into dist/: run make plan first, or name dist for the published version" : ""))
+            }
             throw InputError(SourceLocation(file: argument),
                              "not a bundle: a folder without \(latestName) (a dist folder) or \(databaseName) (a version folder)")
         }

@@ -24,7 +24,7 @@ public enum HandWeights {
 
     static func check(_ table: CSVTable, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
         if table.header.isEmpty { return ([], []) }   // an empty file: no picks yet
-        try table.require(["s_id", "weight"])
+        try table.require(CSVColumns(required: ["s_id", "weight"], optional: ["note"]))
         let enabled = Dictionary(network.stations.map { ($0.id, $0.enabled) }, uniquingKeysWith: { first, _ in first })
         let cID = table.column("s_id"), cWeight = table.column("weight"), cNote = table.column("note")
         var problems = DiagnosticCollector()

@@ -200,13 +200,25 @@ public struct Baseline: Sendable {
     }
 
     /// The version latest.json names in `dist`, or nil when nothing is published there yet.
+    /// Its database and registry must be as published (their sha256 in latest.json and the
+    /// manifest): a copy changed since (by hand, or damaged) would be diffed and patched
+    /// from as if the apps had it, so it is an error (exit 3) naming the file.
     public static func local(dist: String) throws -> Baseline? {
         guard let latest = try PublishedBundle.latest(in: dist) else { return nil }
         let database = joinPath(dist, latest.database)
         guard Files.exists(database) else {
             throw DamagedError(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing: the dist is damaged")
         }
-        let registry = joinPath(joinPath(dist, String(latest.version)), DistLayout.registry)
+        let folder = joinPath(dist, String(latest.version)), manifest = joinPath(folder, DistLayout.manifest)
+        let registry = joinPath(folder, DistLayout.registry)
+        var expected = [(database, latest.sha256, joinPath(dist, DistLayout.latest))]
+        if Files.exists(registry), let files = try? PublishedBundle.read(path: manifest).files {
+            expected.append((registry, files[DistLayout.registry] ?? "none", manifest))
+        }
+        for (path, sha256, source) in expected where try SHA256.hex(fileAt: path) != sha256 {
+            throw EnvironmentError("\(path) is not as published: its sha256 differs from the one \(source) gives; a published version never changes, "
+                                   + "so put the file back as it was published (the web server keeps a copy) before publishing or planning against it")
+        }
         return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist)
     }
 }

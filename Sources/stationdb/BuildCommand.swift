@@ -79,7 +79,7 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "The ID registry (default: RAW/registry.csv when RAW is a folder): once the version is published it takes the registry ingest left beside the staging file.")
     var registry: String?
 
-    @OptionGroup var guardOptions: GuardOptions
+    @OptionGroup var guardOptions: GuardOptions<Publishes>
 
     @Option(help: "The report of `stationdb lint --out`: its count of warnings goes into latest.json and the summary.")
     var lint: String?

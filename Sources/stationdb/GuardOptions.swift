@@ -1,9 +1,14 @@
 import ArgumentParser
 import BundleDiff
 
+/// Whether a command's help speaks of publishing, or of planning what a publish would do.
+protocol Wording { static var plans: Bool { get } }
+enum Publishes: Wording { static let plans = false }
+enum Plans: Wording { static let plans = true }
+
 /// The publish guards, shared by `build`, `publish` and `plan`.
-struct GuardOptions: ParsableArguments {
-    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse to publish when more than PCT % of the published stations are removed.", valueName: "PCT"))
+struct GuardOptions<Say: Wording>: ParsableArguments {
+    @Option(name: .customLong("max-removed"), help: ArgumentHelp("Refuse when more than PCT % of the published stations are removed.", valueName: "PCT"))
     var maxRemoved = DiffGuards.nightly.maxRemovedPercent!
 
     @Option(name: .customLong("max-disabled"), help: ArgumentHelp("Refuse when more than PCT % of the published enabled stations, lines or operators are disabled.", valueName: "PCT"))
@@ -18,10 +23,12 @@ struct GuardOptions: ParsableArguments {
     @Option(name: .customLong("max-weight-churn"), help: ArgumentHelp("Refuse when more than PCT % of the stations enabled in both changed weight.", valueName: "PCT"))
     var maxWeightChurn = DiffGuards.nightly.maxWeightChurnPercent!
 
-    @Flag(help: "Publish even when a guard is exceeded (make FORCE_PUBLISH=1).")
+    @Flag(help: ArgumentHelp(Say.plans ? "Plan what a forced publish would do when a guard is exceeded: the report says it would be published (make plan FORCE_PUBLISH=1)."
+                                       : "Publish even when a guard is exceeded (make FORCE_PUBLISH=1)."))
     var force = false
 
-    @Option(name: .customLong("as-version"), help: ArgumentHelp("Publish as version N (make VERSION=N); it must be larger than every version in dist.", valueName: "N"))
+    @Option(name: .customLong("as-version"), help: ArgumentHelp((Say.plans ? "Plan version N, as a publish with --as-version N would make it (make plan VERSION=N)" : "Publish as version N (make VERSION=N)")
+                                                                    + "; it must be larger than every version in dist.", valueName: "N"))
     var requestedVersion: Int?
 
     var guards: DiffGuards {

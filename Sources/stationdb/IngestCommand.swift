@@ -40,8 +40,10 @@ struct IngestCommand: AsyncParsableCommand {
           move,stations,s_id=1273,,35.681236 139.767125,station=東京,centre
           disable,lines,l_id=2,,,line=東海道新幹線,no stations in the data
           enable,operators,o_id=4,,,operator=北海道ちほく高原鉄道,reopened
-        Errors at their line: a fix matching no row (stale) or several
-        (ambiguous), an expect the row does not meet, two fixes giving one
+        Errors at their line, all of them at once, in file order: a fix
+        matching no row (a mistyped ID or name, or a row the sources dropped:
+        the nearest IDs or names are named) or several (ambiguous), an
+        unknown action, table, field or column, an expect the row does not meet, two fixes giving one
         field of one row different values (both lines named), a result outside
         Japan or naming a missing operator. `stationdb lint` lists fixes that
         move a station over 1 km or rename one.

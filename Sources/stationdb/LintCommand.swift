@@ -12,15 +12,7 @@ struct LintCommand: AsyncParsableCommand {
         discussion: """
         Reads raw/ as `stationdb ingest` does (writing nothing) and the hand
         weights, and lists, each with file:line:field and why:
-          text         outer white space or a control character in a text value
-          yomi         a reading with characters other than hiragana, ー, ・,
-                       brackets or an ideographic space
-          code         an operator type, line type or N02 code the known lists lack
-          far          a station more than 30 km from both its neighbours on a line
-          pref         a station whose prefecture none of its 10 nearest stations has
-          same-name    two live stations of one line with the same name
-          hand-weight  a hand weight on a disabled station
-          fix          a fix whose value the sources already hold
+        \(LintRule.help)
         Every value is published as the sources hold it: lint only says where to
         look.
 

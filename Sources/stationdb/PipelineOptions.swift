@@ -3,7 +3,7 @@ import Publishing
 
 /// What `publish` and `plan` both take: where raw/, build/ and dist/ are, how machine
 /// weights are drawn, the guards, and whether to wait for another run.
-struct PipelineOptions: ParsableArguments {
+struct PipelineOptions<Say: Wording>: ParsableArguments {
     @Option(help: "The raw folder holding the sources.")
     var raw = "raw"
 
@@ -18,7 +18,7 @@ struct PipelineOptions: ParsableArguments {
     @Option(help: "How machine weights are drawn: blue-noise (the default) or mesh-lottery (the Makefile's METHOD).")
     var method: MethodName = .blueNoise
 
-    @OptionGroup var guardOptions: GuardOptions
+    @OptionGroup var guardOptions: GuardOptions<Say>
 
     @Flag(help: "Exit (status 3) instead of waiting when another run holds the dist or the build folder.")
     var noWait = false

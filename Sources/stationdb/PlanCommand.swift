@@ -44,7 +44,7 @@ struct PlanCommand: AsyncParsableCommand {
         publish.
         """)
 
-    @OptionGroup var options: PipelineOptions
+    @OptionGroup var options: PipelineOptions<Plans>
 
     @Option(help: ArgumentHelp("Compare with the dist published at URL (holding latest.json), as the apps read it.", valueName: "URL"))
     var against: String?

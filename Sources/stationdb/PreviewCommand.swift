@@ -41,7 +41,7 @@ struct PreviewCommand: ParsableCommand {
           stationdb preview dist --out /tmp/preview.html
           stationdb preview dist/5 --baseline dist/4 --out /tmp/v5.html
           stationdb preview build/staging.bin.candidate --baseline dist \\
-            --out /tmp/plan.html
+            --out /tmp/plan.html      # after `stationdb plan` (make plan)
           chromium '/tmp/v5.html#lat=34.70&lng=135.50&span=0.4&pins=150'
 
         Exit status: 0 written, 2 a path is not a bundle (or --out is not a

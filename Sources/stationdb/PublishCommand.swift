@@ -44,7 +44,7 @@ struct PublishCommand: AsyncParsableCommand {
         updated (the message names the copy to restore it from).
         """)
 
-    @OptionGroup var options: PipelineOptions
+    @OptionGroup var options: PipelineOptions<Publishes>
 
     @Flag(help: "Print what the run did as JSON on stdout: published or not, version, row counts, changes per kind, the guards' verdict, lint warnings.")
     var json = false

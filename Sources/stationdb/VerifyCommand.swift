@@ -15,8 +15,10 @@ struct VerifyCommand: ParsableCommand {
         to the database), user_version with the manifest's version, that
         stations_lines names existing stations and lines and that stations and
         lines name existing operators, weights 1..13, prefectures 1..47 and
-        coordinates inside Japan. It warns (exit 0) of live stations on no line
-        and lines with no stations: the apps would list neither.
+        coordinates inside Japan; for a dist, every earlier version's files
+        against its manifest too. It warns (exit 0) of live stations on no line
+        and live lines with no stations (the apps would list neither; a
+        disabled line is never listed), the first 10 of each and how many more.
 
         Examples:
           stationdb verify dist
@@ -33,7 +35,13 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         let report = try BundleVerifier.verify(path: distOrDB)
-        print(report.line + (report.warnings.isEmpty ? "" : " (\(report.warnings.count) warnings)"))
-        for w in report.warnings { note("warning: \(w)") }
+        let count = report.warnings.count, listed = 10
+        print(report.line + (count == 0 ? "" : " (\(count) warning\(count == 1 ? "" : "s"))"))
+        // The first few of each kind, and how many more: together, the count above.
+        for field in ["stations", "lines"] {
+            let some = report.warnings.filter { $0.location.field == field }
+            for w in some.prefix(listed) { note("warning: \(w)") }
+            if some.count > listed { note("warning: ... and \(some.count - listed) more \(field)") }
+        }
     }
 }

@@ -49,7 +49,7 @@ final class NationalDiffTests: XCTestCase {
         // Applying the sql format to OLD gives NEW.
         let patched = (dist as NSString).appendingPathComponent("patched.sqlite")
         try FileManager.default.copyItem(atPath: old, toPath: patched)
-        try AndroidPatchRunner.apply(sql: report.sql(), toFileAt: patched)
+        try AndroidPatchRunner.apply(sql: report.sql(), to: SQLiteDatabase(path: patched, mode: .readWrite))
         XCTAssertTrue(try BundleDifference.between(oldPath: patched, newPath: new).isEmpty)
 
         if let keep = ProcessInfo.processInfo.environment["STATIONDB_DIFF_BENCH_DIR"] {

@@ -2,6 +2,7 @@ import BuildDB
 import Foundation
 import StationIO
 import StationModel
+import TestSupport
 import XCTest
 
 final class VerifyTests: XCTestCase {
@@ -45,6 +46,34 @@ final class VerifyTests: XCTestCase {
         }
         XCTAssertEqual(try BundleVerifier.verify(path: dist).line,
                        "ok: \(dist) version 1, 3 operators, 4 lines, 6 stations, 6 stations_lines, 1 renumbered_stations")
+    }
+
+    /// verify said "(11 warnings)", listed 10 and "... and 2 more" (12), and warned of a line
+    /// disabled on purpose, which the apps never list. Every warning is counted once, the
+    /// count is what the list adds up to, and a disabled line is left alone.
+    func testVerifyCountsTheWarningsItListsAndLeavesDisabledLinesAlone() throws {
+        var sql = "DELETE FROM stations_lines WHERE l_id = 30; CREATE TEMP TABLE s AS SELECT * FROM stations WHERE s_id = 100; "
+            + "CREATE TEMP TABLE l AS SELECT * FROM lines WHERE l_id = 10; UPDATE l SET l_id = 40; INSERT INTO lines SELECT * FROM l; "
+        for id in 1000..<1012 { sql += "UPDATE s SET s_id = \(id); INSERT INTO stations SELECT * FROM s; " }
+        let path = try corruptedCopy(sql)
+        let warnings = try BundleVerifier.verify(path: path).warnings
+        XCTAssertEqual(warnings.map(\.location.field), Array(repeating: "stations", count: 12) + ["lines"], "\(warnings)")
+        XCTAssertFalse(warnings.contains { $0.message.hasPrefix("l_id 30") }, "the disabled line: \(warnings)")
+
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try BuiltTools.stationdb())
+        p.arguments = ["verify", path]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let warned = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let count = try XCTUnwrap(printed.firstMatch(of: /\((\d+) warnings\)/).map { Int($0.1)! }, printed)
+        let more = warned.compactMap { $0.firstMatch(of: /\.\.\. and (\d+) more/).map { Int($0.1)! } }.reduce(0, +)
+        XCTAssertEqual(count, 13, printed)
+        XCTAssertEqual(warned.count { $0.hasPrefix("warning: ") && !$0.contains("... and") } + more, count, warned.joined(separator: "\n"))
     }
 
     func testSchemaProblems() throws {

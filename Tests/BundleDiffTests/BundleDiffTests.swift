@@ -47,6 +47,16 @@ final class BundleDiffTests: XCTestCase {
         XCTAssertEqual(d.newVersion, 2)
     }
 
+    /// The diff attaches both files by bound path: quotes in a path need no escaping.
+    func testPathsHoldingQuotes() throws {
+        let dir = try folder() + "/it's \"here\""
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try makeBundle(dir + "/a'.sqlite", version: 1, rows: baseRows)
+        try makeBundle(dir + "/b'.sqlite", version: 2, rows: Array(baseRows.dropLast()))
+        let d = try BundleDifference.between(oldPath: dir + "/a'.sqlite", newPath: dir + "/b'.sqlite")
+        XCTAssertEqual(d["stations"]?.removed.map { $0[0] }, [.integer(200)])
+    }
+
     func testAddedRemovedChangedWithColumnValues() throws {
         let dir = try folder()
         try makeBundle(dir + "/a.sqlite", version: 1, rows: baseRows + ["INSERT INTO stations_lines VALUES (10, 100, 1), (10, 101, 2), (20, 200, 1)"])
@@ -137,7 +147,7 @@ final class BundleDiffTests: XCTestCase {
         XCTAssertFalse(patch.contains("BEGIN"))
         XCTAssertFalse(patch.contains("\r"))
 
-        try AndroidPatchRunner.apply(sql: patch, toFileAt: old)
+        try AndroidPatchRunner.apply(sql: patch, to: SQLiteDatabase(path: old, mode: .readWrite))
         let after = try BundleDifference.between(oldPath: old, newPath: new)
         XCTAssertTrue(after.isEmpty)
         XCTAssertEqual(try SQLiteDatabase(path: old).userVersion, 2)
@@ -208,6 +218,41 @@ final class AndroidPatchRunnerTests: XCTestCase {
             XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: bad, to: db), bad)
             XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1, bad)
         }
+    }
+
+    /// Under an authorizer, a statement that would do what it refuses fails before it
+    /// runs, named by its line; the statements before it roll back with it.
+    func testAPatchRunsUnderAnAuthorizer() throws {
+        let db = try database()
+        try db.execute("CREATE TABLE closed (k INTEGER PRIMARY KEY)")
+        let onlyT: SQLiteAuthorizer = { action in
+            switch action {
+            case .insert(let table, _), .read(let table, _, _): return table == "t" ? nil : action.description
+            case .select, .function: return nil
+            default: return action.description
+            }
+        }
+        try AndroidPatchRunner.apply(sql: "INSERT INTO t VALUES (2, 'b');\n", to: db, authorizer: onlyT)
+        let sql = "INSERT INTO t VALUES (3, 'c');\nINSERT INTO t SELECT k + 10, NULL FROM closed;\n"
+        XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: sql, to: db, file: "p.sql", authorizer: onlyT)) { error in
+            let failure = error as? SQLScript.Failure
+            XCTAssertEqual(failure?.location, SourceLocation(file: "p.sql", line: 2))
+            XCTAssertEqual(failure?.refusal, "reads closed.k")
+            XCTAssertEqual(failure?.error?.code, .SQLITE_AUTH)
+            XCTAssertEqual("\(error)", "p.sql:2: refused: reads closed.k in: INSERT INTO t SELECT k + 10, NULL FROM closed;")
+        }
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 2)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM closed"), 0, "the authorizer is gone with the patch")
+    }
+
+    /// A statement that writes past the connection's size limit fails as full.
+    func testAPatchPastTheSizeLimitIsFull() throws {
+        let db = try database()
+        try db.limitSize(toBytes: 64 << 10)
+        XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: "INSERT INTO t VALUES (5, randomblob(100000));\n", to: db)) { error in
+            XCTAssertEqual((error as? SQLScript.Failure)?.isFull, true, "\(error)")
+        }
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1)
     }
 
     func testLiteralsSurviveTheClient() throws {

@@ -103,14 +103,14 @@ final class DiffReportTests: XCTestCase {
                                    pref INTEGER NOT NULL, address TEXT NOT NULL, lat INTEGER NOT NULL, lng INTEGER NOT NULL,
                                    o_id INTEGER NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, weight INTEGER NOT NULL DEFAULT 0);
             CREATE TABLE stations_lines (l_id INTEGER NOT NULL, s_id INTEGER NOT NULL, s_sort INTEGER NOT NULL, PRIMARY KEY (l_id, s_id)) WITHOUT ROWID;
-            ATTACH DATABASE \(SQLValue.text(old).sqlLiteral) AS source;
+            ATTACH DATABASE ? AS source;
             INSERT INTO operators SELECT * FROM source.operators;
             INSERT INTO lines SELECT * FROM source.lines;
             INSERT INTO stations SELECT * FROM source.stations;
             INSERT INTO stations_lines SELECT l_id, s_id, s_sort FROM source.stations_lines;
             DETACH DATABASE source;
             PRAGMA user_version = 3;
-            """)
+            """, [.text(old)])
         try db.execute(caseOnly)
         db.close()
         // The same rows in a bundle of the usual shape.
@@ -162,7 +162,7 @@ final class DiffReportTests: XCTestCase {
         let report = try DiffReport.make(oldPath: old, newPath: new)
         let patched = dir + "/patched.sqlite"
         try FileManager.default.copyItem(atPath: old, toPath: patched)
-        try AndroidPatchRunner.apply(sql: report.sql(), toFileAt: patched)
+        try AndroidPatchRunner.apply(sql: report.sql(), to: SQLiteDatabase(path: patched, mode: .readWrite))
         XCTAssertTrue(try BundleDifference.between(oldPath: patched, newPath: new).isEmpty)
         XCTAssertEqual(try SQLiteDatabase(path: patched).userVersion, 4)
         XCTAssertEqual(try SQLiteDatabase(path: patched).scalarInt("SELECT count(*) FROM completions"), 1, "the client's own table is left alone")

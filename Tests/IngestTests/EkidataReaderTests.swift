@@ -258,7 +258,7 @@ final class EkidataReaderTests: XCTestCase {
         var files = replacing("station.csv", "line_cd,pref_cd,", "line_cd,prefecture,")
         files["join.csv"] = nil
         XCTAssertEqual(try errors(files), [
-            "eki/station.csv:1: pref_cd: missing column pref_cd; the header has: station_cd, station_g_cd, station_name, station_name_k, station_name_r, line_cd, prefecture, post, address, lon, lat, open_ymd, close_ymd, e_status, e_sort",
+            "eki/station.csv:1: pref_cd: missing column pref_cd; expected the columns station_cd, station_g_cd, station_name, line_cd, pref_cd, lon, lat, e_status (other columns are ignored)",
             "eki/join.csv: file not found; expected join.csv in the source folder eki",
         ])
     }

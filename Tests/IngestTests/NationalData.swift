@@ -15,12 +15,12 @@ enum NationalData {
     /// The national ekidata folder (Tests/Fixtures/ekidata).
     static var ekidata: String { RepositoryData.ekidata }
 
-    /// A raw folder at `folder` with raw/ekidata as `ekidata` and the given sources.json (by
-    /// default ekidata alone, as bench/run's ekidata-raw): ingest reads it without the
-    /// repository's registry or fixes.
+    /// A raw folder at `folder` with a copy of raw/ekidata as `ekidata` (raw/ may hold no link
+    /// that leaves it) and the given sources.json (by default ekidata alone, as bench/run's
+    /// ekidata-raw): ingest reads it without the repository's registry or fixes.
     static func makeEkidataRaw(at folder: String, sources: String = #"{ "sources": [ { "kind": "ekidata", "path": "ekidata" } ] }"#) throws {
         try Files.createFolder(folder)
-        try FileManager.default.createSymbolicLink(atPath: folder + "/ekidata", withDestinationPath: ekidata)
+        try FileManager.default.copyItem(atPath: ekidata, toPath: folder + "/ekidata")
         try Files.write(Array(sources.utf8), to: folder + "/sources.json")
     }
 

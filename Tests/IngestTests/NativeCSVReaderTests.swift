@@ -223,13 +223,13 @@ final class NativeCSVReaderTests: XCTestCase {
         files["stations.csv"] = "s_id,station,lat,lng,o_id\n1130101,東京,35.681391,139.766103,1\n"
         files["stations_lines.csv"] = nil
         XCTAssertEqual(try errors(files), [
-            "raw/stations.csv:1: pref: missing column pref; the header has: s_id, station, lat, lng, o_id",
+            "raw/stations.csv:1: pref: missing column pref; expected the columns s_id, station, pref, lat, lng, o_id (and optionally yomi, wiki, address, enabled)",
             "raw/stations_lines.csv: file not found; expected stations_lines.csv in the source folder raw",
         ])
         files["stations.csv"] = ""
         files["stations_lines.csv"] = Self.stationLines
         XCTAssertEqual(try errors(files), [
-            "raw/stations.csv:1: empty file; expected a header naming the columns s_id, station, pref, lat, lng, o_id",
+            "raw/stations.csv:1: empty file; expected a header naming the columns s_id, station, pref, lat, lng, o_id (and optionally yomi, wiki, address, enabled)",
         ])
     }
 

@@ -209,7 +209,9 @@ final class FixesTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try ("action,table,match,field,value,note\n" + body).write(toFile: dir + "/fixes.csv", atomically: true, encoding: .utf8)
-        return try DataFixes.read(path: dir + "/fixes.csv", label: "raw/fixes.csv")
+        let read = try DataFixes.read(path: dir + "/fixes.csv", label: "raw/fixes.csv")
+        if !read.problems.isEmpty { throw InputError(read.problems) }
+        return read.fixes
     }
 
     func testFixesApply() throws {
@@ -240,11 +242,39 @@ final class FixesTests: XCTestCase {
 
         """), to: &n)) { error in
             XCTAssertEqual((error as? InputError)?.description, """
-            error: raw/fixes.csv:2: match: stale fix: s_id=99 matches no row of stations; update or remove it
+            error: raw/fixes.csv:2: match: s_id=99 matches no station (nearest: s_id 3 神田, s_id 2 神田, s_id 1 東京); correct the match (a mistyped ID or name?), or remove the fix if the sources no longer have that row
             error: raw/fixes.csv:3: match: ambiguous fix: station=神田 matches 2 rows of stations; add a column to the match
             error: raw/fixes.csv:4: value: expected 1..47 for pref, found 52
             error: raw/fixes.csv:5: value: expected 'lat lng' in decimal degrees, found '35.6'
             """)
+        }
+    }
+
+    /// Two bad fixes (s_id 99999 on one line, field `yomii` on the next): the first run
+    /// named only the second, the next run only the first. One run names both, in file
+    /// order, and says what a fix that matches nothing is near.
+    func testEveryBadFixIsListedInFileOrderInOneRun() async throws {
+        var files = NativeCSVReaderTests.files
+        files["fixes.csv"] = """
+            action,table,match,field,value,expect,note
+            set,stations,s_id=1130101,yomi,とうきょう,station=東京,fine
+            set,stations,s_id=1130199,yomi,かんだ,,a mistyped s_id
+            set,stations,s_id=1130101,yomii,とうきょう,,a mistyped field
+            set,stations,station=神田,yomi,かんだ,,no station has this name
+
+            """
+        let raw = try makeSourceFolder(self, files)
+        do {
+            _ = try await IngestPipeline.run(IngestOptions(rawFolder: raw, rawLabel: "raw"))
+            XCTFail("expected an InputError")
+        } catch let error as InputError {
+            XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 3, field: "match"),
+                                                               SourceLocation(file: "raw/fixes.csv", line: 4, field: "field"),
+                                                               SourceLocation(file: "raw/fixes.csv", line: 5, field: "match")], "\(error)")
+            XCTAssertFalse(error.description.contains("stale"), "\(error)")
+            // The s_ids nearest 1130199, and the name nearest 神田 (the station is `神田, "東京"`).
+            XCTAssertTrue(error.diagnostics.first?.message.contains("s_id 1130102") ?? false, "\(error)")
+            XCTAssertTrue(error.diagnostics.last?.message.contains("s_id 1130102") ?? false, "\(error)")
         }
     }
 

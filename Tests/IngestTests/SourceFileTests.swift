@@ -106,7 +106,70 @@ final class SourceFileTests: XCTestCase {
         XCTAssertEqual(load(""), ["\(raw)/sources.json:1: column 1: not valid JSON: expected a value, found the end of the file"])
         // Valid JSON with a wrong value keeps naming the key.
         XCTAssertEqual(load(#"{ "sources": [ { "kind": "n03", "path": "x" } ] }"#),
-                       ["\(raw)/sources.json: sources.0.kind: unknown kind \"n03\"; expected one of native, ekidata, n02, station_database"])
+                       ["\(raw)/sources.json:1: sources.0.kind: unknown kind \"n03\"; expected one of native, ekidata, n02, station_database"])
+    }
+
+    /// A source path `../escape.xml` made fetch write outside raw/ (exit 0), and publish read
+    /// there. Every path that climbs out or is absolute is an error at its line of sources.json.
+    func testASourcePathThatLeavesRawIsAnErrorAtItsLine() throws {
+        let raw = try makeSourceFolder(self, ["sources.json": """
+            { "sources": [
+              { "kind": "ekidata", "path": "ekidata" },
+              { "kind": "n02", "path": "../escape.xml", "url": "http://127.0.0.1:9/x.xml" },
+              { "kind": "native",
+                "path": "/tmp/outside" },
+              { "kind": "ekidata", "path": "ok/../../../outside/dir" }
+            ] }
+            """])
+        XCTAssertThrowsError(try SourcesConfig.load(rawFolder: raw, rawLabel: "raw")) { error in
+            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [
+                SourceLocation(file: "raw/sources.json", line: 3, field: "sources.1.path"),
+                SourceLocation(file: "raw/sources.json", line: 5, field: "sources.2.path"),
+                SourceLocation(file: "raw/sources.json", line: 6, field: "sources.3.path"),
+            ], "\(error)")
+        }
+    }
+
+    /// Foundation's decoder took `[ x, ]` and `{ "path": "a", "path": "b" }` (the first
+    /// wins, silently): both are errors at their line and column.
+    func testATrailingCommaOrANameGivenTwiceIsAnErrorAtItsLine() throws {
+        let raw = try makeSourceFolder(self, [:])
+        func location(_ text: String) -> SourceLocation? {
+            try? Files.write(Array(text.utf8), to: raw + "/sources.json")
+            do { _ = try SourcesConfig.load(rawFolder: raw, rawLabel: "raw") } catch let error as InputError {
+                return error.diagnostics.count == 1 ? error.diagnostics[0].location : nil
+            } catch { return nil }
+            return nil
+        }
+        XCTAssertEqual(location("{ \"sources\": [\n  { \"kind\": \"ekidata\", \"path\": \"ekidata\" },\n] }\n"),
+                       SourceLocation(file: "raw/sources.json", line: 3, field: "column 1"))
+        XCTAssertEqual(location("{ \"sources\": [\n  { \"kind\": \"ekidata\", \"path\": \"ekidata\", }\n] }\n"),
+                       SourceLocation(file: "raw/sources.json", line: 2, field: "column 43"))
+        XCTAssertEqual(location("{ \"sources\": [\n  { \"kind\": \"ekidata\",\n    \"path\": \"ekidata\",\n    \"path\": \"../x\" }\n] }\n"),
+                       SourceLocation(file: "raw/sources.json", line: 4, field: "column 5"))
+    }
+
+    /// `raw/fixes.csv -> /etc/shadow` was read, and the error quoted its first line. raw/ may
+    /// hold no link that leaves it (or leads nowhere): each is named before anything is read.
+    func testALinkThatLeavesRawIsRefusedBeforeAnythingIsRead() async throws {
+        let raw = try await raw(.ekidata)
+        let outside = try makeSourceFolder(self, ["secret.csv": "root:SECRET:19000\n"])
+        XCTAssertEqual(symlink(outside + "/secret.csv", raw + "/fixes.csv"), 0)
+        XCTAssertEqual(symlink(raw + "/nowhere.csv", raw + "/weights.csv"), 0)
+        XCTAssertEqual(symlink(outside, raw + "/elsewhere"), 0)
+        // A link within raw/ is fine.
+        XCTAssertEqual(symlink(raw + "/ekidata/station.csv", raw + "/ekidata/station-link.csv"), 0)
+        var messages = await refusal(raw).messages
+        XCTAssertEqual(messages.count, 3, "\(messages)")
+        XCTAssertEqual(messages.map { String($0.prefix { $0 != ":" }) }, ["raw/elsewhere", "raw/fixes.csv", "raw/weights.csv"])
+        XCTAssertFalse(messages.contains { $0.contains("SECRET") }, "\(messages)")
+        // A linked source folder, as the tests and the bench once made their raw/.
+        for name in ["elsewhere", "fixes.csv", "weights.csv"] { unlink(raw + "/" + name) }
+        _ = try await IngestPipeline.read(IngestOptions(rawFolder: raw, rawLabel: "raw"))
+        try FileManager.default.removeItem(atPath: raw + "/ekidata")
+        XCTAssertEqual(symlink(NationalData.ekidata, raw + "/ekidata"), 0)
+        messages = await refusal(raw).messages
+        XCTAssertEqual(messages.map { String($0.prefix { $0 != ":" }) }, ["raw/ekidata"])
     }
 
     /// `ab\0cd` in stations.csv was published as `ab` (SQLite's text binding stops at a NUL).

@@ -45,10 +45,11 @@ final class InputMistakesTests: XCTestCase {
     }
 
     /// A FIFO as a source file or sources.json, or a source linked to /dev/zero, hung
-    /// `make` forever while it held dist/.lock. Each is now bad input naming the file.
+    /// `make` forever while it held dist/.lock. Each is now bad input naming the file
+    /// (a link that leaves raw/ before anything is read).
     func testNoSpecialFileHangsAPublish() throws {
         let fifo = "a FIFO (named pipe), not a file; expected a file here"
-        let zero = "a character device (a link to /dev/zero), not a file; expected a file here"
+        let zero = "a link to /dev/zero, outside the raw folder"
         let cases: [(kind: String, file: String, link: Bool)] = [
             ("native", "stations.csv", false), ("ekidata", "ekidata/station.csv", false), ("n02", "N02.xml", false),
             ("native", "sources.json", false), ("native", "weights.csv", false),
@@ -113,7 +114,8 @@ final class InputMistakesTests: XCTestCase {
         let made = try f.make(), linted = try f.make("lint")
         XCTAssertEqual(made.status, 2, made.err)
         XCTAssertEqual(linted.status, 2, linted.err)
-        let error = "error: \(f.raw)/weights.csv:4: s_id: station 3 is listed twice (first on line 2)"
+        // raw/ as the repository names it, not the machine's path (make gives an absolute RAW).
+        let error = "error: raw/weights.csv:4: s_id: station 3 is listed twice (first on line 2)"
         XCTAssertTrue(made.err.contains(error), made.err)
         XCTAssertTrue(linted.err.contains(error), linted.err)
         XCTAssertTrue(linted.lastMessage.contains("bad input (exit 2 from stationdb)"), linted.lastMessage)
@@ -140,9 +142,9 @@ final class InputMistakesTests: XCTestCase {
             XCTAssertEqual(run.status, 2, run.err)
             let errors = run.err.split(separator: "\n").filter { $0.hasPrefix("error: ") }
             XCTAssertEqual(errors.first.map(String.init),
-                           "error: \(f.raw)/registry.csv: s_id 1273: station 1273 (東京), published in version 1, is missing from this build: the registry lost its line; "
+                           "error: raw/registry.csv: s_id 1273: station 1273 (東京), published in version 1, is missing from this build: the registry lost its line; "
                            + "take the line back from \(f.dist)/1/registry.csv, the registry version 1 was published with (if that version is the last change, "
-                           + "copy it over \(f.raw)/registry.csv), or declare a truly changed s_id in renumbered.csv", target)
+                           + "copy it over raw/registry.csv), or declare a truly changed s_id in renumbered.csv", target)
             XCTAssertFalse(run.err.contains("stale fix"), "\(target): \(run.err)")
             XCTAssertEqual(try MakeFixture.snapshot(f.dist), published)
         }

@@ -42,7 +42,7 @@ final class NightlyMakeTests: XCTestCase {
         try f.write(#"{ "sources": [] }"#, to: "raw/sources.json")
         run = try f.make()
         XCTAssertEqual(run.status, 2)
-        XCTAssertTrue(run.err.contains("sources.json: sources: expected at least one source"), run.err)
+        XCTAssertTrue(run.err.contains("sources.json:1: sources: expected at least one source"), run.err)
         try FileManager.default.removeItem(atPath: f.raw + "/sources.json")
 
         try FileManager.default.removeItem(atPath: f.raw + "/stations_lines.csv")

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import XCTest
 
 /// Nothing published is lost: an s_id keeps its meaning however the registry is
@@ -41,6 +42,39 @@ final class NothingLostTests: XCTestCase {
         XCTAssertEqual(try f.latestVersion(), 1)
     }
 
+    /// Makes a folder read-only, or writable again, for root too: chattr's immutable flag
+    /// (root ignores a folder's permissions), else its mode.
+    func setReadOnly(_ folder: String, _ readOnly: Bool) throws {
+        if getuid() == 0 {
+            let p = try Process.run(URL(fileURLWithPath: "/usr/bin/chattr"), arguments: [readOnly ? "+i" : "-i", folder])
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, "chattr \(readOnly ? "+i" : "-i") \(folder) (e2fsprogs, CAP_LINUX_IMMUTABLE)")
+        } else {
+            XCTAssertEqual(chmod(folder, readOnly ? 0o555 : 0o755), 0)
+        }
+    }
+
+    /// After an exit 5 (a version published, raw/registry.csv not written: a read-only raw/),
+    /// the next publish said only "cannot write raw/.registry.csv.tmp-PID". Every run points
+    /// at the copy to restore, dist/N/registry.csv, with exit 5, until it is there.
+    func testEveryRunAfterAnExit5PointsAtThePublishedRegistry() throws {
+        let f = try MakeFixture()
+        defer { try? setReadOnly(f.raw, false); f.remove() }
+        try setReadOnly(f.raw, true)
+        for attempt in 1...2 {
+            let run = try f.make()
+            XCTAssertEqual(run.status, 2, "\(attempt): \(run.err)")
+            XCTAssertTrue(run.lastMessage.contains("(exit 5 from stationdb)"), "\(attempt): \(run.lastMessage)")
+            XCTAssertTrue(run.err.contains("copy \(f.dist)/1/registry.csv"), "\(attempt): \(run.err)")
+            XCTAssertEqual(try f.latestVersion(), 1, "\(attempt)")
+        }
+        try setReadOnly(f.raw, false)
+        try FileManager.default.copyItem(atPath: f.dist + "/1/registry.csv", toPath: f.raw + "/registry.csv")
+        let run = try f.make()
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.err.contains("nothing changed"), run.err)
+    }
+
     /// A native master whose stations_lines.csv lost its rows would empty every line list.
     func testEmptiedStationLinesAreRefusedAndVerifyWarns() throws {
         let f = try MakeFixture()
@@ -60,6 +94,6 @@ final class NothingLostTests: XCTestCase {
         XCTAssertEqual(verify.status, 0)
         XCTAssertTrue(verify.out.contains("warnings)"), verify.out)
         XCTAssertTrue(verify.err.contains("s_id 1 駅1: a live station on no line"), verify.err)
-        XCTAssertTrue(verify.err.contains("l_id 11 山手線: a line with no stations"), verify.err)
+        XCTAssertTrue(verify.err.contains("l_id 11 山手線: a live line with no stations"), verify.err)
     }
 }

@@ -1,3 +1,4 @@
+import BuildDB
 import BundleDiff
 import Foundation
 import Ingest
@@ -142,6 +143,13 @@ final class PlanTests: XCTestCase {
         let refused = try await pipeline().publish()
         XCTAssertEqual(refused.outcome, .refused)
         XCTAssertEqual(try published(), before, "a refused publish leaves dist/ and raw/ as they were")
+        // A forced plan plans: it said "published anyway" of a version it had not published.
+        let forcedPlan = try await pipeline(force: true).plan().report
+        XCTAssertEqual(forcedPlan.outcome, .wouldPublish)
+        for format in [RunReport.Format.text, .markdown] {
+            let rendered = try forcedPlan.render(format).replacingOccurrences(of: "would be published anyway", with: "")
+            XCTAssertFalse(rendered.contains("published anyway"), rendered)
+        }
         let forced = try await pipeline(force: true).publish()
         XCTAssertEqual(forced.outcome, .published)
         XCTAssertTrue(forced.guards.forced)
@@ -196,12 +204,12 @@ final class PlanTests: XCTestCase {
     func testMistakesInFixesAreErrorsAtTheirLine() async throws {
         // A mistyped but existing s_id: the row is named by what it really is.
         var found = try await refusal("move,stations,s_id=15,,35.6 139.7,station=駅5,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "expect")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 2, field: "expect")])
         XCTAssertTrue(found[0].message.contains("駅15"), found[0].message)
 
         // Two fixes giving one field two values: both lines named.
         found = try await refusal("set,stations,s_id=3,yomi,えきさん,,", "set,stations,s_id=3,yomi,えきみっつ,,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 3, field: "value")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 3, field: "value")])
         XCTAssertTrue(found[0].message.contains("line 2"), found[0].message)
         found = try await refusal("disable,stations,s_id=3,,,,", "enable,stations,s_id=3,,,,")
         XCTAssertEqual(found.map(\.location.line), [3])
@@ -210,9 +218,9 @@ final class PlanTests: XCTestCase {
 
         // What a fix makes of its row is checked at its line.
         found = try await refusal("move,stations,s_id=3,,0 0,,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "value")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 2, field: "value")])
         found = try await refusal("set,stations,s_id=3,o_id,9,,")
-        XCTAssertEqual(found.map(\.location), [SourceLocation(file: raw + "/fixes.csv", line: 2, field: "value")])
+        XCTAssertEqual(found.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 2, field: "value")])
 
         // The same value twice is no conflict.
         try writeFixes("set,stations,s_id=3,yomi,えきさん,,", "set,stations,s_id=3,yomi,えきさん,,")
@@ -231,6 +239,121 @@ final class PlanTests: XCTestCase {
         let report = try await pipeline().publish()
         XCTAssertEqual(report.outcome, .unchanged)
         XCTAssertEqual(try Files.read(raw + "/registry.csv"), registry, "restored for the maintainer to commit")
+    }
+
+    /// After deleting both raw/registry.csv and dist/1/registry.csv, a publish said
+    /// "raw/registry.csv updated (10554 new IDs)": every station under a new s_id. Where a
+    /// version is published and no registry can be found, plan and publish refuse (exit 2).
+    func testARegistryIsNeverRebuiltFromNothing() async throws {
+        _ = try await pipeline().publish()
+        unlink(raw + "/registry.csv")
+        unlink(dist + "/1/registry.csv")
+        let before = try published()
+        for run in ["plan", "publish"] {
+            do {
+                _ = run == "plan" ? try await pipeline().plan().report : try await pipeline().publish()
+                XCTFail("\(run): expected bad input")
+            } catch let error as InputError {
+                XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: raw + "/registry.csv")], run)
+            }
+            XCTAssertEqual(try published(), before, "\(run): dist/ and raw/ as they were")
+        }
+    }
+
+    /// After `sqlite3 dist/2/stations.sqlite "update stations set station='改竄' where s_id=1"`,
+    /// plan reported a phantom rename, publish made patch-from-2.sql from the changed copy and
+    /// verify said ok. The baseline is checked against what was published (exit 3), and verify
+    /// checks every version's files.
+    func testAChangedPublishedVersionIsNeverABaselineAndVerifyFindsIt() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().publish()
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 2)
+        for version in [2, 1] {
+            let path = dist + "/\(version)/stations.sqlite"
+            let original = try Files.read(path)
+            let database = try SQLiteDatabase(path: path, mode: .readWrite)
+            try database.execute("UPDATE stations SET station = '改竄' WHERE s_id = 1")
+            database.close()
+            XCTAssertThrowsError(try BundleVerifier.verify(path: dist), "version \(version)") { error in
+                XCTAssertTrue(error is InputError, "\(error)")
+            }
+            if version == 2 {
+                try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+                let before = try published()
+                for run in ["plan", "publish"] {
+                    do {
+                        _ = run == "plan" ? try await pipeline().plan().report : try await pipeline().publish()
+                        XCTFail("\(run): expected an environment error (exit 3)")
+                    } catch let error as EnvironmentError {
+                        XCTAssertTrue(error.message.contains(path), error.message)
+                    }
+                    XCTAssertEqual(try published(), before, run)
+                }
+            }
+            try Files.write(original, to: path)
+            XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
+        }
+    }
+
+    /// A station name `![x](http://...)`, `<details>` or `@everyone` went into a pull request's
+    /// comment as markup (an image fetched, a section opened, everyone notified), and an escape
+    /// sequence into the terminal. Markdown shows it as text; text shows control characters as \u{..}.
+    func testWhatASourceSaysReadsAsTextInEveryReport() async throws {
+        _ = try await pipeline().publish()
+        let hostile = "![x](http://tracker.invalid/x.png) <details><summary>ok</summary> @everyone *b* `c` \u{1B}[31mred\u{7}"
+        try writeFixes("set,stations,s_id=7,station,\(hostile),station=駅7,")
+        let report = try await pipeline().plan().report
+        XCTAssertEqual(report.entries?.filter { $0.kind == .renamed }.map(\.new), [hostile], "the bundle holds it as written")
+        let markdown = try report.render(.markdown), text = try report.render(.text)
+        for (format, rendered) in [("markdown", markdown), ("text", text)] {
+            XCTAssertFalse(rendered.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(format): \(rendered)")
+        }
+        XCTAssertTrue(text.contains("\\u{1B}[31mred\\u{7}"), text)
+        for markup in ["![x](", "[x](", "<details><summary>ok", "@everyone", "*b*", "`c`"] {
+            XCTAssertFalse(markdown.contains(markup), "\(markup) in:\n\(markdown)")
+        }
+    }
+
+    /// A rename published in version 2 was printed as "look at this: fixes.csv:13 ..." on every
+    /// later plan and publish, and lint's count stayed one higher. "Look at these" is what a
+    /// version changes against its baseline, in every format; raw/ is named as the repository
+    /// names it, not by the machine's path.
+    func testAPublishedChangeIsNoNewsInTheVersionsAfterIt() async throws {
+        _ = try await pipeline().publish()
+        let rename = "set,stations,s_id=7,station,新駅7,station=駅7,renamed"
+        try writeFixes(rename)
+        let second = try await pipeline().publish()
+        XCTAssertEqual(second.version, 2)
+        XCTAssertEqual(second.review.map { $0.prefix { $0 != " " } }, ["raw/fixes.csv:2:"], "\(second.review)")
+        XCTAssertEqual(second.lookAtThese.count, 2, "the rename, and the fix that makes it: \(second.lookAtThese)")
+        let lintAtTwo = try XCTUnwrap(second.lintWarnings)
+        // Right after it, nothing changed: the lint report is made again without the rename (it
+        // feeds latest.json's count too), and nothing is looked at.
+        let again = try await pipeline().plan().report
+        XCTAssertEqual(again.outcome, .unchanged)
+        XCTAssertEqual(again.lintWarnings, lintAtTwo - 1)
+        let lintFile = try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(build + "/lint.json")))
+        XCTAssertEqual(lintFile.byRule[LintRule.review.rawValue], 0)
+
+        try writeFixes(rename, "set,stations,s_id=8,yomi,えきはち,,")
+        let plan = try await pipeline().plan().report
+        XCTAssertEqual(plan.outcome, .wouldPublish)
+        let third = try await pipeline().publish()
+        let unchanged = try await pipeline().plan().report
+        XCTAssertEqual(unchanged.outcome, .unchanged)
+        for (what, report) in [("plan", plan), ("publish", third), ("plan of nothing", unchanged)] {
+            XCTAssertEqual(report.review, [], what)
+            XCTAssertEqual(report.lookAtThese, [], what)
+            XCTAssertEqual(report.lintWarnings, lintAtTwo - 1, what)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try report.render(.json).utf8)) as? [String: Any])
+            XCTAssertEqual(json["review"] as? [String], [], what)
+            XCTAssertFalse(try report.render(.markdown).contains("Look at these"), what)
+            XCTAssertFalse(try report.render(.text).contains("look at these"), what)
+        }
+        let lint = try await Lint.run(IngestOptions(rawFolder: raw), handWeights: nil)
+        XCTAssertEqual(lint.byRule[LintRule.review.rawValue], 0, "\(lint.findings)")
+        XCTAssertEqual(lint.count, lintAtTwo - 1)
     }
 
     func testTheReportAsJSON() async throws {

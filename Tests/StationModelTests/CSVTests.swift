@@ -192,7 +192,48 @@ final class CSVTests: XCTestCase {
         XCTAssertNoThrow(try t.require(["a", "b"]))
         XCTAssertThrowsError(try t.require(["a", "c", "d"])) { error in
             XCTAssertEqual((error as? InputError)?.diagnostics.map(\.description),
-                           ["t.csv:1: c, d: missing columns c, d; the header has: a, b"])
+                           ["t.csv:1: c, d: missing columns c, d; expected the columns a, c, d (other columns are ignored)"])
+        }
+    }
+
+    /// A misspelled `expect` turned the check off, and `notes` passed: a closed set of
+    /// columns refuses every column it does not know, at the header, naming it.
+    func testAClosedSetOfColumnsRefusesAnUnknownOneAtTheHeader() throws {
+        let fixes = CSVColumns(required: ["action", "table", "match", "field", "value"], optional: ["expect", "note"])
+        for (header, unknown) in [("action,table,match,field,value,expects,note", "expects"), ("action,table,match,field,value,expect,notes", "notes")] {
+            let t = try parse(header + "\nset,stations,s_id=1,yomi,x,station=a,b\n")
+            XCTAssertThrowsError(try t.require(fixes), header) { error in
+                XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [SourceLocation(file: "t.csv", line: 1, field: unknown)])
+            }
+        }
+        XCTAssertNoThrow(try parse("value,field,match,table,action\n").require(fixes), "order is free, optional columns may be absent")
+        XCTAssertNoThrow(try parse("a,b,c\n").require(["a"]), "an open set takes other columns")
+    }
+
+    /// A file that is no table at all (raw/fixes.csv linked to /etc/shadow) had its first
+    /// line quoted into the error, and so into a CI log: the error names only the columns.
+    func testAMissingColumnQuotesNothingOfTheHeader() throws {
+        let shadow = "root:*:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+        let reads: [() throws -> Void] = [{ _ = try HandWeights.parse(shadow, label: "raw/weights.csv", network: RailNetwork()) },
+                                          { try CSVReader.parse(shadow, file: "raw/weights.csv").require(["s_id"]) }]
+        for (i, read) in reads.enumerated() {
+            XCTAssertThrowsError(try read(), "\(i)") { error in
+                let diagnostics = (error as? InputError)?.diagnostics ?? []
+                XCTAssertEqual(diagnostics.map(\.location.line), [1])
+                XCTAssertFalse(diagnostics.contains { $0.description.contains("root") || $0.description.contains("19000") }, "\(diagnostics)")
+            }
+        }
+    }
+
+    /// A UTF-16 file gave 50 errors echoing NUL bytes: one error at line 1 now, naming UTF-16.
+    func testUTF16IsOneErrorAtTheFirstLine() {
+        let text = "s_id,station\n1,東京\n2,神田\n"
+        let littleEndian = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let bigEndian = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        for bytes in [[0xFF, 0xFE] + littleEndian, [0xFE, 0xFF] + bigEndian, littleEndian, bigEndian] {
+            let found = messages(bytes)
+            XCTAssertEqual(found.count, 1, "\(found)")
+            XCTAssertTrue(found.allSatisfy { $0.hasPrefix("raw/t.csv:1: ") && $0.contains("UTF-16") && !$0.contains("\0") }, "\(found)")
         }
     }
 
@@ -272,7 +313,7 @@ final class CSVTests: XCTestCase {
         XCTAssertEqual(table.string(0, CSVColumn(name: "past", index: 7)), "")          // past the last column
         XCTAssertNoThrow(try table.require(["id", "note"]))
         XCTAssertThrowsError(try table.require(["pref"])) { error in
-            XCTAssertEqual((error as? InputError)?.description, "error: t.csv:1: pref: missing column pref; the header has: id, name, note")
+            XCTAssertEqual((error as? InputError)?.description, "error: t.csv:1: pref: missing column pref; expected the column pref (other columns are ignored)")
         }
     }
 

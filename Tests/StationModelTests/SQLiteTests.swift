@@ -1,7 +1,7 @@
 import XCTest
 import StationIO
 
-/// The small SQLite wrapper: values in and out, literals for patches, errors naming the file.
+/// The small SQLite wrapper: values in and out, literals for patches, errors naming the file and the statement.
 final class SQLiteTests: XCTestCase {
     private var folder: String!
 
@@ -127,13 +127,13 @@ final class SQLiteTests: XCTestCase {
         XCTAssertTrue(otherCanWrite(), "every lock is released")
     }
 
-    /// A script runs statement by statement under the authorizer, which judges what
-    /// each would do before it runs, and is gone once the script has run.
-    func testAScriptRunsUnderAnAuthorizer() throws {
+    /// The authorizer judges what each statement would do before it runs, and is
+    /// gone once its body has run; a refused statement's error says why.
+    func testStatementsRunUnderAnAuthorizer() throws {
         let db = try SQLiteDatabase(path: ":memory:", mode: .create)
         try db.execute("CREATE TABLE open (k INTEGER PRIMARY KEY, v TEXT); CREATE TABLE closed (k INTEGER PRIMARY KEY)")
         let seen = Box()
-        let onlyOpen = SQLiteAuthorizer { action in
+        let onlyOpen: SQLiteAuthorizer = { action in
             seen.add(action)
             switch action {
             case .insert(let table, _), .update(let table, _, _), .read(let table, _, _):
@@ -142,17 +142,18 @@ final class SQLiteTests: XCTestCase {
             default: return action.description
             }
         }
-        try db.run(SQLScript("INSERT INTO open VALUES (1, 'a');\nUPDATE open SET v = upper(v) WHERE k = 1;"), authorizer: onlyOpen)
+        try db.authorizing(onlyOpen) { try db.execute("INSERT INTO open VALUES (1, 'a'); UPDATE open SET v = upper(v) WHERE k = 1") }
         XCTAssertEqual(try db.query("SELECT v FROM open"), [[.text("A")]])
         XCTAssertTrue(seen.actions.contains(.update(table: "open", column: "v", database: "main")), "\(seen.actions)")
         XCTAssertTrue(seen.actions.contains(.function("upper")), "\(seen.actions)")
 
-        let script = try SQLScript("INSERT INTO open VALUES (2, 'b');\nINSERT INTO open SELECT k + 10, NULL FROM closed;", file: "p.sql")
-        XCTAssertThrowsError(try db.run(script, authorizer: onlyOpen)) { error in
-            let failure = error as? SQLScript.Failure
-            XCTAssertEqual(failure?.location, SourceLocation(file: "p.sql", line: 2))
-            XCTAssertEqual(failure?.refusal, "reads closed.k")
-            XCTAssertEqual("\(error)", "p.sql:2: refused: reads closed.k in: INSERT INTO open SELECT k + 10, NULL FROM closed;")
+        let refused = "INSERT INTO open SELECT k + 10, NULL FROM closed"
+        XCTAssertThrowsError(try db.authorizing(onlyOpen) { try db.execute("INSERT INTO open VALUES (2, 'b');\n" + refused) }) { error in
+            let e = error as? SQLiteError
+            XCTAssertEqual(e?.refusal, "reads closed.k")
+            XCTAssertEqual(e?.code, .SQLITE_AUTH)
+            XCTAssertEqual(e?.sql, refused, "the statement that failed, not the one before it")
+            XCTAssertEqual("\(error)", ":memory:: SQLite error 23: access to closed.k is prohibited (refused: reads closed.k) in: \(refused)")
         }
         // No transaction of its own: the first statement stays. The authorizer does
         // not: it would refuse this read of closed.
@@ -165,14 +166,83 @@ final class SQLiteTests: XCTestCase {
         try db.execute("CREATE TABLE t (v)")
         try db.limitSize(toBytes: 256 << 10)
         try db.execute("INSERT INTO t VALUES (zeroblob(100000))")
-        for sql in ["INSERT INTO t VALUES (randomblob(300000))",                          // one value too long
-                    "INSERT INTO t SELECT randomblob(200000) FROM (SELECT 1 UNION SELECT 2)"] { // the file too large
-            XCTAssertThrowsError(try db.run(SQLScript(sql))) { error in
-                XCTAssertEqual((error as? SQLScript.Failure)?.isFull, true, "\(error)")
+        for (sql, code) in [("INSERT INTO t VALUES (randomblob(300000))", ResultCode.SQLITE_TOOBIG),                // one value too long
+                            ("INSERT INTO t SELECT randomblob(200000) FROM (SELECT 1 UNION SELECT 2)", .SQLITE_FULL)] { // the file too large
+            XCTAssertThrowsError(try db.execute(sql)) { error in
+                XCTAssertEqual((error as? SQLiteError)?.isFull, true, "\(error)")
+                XCTAssertEqual((error as? SQLiteError)?.code, code, "\(error)")
             }
         }
         XCTAssertLessThanOrEqual(Files.size(of: path("s.sqlite")) ?? 0, 256 << 10)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1)
+    }
+
+    /// An error names the statement that failed, whether preparing or stepping it,
+    /// cut short when long, and its code matches as a pattern: a primary code
+    /// matches its extended codes, an extended code only itself.
+    func testAFailingStatementNamesItsSQLAndItsCode() throws {
+        let file = path("e.sqlite")
+        let db = try SQLiteDatabase(path: file, mode: .create)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v UNIQUE); INSERT INTO t VALUES (1, 'a')")
+        XCTAssertThrowsError(try db.execute("INSERT INTO t VALUES (2, 'b'); INSERT INTO t VALUES (1, 'c')")) { error in
+            let e = error as? SQLiteError
+            XCTAssertEqual(e?.sql, "INSERT INTO t VALUES (1, 'c')")
+            XCTAssertEqual("\(error)", "\(file): SQLite error 1555: UNIQUE constraint failed: t.k in: INSERT INTO t VALUES (1, 'c')")
+            guard let code = e?.code else { return XCTFail("\(error)") }
+            switch code {
+            case .SQLITE_CONSTRAINT: break
+            default: XCTFail("\(code) is SQLITE_CONSTRAINT_PRIMARYKEY, an extended SQLITE_CONSTRAINT")
+            }
+            XCTAssertEqual(code.primaryResultCode, .SQLITE_CONSTRAINT)
+            XCTAssertNotEqual(code, .SQLITE_CONSTRAINT, "extended codes are on")
+            XCTAssertFalse(ResultCode(rawValue: 2067) ~= code, "SQLITE_CONSTRAINT_UNIQUE is another extended code")
+            XCTAssertFalse(ResultCode.SQLITE_ERROR ~= code)
+        }
+        let query = "SELECT k FROM t WHERE v = '" + String(repeating: "駅", count: 300) + "' AND w = 1"
+        XCTAssertThrowsError(try db.query(query)) { error in
+            let e = error as? SQLiteError
+            XCTAssertEqual(e?.code, .SQLITE_ERROR)
+            XCTAssertEqual(e?.message, "no such column: w")
+            XCTAssertLessThanOrEqual(e?.sql?.count ?? .max, 200, "\(error)")
+            XCTAssertTrue(e?.sql?.hasPrefix("SELECT k FROM t WHERE v = '駅駅") == true, "\(error)")
+        }
+
+        // Another connection holds the write lock: without a busy timeout, a write is SQLITE_BUSY at once.
+        let other = try SQLiteDatabase(path: file, mode: .readWrite)
+        try db.transaction(.exclusive) {
+            XCTAssertThrowsError(try other.execute("DELETE FROM t")) { error in
+                let e = error as? SQLiteError
+                switch e?.code {
+                case .SQLITE_BUSY?: XCTAssertEqual(e?.sql, "DELETE FROM t")
+                default: XCTFail("\(error)")
+                }
+                XCTAssertFalse(ResultCode.SQLITE_LOCKED ~= (e?.code ?? .SQLITE_OK))
+            }
+        }
+        // Values and parameters must agree in number: a statement short of values does not run.
+        XCTAssertThrowsError(try db.execute("DELETE FROM t WHERE k = ?; DELETE FROM t WHERE k = ?", [.integer(1)])) { error in
+            XCTAssertEqual((error as? SQLiteError)?.code, .SQLITE_RANGE, "\(error)")
+            XCTAssertEqual((error as? SQLiteError)?.sql, "DELETE FROM t WHERE k = ?")
+        }
+        XCTAssertEqual(try db.query("SELECT k FROM t"), [[.integer(2)]], "the first ran, the second did not")
+        XCTAssertThrowsError(try db.execute("DELETE FROM t WHERE k = ?", [.integer(1), .integer(2)])) { error in
+            XCTAssertEqual((error as? SQLiteError)?.code, .SQLITE_RANGE, "\(error)")
+        }
+    }
+
+    /// ATTACH and VACUUM INTO take the file as a bound value: a path holding quotes
+    /// (and SQL) is a path, with no escaping.
+    func testAttachAndVacuumIntoTakeAPathHoldingQuotes() throws {
+        let odd = path("it's \"odd\"; DROP TABLE t; --")
+        try Files.createFolder(odd)
+        let source = joinPath(odd, "a'b.sqlite"), copy = joinPath(odd, "c'd.sqlite")
+        let db = try SQLiteDatabase(path: source, mode: .create)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'it''s')")
+        try db.execute("VACUUM INTO ?", [.text(copy)])
+        let reader = try SQLiteDatabase(path: ":memory:", mode: .create)
+        try reader.execute("ATTACH DATABASE ? AS a; ATTACH DATABASE ? AS c", [.text(source), .text(copy)])
+        XCTAssertEqual(try reader.query("SELECT a.t.v, c.t.v FROM a.t JOIN c.t USING (k)"), [[.text("it's"), .text("it's")]])
+        XCTAssertEqual(try reader.query("SELECT file FROM pragma_database_list WHERE name = 'c'"), [[.text(copy)]])
     }
 }
 

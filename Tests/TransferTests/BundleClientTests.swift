@@ -18,7 +18,8 @@ final class BundleClientTests: XCTestCase {
     static let fastOptions = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: 1 << 20, attempts: 3, backoff: 0.05)
 
     override func setUpWithError() throws {
-        scratch = NSTemporaryDirectory() + "transfer-pull-\(UUID().uuidString)"
+        // A quote in every path: the client copies its database with VACUUM INTO, the path bound.
+        scratch = NSTemporaryDirectory() + "transfer-pull-it's-\(UUID().uuidString)"
         try Files.createFolder(scratch + "/dist")
         try Files.createFolder(scratch + "/app")
         fixture = try DistFixture(dist: scratch + "/dist")

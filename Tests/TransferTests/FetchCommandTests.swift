@@ -85,6 +85,22 @@ final class FetchCommandTests: XCTestCase {
         return out
     }
 
+    /// A source path `../escape.xml` (or `../../outside/dir`) made fetch write there, exit 0
+    /// (here both would land in the test's scratch folder, beside raw/).
+    func testFetchWritesNothingOutsideRaw() throws {
+        let sources = """
+        { "sources": [
+            { "kind": "n02", "path": "../escape.xml", "url": "\(server.baseURL)/N02.xml" },
+            { "kind": "ekidata", "path": "ekidata/../../outside/dir", "url": "\(server.baseURL)/ekidata/" } ] }
+        """
+        try sources.write(toFile: scratch + "/raw/sources.json", atomically: true, encoding: .utf8)
+        let run = try fetch()
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/escape.xml"), run.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch).sorted(), ["raw", "requests.log", "server.py", "site"],
+                       "nothing new beside raw/")
+    }
+
     func testFetchRefusesWhatItsSourcesReadersWouldRefuse() throws {
         let first = try fetch()
         XCTAssertEqual(first.status, 0, first.err)
@@ -100,7 +116,7 @@ final class FetchCommandTests: XCTestCase {
 
         let second = try fetch()
         XCTAssertEqual(second.status, 2, second.err)
-        for expected in [server.baseURL + "/ekidata/station.csv", "raw/ekidata/station.csv", "station_cd", "<html>maintenance</html>",
+        for expected in [server.baseURL + "/ekidata/station.csv", "raw/ekidata/station.csv", "station_cd",
                          server.baseURL + "/N02.xml", "raw/N02-stations.xml", "stationNam",
                          "ekidata (ekidata) left as it was", "N02-stations.xml (n02) left as it was"] {
             XCTAssertTrue(second.err.contains(expected), "expected \"\(expected)\" in:\n\(second.err)")

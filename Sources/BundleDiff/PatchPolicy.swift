@@ -11,11 +11,11 @@ import StationModel
 /// Anything else (the user's completions, another table, ATTACH, DROP, a
 /// transaction statement, any other PRAGMA) refuses the statement before it
 /// runs, and with it the patch; the caller then downloads the full database.
-enum PatchPolicy {
+public enum PatchPolicy {
     /// The tables a patch may change: the bundle's, as PatchWriter writes them.
     static let bundleTables = Set(BundleSchema.tables.map(\.name) + [BundleSchema.renumberedStations.name])
 
-    static let authorizer = SQLiteAuthorizer(refusal: forbidden)
+    public static let authorizer: SQLiteAuthorizer = forbidden
 
     /// Why a patch may not do `action`, or nil when it may.
     static func forbidden(_ action: SQLiteAction) -> String? {
