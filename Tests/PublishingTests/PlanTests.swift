@@ -276,7 +276,7 @@ final class PlanTests: XCTestCase {
             try database.execute("UPDATE stations SET station = '改竄' WHERE s_id = 1")
             database.close()
             XCTAssertThrowsError(try BundleVerifier.verify(path: dist), "version \(version)") { error in
-                XCTAssertTrue(error is InputError, "\(error)")
+                XCTAssertTrue(error is DamagedError, "a damaged dist is exit 3, by the one rule: \(error)")
             }
             if version == 2 {
                 try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
