@@ -64,6 +64,26 @@ let package = Package(
         .executableTarget(name: "stationdb", dependencies: [
             "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Preview", "Publishing", "Deploy",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], resources: [
+            // Each command's long help (docs/cli.md shows them all).
+            .embedInCode("Help/build.txt"),
+            .embedInCode("Help/deploy.txt"),
+            .embedInCode("Help/diff.txt"),
+            .embedInCode("Help/fetch.txt"),
+            .embedInCode("Help/ingest.txt"),
+            .embedInCode("Help/main.txt"),
+            .embedInCode("Help/plan.txt"),
+            .embedInCode("Help/preview.txt"),
+            .embedInCode("Help/priority.txt"),
+            .embedInCode("Help/priorityassign.txt"),
+            .embedInCode("Help/prioritymap.txt"),
+            .embedInCode("Help/priorityreport.txt"),
+            .embedInCode("Help/prioritysuggest.txt"),
+            .embedInCode("Help/publish.txt"),
+            .embedInCode("Help/pull.txt"),
+            .embedInCode("Help/synth.txt"),
+            .embedInCode("Help/synth2.txt"),
+            .embedInCode("Help/verify.txt"),
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.

@@ -31,3 +31,9 @@ enum EventLog {
         StandardStream.error.write(progress.finished ? "\r\u{1B}[K" : "\r\(progress)\u{1B}[K")
     }
 }
+
+/// The commands' long help, each in a text file of its own (Help/<command>.txt, compiled
+/// in): prose an editor and a spell checker work with, and docs/cli.md is made from.
+enum Help {
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes.dropLast(bytes.last == 0x0A ? 1 : 0), as: UTF8.self) }
+}

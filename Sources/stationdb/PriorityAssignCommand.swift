@@ -8,35 +8,7 @@ struct PriorityAssignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "assign",
         abstract: "Assign every station's weight and write build/weights.csv (the default subcommand).",
-        discussion: """
-        Hand weights (1..10) come from the hand file (s_id, weight, optional
-        note); a bad row (unknown s_id, duplicate, weight outside 1..10) stops
-        with exit 2 naming file and line. Every other live station gets a
-        machine weight, 11, 12 or 13, as blue noise over Japan's grid squares:
-        a station gets 11 when no station holding a smaller weight (the hand
-        pins first) lies within its radius, about 5 km where 100 stations are
-        around (fewer km where more are, a 2nd-mesh 3 x 3 block counting them)
-        and the seeded lottery puts it first among the open stations near it;
-        then 12 the same way within about 1.5 km; the rest get 13. Distances
-        are ovals, north-south counting 0.6, as on a portrait phone screen, so
-        that any view the clients draw finds its pins spread, and the tiers
-        fill the gaps the hand pins leave. A station's weight depends only on
-        the stations within a few radii of it: a data fix changes weights near
-        it only. Disabled stations get 13 unless hand-weighted.
-
-        --method mesh-lottery gives the classic weighting: in each 10 km (2nd
-        mesh) square the first ticket of the lottery gets 11; in each 5 km
-        square the first ticket, and one more per 6 stations in it, get 12
-        (--tiers sets its squares). `stationdb priority report --test-bed`
-        compares the two.
-
-        The summary on stderr gives the counts per weight and, with
-        --previous, how many weights changed against that bundle.
-
-          stationdb priority --staging build/staging.bin \\
-            --hand raw/weights.csv --out build/weights.csv \\
-            --previous dist/5/stations.sqlite
-        """
+        discussion: Help.text(PackageResources.priorityassign_txt)
     )
 
     @Option(help: "The staging file from `stationdb ingest`.")

@@ -7,21 +7,7 @@ struct PriorityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "priority",
         abstract: "Give every station its map weight: hand weights 1..10, machine weights 11..13.",
-        discussion: """
-        The map clients draw at most N pins per view, ordered by weight then by
-        distance from the centre, so weights decide what every user sees.
-        Without a subcommand this runs `assign`. The other subcommands judge a
-        weighting (report, map) or help the maintainers keep raw/weights.csv
-        (suggest).
-
-          stationdb priority --staging build/staging.bin \\
-            --hand raw/weights.csv --out build/weights.csv
-          stationdb priority report --bundle dist/5/stations.sqlite --compare-random
-          stationdb priority report --staging build/staging.bin --test-bed
-          stationdb priority suggest --staging build/staging.bin --limit 100
-          stationdb priority map --staging build/staging.bin \\
-            --weights build/weights.csv --out build/weights.svg
-        """,
+        discussion: Help.text(PackageResources.priority_txt),
         subcommands: [PriorityAssignCommand.self, PriorityReportCommand.self, PrioritySuggestCommand.self, PriorityMapCommand.self],
         defaultSubcommand: PriorityAssignCommand.self
     )

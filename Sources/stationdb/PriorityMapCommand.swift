@@ -8,17 +8,7 @@ struct PriorityMapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "map",
         abstract: "Draw the stations coloured by weight as an SVG (optionally one viewport's pins).",
-        discussion: """
-        Hand weights red, 11 orange, 12 blue, 13 grey. With --viewport
-        LAT,LNG,SPAN the map frames that phone-shaped view (SPAN degrees of
-        latitude) and rings the pins the clients show. --png also converts with
-        rsvg-convert where it is installed.
-
-          stationdb priority map --staging build/staging.bin \\
-            --weights build/weights.csv --out build/weights.svg
-          stationdb priority map --bundle dist/5/stations.sqlite \\
-            --viewport 35.68,139.76,0.5 --out tokyo.svg --png tokyo.png
-        """
+        discussion: Help.text(PackageResources.prioritymap_txt)
     )
 
     @OptionGroup var stations: WeightedStationsOptions

@@ -7,32 +7,7 @@ struct PriorityReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Score a weighting by replaying the clients' map query over random viewports.",
-        discussion: """
-        Draws phone-shaped viewports (latitude spans log-uniform from 0.05 to
-        13 degrees, centred near random live stations), runs the clients' query
-        (ORDER BY weight, distance LIMIT N on the view enlarged 1.1x) and
-        prints, over the viewports holding more than N stations:
-          coverage        share of the view's occupied 8x8 cells showing a pin
-          pan stability   share of shown pins still shown after a 10% pan
-                          (among those still inside)
-          zoom stability  the same after zooming out 10%
-        Works on any bundle, so a weighting can be compared with a previous or
-        foreign one. --compare-random also scores the same hand weights with
-        the 11/12/13 weights shuffled at random (same counts), the baseline a
-        weighting must beat.
-
-        --test-bed (with --staging alone) weighs the stations itself, with blue
-        noise and with the classic mesh lottery, under raw/weights.csv's hand
-        weights and under a real master's density of them (the top suggestions
-        as 1,416 hand weights per 9,520 live stations, with a real master's
-        counts per weight 1..10), each against random tiers of the same counts.
-
-          stationdb priority report --bundle dist/5/stations.sqlite --compare-random
-          stationdb priority report --staging build/staging.bin \\
-            --weights build/weights.csv --pins 50,100,300
-          stationdb priority report --staging build/staging.bin --test-bed \\
-            --pins 50,100,200
-        """
+        discussion: Help.text(PackageResources.priorityreport_txt)
     )
 
     @OptionGroup var stations: WeightedStationsOptions

@@ -7,18 +7,7 @@ struct PrioritySuggestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suggest",
         abstract: "List stations that look like hand-weight candidates but have none.",
-        discussion: """
-        Ranks live stations without a hand weight by why a maintainer might
-        pick them: Shinkansen stations, junctions of several lines, gateways
-        where same-named stations of several operators meet, line ends, and in
-        each town that has none of these its main station (the most lines).
-        Prints CSV rows in raw/weights.csv's layout (s_id, weight, note) with a
-        suggested weight and the reasons in the note, to review by hand;
-        nothing is applied.
-
-          stationdb priority suggest --staging build/staging.bin \\
-            --hand raw/weights.csv --limit 200
-        """
+        discussion: Help.text(PackageResources.prioritysuggest_txt)
     )
 
     @Option(help: "The staging file from `stationdb ingest`.")

@@ -8,29 +8,7 @@ struct SynthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synth",
         abstract: "Write the national network, or K times it, as native master CSV and N02 XML (the bench's inputs).",
-        discussion: """
-        Reads the national network the way `stationdb ingest` would (RAW's sources,
-        the registry's IDs; nothing is written there) and writes into --out the
-        native master CSV (operators.csv, lines.csv, stations.csv,
-        stations_lines.csv) and, unless --no-n02, the same network as an N02
-        document, N02-stations.xml. Options: `stationdb synth write --help`.
-
-        --scale 1 is the national network itself, exported as native CSV: ingest of
-        that folder gives the same stations. For K > 1, copy k (1..K-1) adds one
-        infill station per national station, part of the way to its neighbour on
-        its first line and up to ~250 m sideways, on the copy's own lines (same
-        operators, same station order), with IDs offset by k times a power of ten.
-        So density grows along the lines and in the cities, and every point stays
-        inside Japan. The output depends only on the input, --scale and --seed.
-
-        `stationdb ingest` reads the folder as a native source (no sources.json);
-        give it a --registry outside raw/. `make bench` (bench/run) uses this.
-
-          stationdb synth --raw raw --scale 1 --out bench/work/x1
-          stationdb synth --raw raw --scale 100 --no-n02 --out bench/work/x100
-          stationdb ingest --raw bench/work/x100 --registry /tmp/x100.registry.csv \\
-                           --out bench/work/x100.staging.bin
-        """,
+        discussion: Help.text(PackageResources.synth_txt),
         subcommands: [SynthWriteCommand.self, SynthReadCommand.self, SynthSchemaCommand.self],
         defaultSubcommand: SynthWriteCommand.self
     )
@@ -90,9 +68,7 @@ struct SynthReadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read",
         abstract: "Run one source reader alone and print what it read (bench helper).",
-        discussion: """
-          stationdb synth read --kind n02 bench/work/x1/N02-stations.xml
-        """,
+        discussion: Help.text(PackageResources.synth2_txt),
         shouldDisplay: false)
 
     @Option(help: "native, ekidata or n02.")

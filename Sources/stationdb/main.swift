@@ -8,36 +8,7 @@ struct StationDB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stationdb",
         abstract: "Build Japan's station bundle for the station-tracking map apps.",
-        discussion: """
-        The nightly pipeline is ingest -> priority -> build; `make` runs it as
-        `stationdb publish`, which runs each stage only when what it reads
-        changed, and `make plan` as `stationdb plan`, which shows what a publish
-        would change without publishing. Each stage is also a subcommand:
-
-          stationdb plan --raw raw --build build --dist dist
-          stationdb publish --raw raw --build build --dist dist
-          stationdb ingest --raw raw --out build/staging.bin \\
-            --lint build/lint.json
-          stationdb priority --staging build/staging.bin \\
-            --hand raw/weights.csv --out build/weights.csv
-          stationdb build --staging build/staging.bin \\
-            --weights build/weights.csv --lint build/lint.json --dist dist
-          stationdb diff dist/3 dist/4
-          stationdb verify dist
-          stationdb preview dist --baseline dist/3 --out /tmp/preview.html
-          stationdb deploy dist /srv/www/stations --check https://stations.example.org
-
-        Exit status: 0 success, 1 diff found differences or plan would publish,
-        2 bad input or usage (what was given is wrong), 3 I/O or environment
-        failure, or a damaged dist (what it leads to failed), 4 a guard refused
-        (or would refuse) to publish, 5 published but RAW/registry.csv not
-        updated.
-
-        A CSV, XML or JSON file (every file of raw/) is read only when it is a
-        regular file (a FIFO or a device is bad input, refused before it is
-        read) of at most 2000000000 bytes; the environment setting
-        STATIONDB_MAX_SOURCE_BYTES=<bytes> changes that.
-        """,
+        discussion: Help.text(PackageResources.main_txt),
         // --version says which stationdb this is: the formats it writes and its binary's
         // build ID. ArgumentParser claims --version on every subcommand too, which is why
         // build, publish and plan take --as-version N.

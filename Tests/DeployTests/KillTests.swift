@@ -87,15 +87,19 @@ final class KillDuringDeployTests: XCTestCase {
         let ssh = try f.fakeSSH()
         for (label, target, options) in [("local copy", f.target, [String]()), ("rsync", f.target, ["--rsync"]),
                                          ("rsync over ssh", "deploy-host:" + f.target, ["--rsh", ssh.command])] {
-            try f.resetTarget(to: atVersion1)
-            let whole = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, target] + options)
-            XCTAssertTrue(whole.waitFor("copying version 3"), "\(label): \(whole.err)")
-            let start = Date()
-            XCTAssertEqual(whole.waitForExit(), 0, "\(label): \(whole.err)")
-            let copyTime = Date().timeIntervalSince(start)
+            // The copy's time as the kills below meet it: the second of two, with the files cached.
+            var copyTime = 0.0
+            for _ in 1...2 {
+                try f.resetTarget(to: atVersion1)
+                let whole = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, target] + options)
+                XCTAssertTrue(whole.waitFor("copying version 3"), "\(label): \(whole.err)")
+                let start = Date()
+                XCTAssertEqual(whole.waitForExit(), 0, "\(label): \(whole.err)")
+                copyTime = Date().timeIntervalSince(start)
+            }
 
             var killedMidCopy = 0
-            for fraction in [0.0, 0.2, 0.4, 0.6, 0.8] {
+            for fraction in [0.0, 0.15, 0.3, 0.45, 0.6] {
                 try f.resetTarget(to: atVersion1)
                 let moment = "\(label), killed \(fraction) of \(copyTime) s into version 3"
                 let deploy = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, target] + options)
