@@ -363,7 +363,7 @@ public struct BundleBuilder: Sendable {
     /// A published renumbering is a promise to clients: it cannot be dropped or
     /// changed, and a new one must carry the version that introduces it.
     static func checkRenumberingHistory(_ d: BundleDifference, request: BuildRequest, version: Int) throws {
-        guard let t = d["renumbered_stations"], !t.tableAdded else { return }
+        guard let t = d[BundleSchema.renumberedStations.name], !t.tableAdded else { return }
         var problems = DiagnosticCollector()
         let byPair = Dictionary(request.renumberings.map { ([$0.key.newID, $0.key.oldID], $0.value) }, uniquingKeysWith: { a, _ in a })
         for row in t.added {
@@ -407,7 +407,7 @@ public struct BundleBuilder: Sendable {
         }
         out += "\nweight changes: \(weightChanges) station\(weightChanges == 1 ? "" : "s")\n"
         if let lintWarnings { out += "lint warnings: \(lintWarnings) (values of the sources worth a look: `make lint`)\n" }
-        if let stations = difference?["stations"] {
+        if let stations = difference?[BundleSchema.stations.name] {
             let limit = 50
             func name(_ row: [SQLValue]) -> String { "\(row[0]) \(row[1].textValue ?? "")" }
             if !stations.added.isEmpty {

@@ -70,8 +70,8 @@ public enum BundleWriter {
             unlink(path)
             throw error
         }
-        return ["operators": network.operators.count, "lines": network.lines.count, "stations": network.stations.count,
-                "stations_lines": network.stationLines.count, "renumbered_stations": renumbered.count]
+        let counts = [network.operators.count, network.lines.count, network.stations.count, network.stationLines.count, renumbered.count]
+        return Dictionary(uniqueKeysWithValues: zip(BundleSchema.tables.map(\.name), counts))
     }
 
     /// How a row fills one column.

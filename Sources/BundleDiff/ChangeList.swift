@@ -28,8 +28,7 @@ public struct ChangeList: Sendable {
 
     public var entries: [Entry]
 
-    /// Tables in the order they are reviewed, the stations first.
-    public static let tableOrder = ["stations", "lines", "operators", "stations_lines", "renumbered_stations"]
+    public static let tableOrder = BundleSchema.reviewOrder
 
     public init(_ report: DiffReport) {
         var entries: [Entry] = []

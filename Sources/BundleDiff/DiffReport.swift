@@ -200,7 +200,7 @@ public struct DiffSummary: Sendable, Equatable {
         oldEnabledStations = difference.oldEnabledStations
         oldEnabledLines = difference.oldEnabledLines
         oldEnabledOperators = difference.oldEnabledOperators
-        if let t = difference["stations_lines"] { (oldStationLines, stationLinesRemoved) = (t.oldCount, t.removed.count) }
+        if let t = difference[BundleSchema.stationsLines.name] { (oldStationLines, stationLinesRemoved) = (t.oldCount, t.removed.count) }
         /// Rows enabled 1 -> 0 in a table with an enabled column.
         func disabled(_ t: TableDiff) -> Int {
             guard let enabled = t.shape.columns.firstIndex(of: "enabled") else { return 0 }
@@ -208,7 +208,7 @@ public struct DiffSummary: Sendable, Equatable {
         }
         if let t = difference["lines"] { (oldLines, linesRemoved, linesDisabled) = (t.oldCount, t.removed.count, disabled(t)) }
         if let t = difference["operators"] { (oldOperators, operatorsRemoved, operatorsDisabled) = (t.oldCount, t.removed.count, disabled(t)) }
-        guard let stations = difference["stations"] else { return }
+        guard let stations = difference[BundleSchema.stations.name] else { return }
         let columns = stations.shape.columns
         guard let enabled = columns.firstIndex(of: "enabled"), let weight = columns.firstIndex(of: "weight"),
               let lat = columns.firstIndex(of: "lat"), let lng = columns.firstIndex(of: "lng"),

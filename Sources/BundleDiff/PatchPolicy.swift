@@ -13,7 +13,7 @@ import StationModel
 /// runs, and with it the patch; the caller then downloads the full database.
 public enum PatchPolicy {
     /// The tables a patch may change: the bundle's, as PatchWriter writes them.
-    static let bundleTables = Set(BundleSchema.tables.map(\.name) + [BundleSchema.renumberedStations.name])
+    static let bundleTables = Set(BundleSchema.tables.map(\.name))
 
     public static let authorizer: SQLiteAuthorizer = forbidden
 

@@ -1,4 +1,5 @@
 import StationIO
+import Transfer
 
 /// Where `stationdb deploy` copies a dist: a folder of this machine, or a folder
 /// of another one reached by rsync over ssh, spelled as rsync spells it
@@ -15,7 +16,7 @@ public enum TargetAddress: Equatable, Sendable, CustomStringConvertible {
         if text.isEmpty { throw InputError(SourceLocation(file: "TARGET"), "empty; name a folder (/srv/www/stations) or host:path") }
         // rsync and ssh would take it for an option; a folder of that name is written ./-name.
         if text.hasPrefix("-") { throw InputError(location, "starts with '-', as an option does; name a folder (./\(text) for a folder of that name) or host:path") }
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        if WebURL(text) != nil {
             throw InputError(location, "a URL is where the apps download from, not where deploy copies to: give the folder the web server serves (a local path or host:path), and the URL to --check")
         }
         if lower.hasPrefix("s3://") {

@@ -40,10 +40,8 @@ public struct RemoteSource: Sendable {
         var problems = DiagnosticCollector()
         for (index, source) in config.sources.enumerated() {
             guard let url = source.kind == .stationDatabase ? upstream ?? source.url : source.url else { continue }
-            let lower = url.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                problems.add(SourceLocation(file: joinPath(rawFolder, SourcesConfig.fileName), field: "sources.\(index).url"),
-                             "expected an http:// or https:// URL, got \"\(shown(url))\"")
+            guard WebURL(url) != nil else {
+                problems.add(SourceLocation(file: joinPath(rawFolder, SourcesConfig.fileName), field: "sources.\(index).url"), WebURL.problem(url))
                 continue
             }
             out.append(RemoteSource(declaration: source, files: files(of: source, url: url, rawFolder: rawFolder)))

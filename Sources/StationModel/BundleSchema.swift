@@ -102,6 +102,8 @@ public enum BundleSchema {
 
     /// Every table of a bundle, in the order they are created, diffed and reported.
     public static let tables: [Table] = clientTables + [renumberedStations]
+    /// The same tables as a reviewer reads about them: the stations first.
+    public static let reviewOrder: [String] = [stations, lines, operators, stationsLines, renumberedStations].map(\.name)
 
     public static func table(named name: String) -> Table? { tables.first { $0.name == name } }
 

@@ -213,3 +213,18 @@ private final class ResponseSink {
 }
 
 
+
+/// An http:// or https:// URL: the only kind stationdb downloads from (sources.json's urls,
+/// BASE_URL, --against, --check), checked once where it is given.
+public struct WebURL: Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+
+    public init?(_ text: String) {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return nil }
+        description = text
+    }
+
+    /// Why `text` is not one, for the message that names where it was given.
+    public static func problem(_ text: String) -> String { "expected an http:// or https:// URL, got \"\(shown(text))\"" }
+}

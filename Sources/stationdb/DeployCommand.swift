@@ -2,6 +2,7 @@ import ArgumentParser
 import Deploy
 import Glibc
 import StationIO
+import Transfer
 import StationModel
 
 struct DeployCommand: ParsableCommand {
@@ -16,8 +17,8 @@ struct DeployCommand: ParsableCommand {
     @Argument(help: "The folder the web server serves: /path, or host:path (rsync over ssh).")
     var target: String
 
-    @Option(help: ArgumentHelp("After copying, read URL/latest.json as the apps do and check it is what was deployed.", valueName: "URL"))
-    var check: String?
+    @Option(help: ArgumentHelp("After copying, read URL/latest.json as the apps do and check it is what was deployed.", valueName: "URL"), transform: webURL)
+    var check: WebURL?
 
     @Flag(help: "List what would be copied and what is already there (stdout); copy nothing.")
     var dryRun = false
@@ -35,11 +36,7 @@ struct DeployCommand: ParsableCommand {
     var network: TransferOptionGroup
 
     func validate() throws {
-        if let check {
-            let lower = check.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                throw ValidationError("--check must be an http:// or https:// URL (where the apps download latest.json), got \"\(check)\"")
-            }
+        if check != nil {
             if dryRun { throw ValidationError("--check reads what a deploy copied; a --dry-run copies nothing (run `stationdb pull URL --db /tmp/x.sqlite` to read a URL as the apps do)") }
         }
     }
@@ -66,7 +63,7 @@ struct DeployCommand: ParsableCommand {
             note("deploy: \(address) serves version \(plan.version) (copied \(plan.copiesLatest ? "\(folders), then latest.json" : folders))")
         }
         if let check {
-            let report = try DeployCheck.run(url: check, expected: plan.latest, manifestSHA256: plan.latestManifestSHA256, http: network.makeClient())
+            let report = try DeployCheck.run(url: check.description, expected: plan.latest, manifestSHA256: plan.latestManifestSHA256, http: network.makeClient())
             note("deploy: checked \(check) as the apps read it: version \(report.version), checksums, \(report.rows) rows, the manifest\(report.checkedPatch ? " and the patch" : "") as deployed")
         }
     }

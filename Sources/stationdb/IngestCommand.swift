@@ -12,26 +12,16 @@ struct IngestCommand: AsyncParsableCommand {
         abstract: "Read the station sources in raw/ and write the validated staging file.",
         discussion: Help.text(PackageResources.ingest_txt))
 
-    @Option(help: "The raw folder holding the sources.")
-    var raw: String = "raw"
+    @OptionGroup var source: RawOptions
 
     @Option(help: "Where to write the staging file.")
     var out: String = "build/staging.bin"
-
-    @Option(help: "The ID registry (default: RAW/registry.csv).")
-    var registry: String?
-
-    @Option(help: "The fixes file (default: RAW/fixes.csv).")
-    var fixes: String?
 
     @Flag(help: "List where the sources disagree (names, coordinates more than 300 m apart, prefectures) on stdout.")
     var report = false
 
     @Flag(help: "Validate only: write neither the staging file nor the registry.")
     var check = false
-
-    @Option(help: "Stop listing problems after this many.")
-    var maxProblems = 100
 
     @Option(help: "Also check the values as `stationdb lint` does and write its JSON report here (what make does).")
     var lint: String?
@@ -40,8 +30,7 @@ struct IngestCommand: AsyncParsableCommand {
     var hand: String?
 
     func run() async throws {
-        let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems)
-        let outcome = try await IngestStage(options: options, staging: out, lint: lint, hand: hand).run(check: check)
+        let outcome = try await IngestStage(options: source.ingest, staging: out, lint: lint, hand: hand).run(check: check)
         if report { printDisagreements(outcome.report) }
     }
 

@@ -36,14 +36,7 @@ struct LintCommand: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    @Option(help: "The raw folder holding the sources.")
-    var raw: String = "raw"
-
-    @Option(help: "The ID registry (default: RAW/registry.csv; read only).")
-    var registry: String?
-
-    @Option(help: "The fixes file (default: RAW/fixes.csv).")
-    var fixes: String?
+    @OptionGroup var source: RawOptions
 
     @Option(help: "Hand weights CSV (default: RAW/weights.csv when present).")
     var hand: String?
@@ -58,8 +51,7 @@ struct LintCommand: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
-        let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes)
-        let report = try await Lint.run(options, handWeights: hand ?? joinPath(raw, "weights.csv"))
+        let report = try await Lint.run(source.ingest, handWeights: hand ?? joinPath(source.raw, "weights.csv"))
         let json = try report.json()
         if let out { try AtomicFile.write(json, to: out) }
         if !quiet {
@@ -68,6 +60,6 @@ struct LintCommand: AsyncParsableCommand {
             case .json: StandardStream.output.write(String(decoding: json, as: UTF8.self))
             }
         }
-        note("lint: \(report.summary) in \(raw)" + (quiet && report.count > 0 ? "; `make lint` lists them" : ""))
+        note("lint: \(report.summary) in \(source.raw)" + (quiet && report.count > 0 ? "; `make lint` lists them" : ""))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Ingest
 import Publishing
 
 /// What `publish` and `plan` both take: where raw/, build/ and dist/ are, how machine
@@ -27,4 +28,22 @@ struct PipelineOptions<Say: Wording>: ParsableArguments {
         PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
                         force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
     }
+}
+
+/// raw/ as ingest reads it, for ingest, lint and synth: the folder, and the registry and
+/// fixes a run may take from elsewhere.
+struct RawOptions: ParsableArguments {
+    @Option(help: "The raw folder holding sources.json and the sources.")
+    var raw = "raw"
+
+    @Option(help: "The ID registry (default: RAW/registry.csv; read only: a publish commits what ingest made).")
+    var registry: String?
+
+    @Option(help: "The fixes file (default: RAW/fixes.csv).")
+    var fixes: String?
+
+    @Option(help: "Stop listing problems after this many.")
+    var maxProblems = 100
+
+    var ingest: IngestOptions { IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems) }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Publishing
 import StationIO
+import Transfer
 import StationModel
 
 extension RunReport.Format: ExpressibleByArgument {}
@@ -13,8 +14,8 @@ struct PlanCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PipelineOptions<Plans>
 
-    @Option(help: ArgumentHelp("Compare with the dist published at URL (holding latest.json), as the apps read it.", valueName: "URL"))
-    var against: String?
+    @Option(help: ArgumentHelp("Compare with the dist published at URL (holding latest.json), as the apps read it.", valueName: "URL"), transform: webURL)
+    var against: WebURL?
 
     @Option(help: "text, markdown or json.")
     var format: RunReport.Format = .text
@@ -32,12 +33,6 @@ struct PlanCommand: AsyncParsableCommand {
     var network: TransferOptionGroup
 
     func validate() throws {
-        if let against {
-            let lower = against.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                throw ValidationError("--against must be an http:// or https:// URL of a published dist, got \"\(against)\"")
-            }
-        }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
     }
 
@@ -45,7 +40,7 @@ struct PlanCommand: AsyncParsableCommand {
         var settings = options.settings
         settings.transfer = network.options
         let pipeline = Pipeline(settings)
-        let plan = try await pipeline.plan(against: against.map(BaselineSource.url) ?? .dist)
+        let plan = try await pipeline.plan(against: against.map { BaselineSource.url($0.description) } ?? .dist)
         let text = try plan.report.render(json ? .json : format, limit: limit, preview: plan.preview)
         if let out {
             try AtomicFile.write(text, to: out)

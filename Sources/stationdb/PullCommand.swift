@@ -10,23 +10,16 @@ struct PullCommand: ParsableCommand {
         abstract: "Bring a local station database up to the version published at BASE_URL, as the apps do.",
         discussion: Help.text(PackageResources.pull_txt))
 
-    @Argument(help: "The URL of a published dist/ folder (holding latest.json).")
-    var baseURL: String
+    @Argument(help: "The URL of a published dist/ folder (holding latest.json).", transform: webURL)
+    var baseURL: WebURL
 
     @Option(help: "The local station database (created if missing).")
     var db: String
 
     @OptionGroup var network: TransferOptionGroup
 
-    func validate() throws {
-        let lower = baseURL.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-            throw ValidationError("BASE_URL must be an http:// or https:// URL, got \"\(baseURL)\"")
-        }
-    }
-
     func run() throws {
-        let client = BundleClient(baseURL: baseURL, databasePath: db, http: network.makeClient())
+        let client = BundleClient(baseURL: baseURL.description, databasePath: db, http: network.makeClient())
         do {
             let report = try client.pull()
             switch report.kind {

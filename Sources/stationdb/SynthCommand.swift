@@ -19,11 +19,7 @@ struct SynthWriteCommand: AsyncParsableCommand {
         commandName: "write",
         abstract: "Write the scaled network (the default subcommand; see `stationdb synth --help`).")
 
-    @Option(help: "The raw folder to read the national network from (its sources.json, or native CSV).")
-    var raw = "raw"
-
-    @Option(help: "The ID registry to read IDs from (default: RAW/registry.csv; read only).")
-    var registry: String?
+    @OptionGroup var source: RawOptions
 
     @Option(help: "The staging file to read the national network from instead of --raw.")
     var staging: String?
@@ -47,8 +43,7 @@ struct SynthWriteCommand: AsyncParsableCommand {
             network = try StagingFile.read(from: staging).network
         } else {
             // An empty registry would number stations afresh; RAW's keeps the published IDs.
-            let options = IngestOptions(rawFolder: raw, registryPath: registry)
-            network = try await IngestPipeline.run(options).staging.network
+            network = try await IngestPipeline.run(source.ingest).staging.network
         }
         let synth = Synth(national: network, config: SynthConfig(scale: scale, seed: seed))
         let counts = try synth.writeNative(folder: out)

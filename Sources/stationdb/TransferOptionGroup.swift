@@ -37,3 +37,9 @@ struct TransferOptionGroup: ParsableArguments {
 
     func makeClient() -> HTTPClient { HTTPClient(options: options) }
 }
+
+/// Parses an option or argument that must be an http:// or https:// URL.
+func webURL(_ text: String) throws -> WebURL {
+    guard let url = WebURL(text) else { throw ValidationError(WebURL.problem(text)) }
+    return url
+}
