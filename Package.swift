@@ -67,11 +67,11 @@ let package = Package(
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest", "BuildDB", "Publishing"], path: "Tests/TestSupport"),
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
         .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
-        .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth"]),
+        .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth", "TestSupport"]),
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),

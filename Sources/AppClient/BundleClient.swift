@@ -34,8 +34,6 @@ public final class BundleClient {
     public let baseURL: String
     public let databasePath: String
     public let http: HTTPClient
-    /// Progress lines for the user (the CLI sends them to stderr).
-    public var onNote: ((String) -> Void)?
 
     /// A `databasePath` that is a symbolic link stands for the file it leads to, which
     /// is the one updated (its temporary files go beside it).
@@ -71,7 +69,7 @@ public final class BundleClient {
                 // failing), the full database does the same job.
                 report.patchProblem = "\(error)"
             }
-            onNote?("patch not used (\(report.patchProblem ?? "")); downloading the full database")
+            Events.send(PatchNotUsed(reason: report.patchProblem ?? ""))
         }
         report.recordsCopied = try replaceWithFullDatabase(manifest: manifest, localVersion: local)
         report.kind = .replaced
@@ -454,4 +452,10 @@ public final class BundleClient {
     private func removeDatabaseFiles(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
     }
+}
+
+/// The patch from the client's version could not be used: the whole database is downloaded instead.
+public struct PatchNotUsed: Event, Equatable {
+    public var reason: String
+    public var description: String { "pull: patch not used (\(reason)); downloading the full database" }
 }

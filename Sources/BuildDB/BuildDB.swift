@@ -5,15 +5,13 @@ import StationModel
 
 // BuildDB: the staging file and the weights become what the apps download.
 //
-//   BundleBuilder().prepare(request, baseline:version:into:) -> Preparation
+//   BundleBuilder().prepare(request, baseline:version:into:) -> BuildOutcome
 //       writes every file of dist/<version>/ into a folder of the caller's (bundle, gzip,
-//       patch, summary, registry, manifest) and compares it with the baseline: the guards'
-//       verdict is in the candidate; Publishing prepares it beside the staging file
+//       patch, summary, registry, manifest) and compares it with the baseline;
+//       Publishing (BuildStage) prepares it beside the staging file, the one publish path
+//   PublishGuards.violations(...)   every rule that refuses a version unless forced
 //   BundleBuilder().commit(candidate, into: dist, replacing:)
 //       moves a prepared version into dist/<version>/ and replaces latest.json last
-//   BundleBuilder().build(BuildRequest) -> BuildOutcome (.published / .unchanged)
-//       the two in one call, prepared in a temporary folder of the dist: the library's
-//       publish without Publishing's records and registry (the failure tests drive it)
 //   BundleWriter.write(network:weights:renumberings:version:to:)   one reproducible bundle file
 //   BundleVerifier.verify(path:) -> VerifyReport                     stationdb verify
 //   RenumberingFile.read(from:)                                      raw/renumbered.csv
@@ -43,19 +41,16 @@ public struct BuildRequest: Sendable {
     public var registry: Registry?
     /// How messages name the registry.
     public var registryLabel: String
-    /// The dist's lock when the caller already holds it; without one, `build` takes it,
-    /// waiting for another publish.
-    public var lock: FileLock?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.fileName,
                 dist: String, requestedVersion: Int? = nil,
                 guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registry: Registry? = nil,
-                registryLabel: String = "raw/registry.csv", lock: FileLock? = nil) {
+                registryLabel: String = "raw/registry.csv") {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.dist = dist; self.requestedVersion = requestedVersion
         self.guards = guards; self.force = force; self.lintWarnings = lintWarnings
-        self.registry = registry; self.registryLabel = registryLabel; self.lock = lock
+        self.registry = registry; self.registryLabel = registryLabel
     }
 }
 
@@ -70,34 +65,43 @@ public struct Candidate: Sendable {
     public var folder: String
     /// What latest.json will say once it is published.
     public var bundle: PublishedBundle
-    /// Against the baseline; nil for a first version.
+    /// Against the baseline, and the same by station, line and operator name; nil for a first version.
     public var difference: BundleDifference?
-    /// The guards it exceeds and what is wrong with the bundle itself (bundleViolations): each refuses it unless forced.
+    public var changes: ChangeList?
+    /// Every rule it breaks (PublishGuards): each refuses it unless forced.
     public var violations: [String]
 
-    public init(folder: String, bundle: PublishedBundle, difference: BundleDifference?, violations: [String]) {
-        self.folder = folder; self.bundle = bundle; self.difference = difference; self.violations = violations
+    public init(folder: String, bundle: PublishedBundle, difference: BundleDifference?, changes: ChangeList?, violations: [String] = []) {
+        self.folder = folder; self.bundle = bundle; self.difference = difference; self.changes = changes; self.violations = violations
     }
 
-    /// Throws the refusal, or with `force` says what is published anyway.
-    public func checkGuards(force: Bool) throws {
-        guard !violations.isEmpty else { return }
-        guard force else { throw GuardRefusal(violations) }
-        for reason in violations { note("publishing anyway (--force): \(reason)") }
-    }
+    public var database: String { joinPath(folder, DistLayout.database) }
 }
 
-public enum Preparation: Sendable {
-    case candidate(Candidate)
-    /// The tables equal the baseline's, version `version`: there is nothing to publish.
-    case same(version: Int)
-}
-
+/// What a build does, or would do, with the version it prepares: the one outcome that
+/// build, plan and publish report (RunReport says it to people and to CI).
 public enum BuildOutcome: Sendable {
-    /// A new version: what latest.json now says, and how it differs from the one before (nil for the first).
-    case published(PublishedBundle, difference: BundleDifference?)
-    /// Same contents as the published version, which stays current.
+    /// Its tables equal the published version `version`'s: there is nothing to publish.
     case unchanged(version: Int)
+    /// Prepared and compared, not published (a plan; a guard may refuse it: its violations).
+    case prepared(Candidate)
+    /// A guard refused it; dist is as it was.
+    case refused(Candidate)
+    /// In dist, named by latest.json.
+    case published(Candidate)
+
+    public var candidate: Candidate? {
+        switch self {
+        case .unchanged: nil
+        case .prepared(let c), .refused(let c), .published(let c): c
+        }
+    }
+
+    /// What a build by hand exits with: 4 when a guard refused, else 0.
+    public var exitStatus: ExitStatus {
+        if case .refused = self { return .guardRefused }
+        return .success
+    }
 }
 
 public struct BundleBuilder: Sendable {
@@ -131,49 +135,22 @@ public struct BundleBuilder: Sendable {
         try BundleVersion.named(Files.names(in: dist).filter { Files.isFolder(joinPath(dist, $0)) }, in: dist).last
     }
 
-    /// Builds and, unless it equals the published version, publishes into `request.dist`:
-    /// `prepare` in a temporary folder of the dist, the guards, then `commit`.
-    public func build(_ request: BuildRequest) async throws -> BuildOutcome {
-        let dist = request.dist
-        let lock = try request.lock ?? DistLock.acquire(dist: dist, wait: true)
-        defer { withExtendedLifetime(lock) {} }
-        let previous = try Baseline.local(dist: dist)
-        let version = try Self.version(for: dist, previous: previous, requested: request.requestedVersion)
-        try PublishedIDs.check(request.staging.network, renumbered: Set(request.renumberings.keys.map(\.oldID)),
-                               registry: request.registry, registryLabel: request.registryLabel, baseline: previous)
-        // Under the lock, every temporary folder is a dead run's.
-        Self.removeLeftovers(in: dist)
-        let temporary = joinPath(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
-        switch try await prepare(request, baseline: previous, version: version, into: temporary) {
-        case .same(let version):
-            return .unchanged(version: version)
-        case .candidate(let candidate):
-            do {
-                try candidate.checkGuards(force: request.force)
-            } catch {
-                Files.remove(temporary)
-                throw error
-            }
-            return .published(try commit(candidate, into: dist, replacing: previous?.bundle), difference: candidate.difference)
-        }
-    }
-
     /// The version a build into `dist` takes (see nextVersion), saying so when a dead
     /// publish's folder is skipped.
     public static func version(for dist: String, previous: Baseline?, requested: Int?) throws -> Int {
         let highestFolder = try highestVersionFolder(in: dist)
         let version = try nextVersion(previous: previous?.bundle.version, highestFolder: highestFolder, requested: requested)
         if let highestFolder, highestFolder > previous?.bundle.version ?? 0 {
-            note("dist/\(highestFolder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)")
+            Events.send(SkippedVersion(folder: highestFolder, version: version))
         }
         return version
     }
 
     /// Writes version `version` into `folder` (which it replaces) and compares it with
-    /// `baseline`: every file of dist/<version>/, or `.same` (and no folder) when its
-    /// tables equal the baseline's. Nothing outside `folder` is written; the guards'
-    /// verdict is in the candidate, for the caller to act on.
-    public func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String) async throws -> Preparation {
+    /// `baseline`: every file of dist/<version>/, or `.unchanged` (and no folder) when its
+    /// tables equal the baseline's. Nothing outside `folder` is written; the guards are
+    /// the caller's (PublishGuards).
+    public func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String) async throws -> BuildOutcome {
         try Self.validate(request, version: version)
         func file(_ name: String) -> String { joinPath(folder, name) }
         Files.remove(folder)
@@ -190,16 +167,14 @@ public struct BundleBuilder: Sendable {
             async let databaseDigest = SHA256.hex(fileAt: database)
 
             var difference: BundleDifference?
-            var violations = Self.bundleViolations(request.staging.network)
             if let baseline {
                 let d = try BundleDifference.between(oldPath: baseline.databasePath, newPath: database)
                 if d.isEmpty {
                     _ = try? await (gzipped, databaseDigest)
                     Files.remove(folder)
-                    return .same(version: baseline.bundle.version)
+                    return .unchanged(version: baseline.bundle.version)
                 }
                 try Self.checkRenumberingHistory(d, request: request, version: version)
-                violations = request.guards.violations(of: d) + violations
                 difference = d
             }
 
@@ -229,6 +204,8 @@ public struct BundleBuilder: Sendable {
                                                                      difference: difference, introduced: introduced,
                                                                      lintWarnings: request.lintWarnings),
                                                     to: file(DistLayout.summary))
+            // The changes by name, for the reports.
+            let changes = try baseline.map { try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database)) }
             digests[DistLayout.database] = try await databaseDigest
             let gzip = try await gzipped
             digests[DistLayout.gzip] = gzip.sha256
@@ -251,7 +228,7 @@ public struct BundleBuilder: Sendable {
             bundle.files = digests
             try Files.write(try bundle.json(), to: file(DistLayout.manifest))
             bundle.files = nil
-            return .candidate(Candidate(folder: folder, bundle: bundle, difference: difference, violations: violations))
+            return .prepared(Candidate(folder: folder, bundle: bundle, difference: difference, changes: changes))
         } catch {
             Files.remove(folder)
             throw error
@@ -302,17 +279,6 @@ public struct BundleBuilder: Sendable {
             unlink(AtomicFile.temporaryPath(for: latestPath))
             throw error
         }
-    }
-
-    /// What makes a bundle wrong for the apps whatever it is compared with: refused like
-    /// a guard (a maintainer may publish it with --force), checked on every version.
-    public static func bundleViolations(_ network: RailNetwork) -> [String] {
-        let empty = network.liveLinesWithoutStations
-        guard !empty.isEmpty else { return [] }
-        let shown = empty.prefix(12).map { "\($0.name) (l_id \($0.id))" }.joined(separator: ", ")
-        let more = empty.count > 12 ? ", and \(empty.count - 12) more" : ""
-        return ["\(empty.count) live line\(empty.count == 1 ? " has" : "s have") no live station: \(shown)\(more); "
-                + "give \(empty.count == 1 ? "it" : "them") stations or disable \(empty.count == 1 ? "it" : "them") (a disable row in fixes.csv), as a real master does"]
     }
 
     private func step(_ s: PublishStep) throws { try beforeStep?(s) }

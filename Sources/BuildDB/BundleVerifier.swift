@@ -247,9 +247,10 @@ public enum BundleVerifier {
         return (version, counts)
     }
 
-    /// Live stations on no line, and live lines with no stations, in a bundle that passed every
-    /// check: every one of them (the command lists a few and counts them all). A disabled line
-    /// is left alone: the apps never list it, and a fix disables a line for just that.
+    /// Live stations on no line, and live lines with no live station (PublishGuards, which
+    /// refuses to publish them), in a bundle that passed every check: every one of them (the
+    /// command lists a few and counts them all). A disabled line is left alone: the apps
+    /// never list it, and a fix disables a line for just that.
     static func lineWarnings(_ path: String) -> [Diagnostic] {
         guard let db = try? SQLiteDatabase(path: path, mode: .readOnly) else { return [] }
         defer { db.close() }
@@ -258,8 +259,9 @@ public enum BundleVerifier {
         }
         return list("SELECT s_id, station FROM stations WHERE enabled = 1 AND s_id NOT IN (SELECT s_id FROM stations_lines) ORDER BY s_id",
                     field: "stations") { "s_id \($0[0]) \($0[1].textValue ?? ""): a live station on no line (in no line's list)" }
-            + list("SELECT l_id, line FROM lines WHERE enabled = 1 AND l_id NOT IN (SELECT l_id FROM stations_lines) ORDER BY l_id",
-                   field: "lines") { "l_id \($0[0]) \($0[1].textValue ?? ""): a live line with no stations (an empty list)" }
+            + ((try? PublishGuards.emptyLines(in: path)) ?? []).map {
+                Diagnostic(SourceLocation(file: path, field: "lines"), "l_id \($0.id) \($0.name): a live line with no live station (an empty list)")
+            }
     }
 
     /// Compares tables and indexes with a reference made from BundleSchema in memory.

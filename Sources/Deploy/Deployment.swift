@@ -77,10 +77,6 @@ public final class Deployment {
     public static let lockName = ".deploy.lock"
 
     public let request: DeployRequest
-    /// Progress and messages for the user (the CLI sends them to stderr).
-    public var onNote: (String) -> Void = { _ in }
-    /// Called at each moment of the run (see DeployEvent), for tests.
-    public var onEvent: (DeployEvent) -> Void = { _ in }
 
     public init(_ request: DeployRequest) { self.request = request }
 
@@ -95,40 +91,38 @@ public final class Deployment {
     public func run() throws -> DeployPlan {
         let lock = request.dryRun ? nil : try takeLock()
         defer { withExtendedLifetime(lock) {} }
-        let reporter = DeployReporter()
-        reporter.note = onNote
-        reporter.event = onEvent
         let target = self.target
 
         let dist = try PublishedDist.read(request.dist)
         let state = try target.state()
         let plan = try makePlan(dist, state, target)
-        onNote("deploy: checking the dist's files against their manifests")
+        Events.send(DeployNote.checking)
         try dist.verify(plan.toCopy)
         if request.dryRun { return plan }
 
         if !state.exists { try target.prepare() }
         if !state.leftovers.isEmpty {
-            onNote("deploy: removing what a killed deploy left in \(target.label): \(state.leftovers.joined(separator: ", "))")
+            Events.send(DeployNote.removingLeftovers(target: target.label, names: state.leftovers))
             try target.remove(state.leftovers)
         }
         for (index, folder) in plan.toCopy.enumerated() {
             let staging = "\(Self.stagingPrefix)\(folder.version)-\(getpid())"
-            onNote("deploy: copying version \(folder.version) (\(index + 1) of \(plan.toCopy.count); \(folder.publishedNames.count) files, \(megabytes(folder.bytes))) into \(joinPath(target.label, staging))")
+            Events.send(DeployNote.copyingVersion(folder.version, index: index + 1, of: plan.toCopy.count, files: folder.publishedNames.count,
+                                                  bytes: folder.bytes, into: joinPath(target.label, staging)))
             do {
-                try target.stage(folder, from: dist.path, into: staging, reporter)
+                try target.stage(folder, from: dist.path, into: staging)
                 try target.place(staging, as: folder.name)
             } catch {
                 try? target.remove([staging])
                 throw error
             }
-            reporter.event(.placed)
-            onNote("deploy: \(joinPath(target.label, folder.name)) in place")
+            Events.send(DeployEvent.placed)
+            Events.send(DeployNote.placed(joinPath(target.label, folder.name)))
         }
         if plan.copiesLatest {
-            try target.putLatest(from: dist.path, reporter)
-            reporter.event(.latestPlaced)
-            onNote("deploy: \(joinPath(target.label, DistLayout.latest)) now names version \(plan.version)\(plan.targetVersion.map { " (was \($0))" } ?? "")")
+            try target.putLatest(from: dist.path)
+            Events.send(DeployEvent.latestPlaced)
+            Events.send(DeployNote.latest(joinPath(target.label, DistLayout.latest), version: plan.version, was: plan.targetVersion))
         }
         return plan
     }
@@ -169,7 +163,7 @@ public final class Deployment {
     /// files the dist's does (manifest.json and the sha256 of every file it lists).
     private func refuseDifferingFolders(_ shared: [VersionFolder], dist: PublishedDist, target: DeployTarget, state: TargetState) throws {
         guard !shared.isEmpty else { return }
-        onNote("deploy: comparing the \(shared.count) version folder\(shared.count == 1 ? "" : "s") already at \(target.label) with the dist's")
+        Events.send(DeployNote.comparing(shared.count, target: target.label))
         let digests = try target.digests(shared.flatMap { folder in folder.publishedNames.map { "\(folder.name)/\($0)" } })
         var problems = DiagnosticCollector()
         for folder in shared {
@@ -203,7 +197,7 @@ extension Deployment {
     /// A test's way to kill a deploy at a chosen moment: STATIONDB_DEPLOY_KILL_AT=<event>[#n]
     /// (e.g. `chunk#3`, `placed#1`, `latest-staged`) sends this process SIGKILL at the
     /// n-th such moment, as a power cut or the OOM killer would stop it: no handler runs.
-    public static func killSwitch(environment value: String?) throws -> ((DeployEvent) -> Void)? {
+    public static func killSwitch(environment value: String?) throws -> (@Sendable (DeployEvent) -> Void)? {
         guard let value, !value.isEmpty else { return nil }
         let parts = value.split(separator: "#", maxSplits: 1)
         guard let event = DeployEvent(rawValue: String(parts[0])), let count = parts.count == 2 ? Int(parts[1]) : 1, count >= 1 else {
@@ -218,4 +212,30 @@ extension Deployment {
     }
 
     private final class Counter: @unchecked Sendable { var value = 0 }
+}
+
+/// What a deploy tells while it runs.
+public enum DeployNote: Event, Equatable {
+    case checking
+    case removingLeftovers(target: String, names: [String])
+    case comparing(Int, target: String)
+    case copyingVersion(Int, index: Int, of: Int, files: Int, bytes: Int, into: String)
+    /// A long copy's progress, every few seconds.
+    case copying(label: String, done: Int, total: Int, file: String)
+    case placed(String)
+    case latest(String, version: Int, was: Int?)
+
+    public var description: String {
+        switch self {
+        case .checking: "deploy: checking the dist's files against their manifests"
+        case .removingLeftovers(let target, let names): "deploy: removing what a killed deploy left in \(target): \(names.joined(separator: ", "))"
+        case .comparing(let n, let target): "deploy: comparing the \(n) version folder\(n == 1 ? "" : "s") already at \(target) with the dist's"
+        case .copyingVersion(let version, let index, let count, let files, let bytes, let into):
+            "deploy: copying version \(version) (\(index) of \(count); \(files) files, \(megabytes(bytes))) into \(into)"
+        case .copying(let label, let done, let total, let file):
+            "deploy: \(label): \(total > 0 ? min(100, done * 100 / total) : 100)% (\(megabytes(done)) of \(megabytes(total)); copying \(file))"
+        case .placed(let path): "deploy: \(path) in place"
+        case .latest(let path, let version, let was): "deploy: \(path) now names version \(version)\(was.map { " (was \($0))" } ?? "")"
+        }
+    }
 }

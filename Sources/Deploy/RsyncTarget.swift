@@ -147,14 +147,14 @@ struct RsyncTarget: DeployTarget {
         }
     }
 
-    func stage(_ folder: VersionFolder, from dist: String, into staging: String, _ reporter: DeployReporter) throws {
+    func stage(_ folder: VersionFolder, from dist: String, into staging: String) throws {
         let sources = folder.publishedNames.map { joinPath(joinPath(dist, folder.name), $0) }
         try rsync(sources, to: destination(staging) + "/")
         let arrived = try digests(folder.publishedNames.map { "\(staging)/\($0)" })
         for name in folder.publishedNames where arrived["\(staging)/\(name)"] != folder.digest(of: name)?.lowercased() {
             throw EnvironmentError("\(label)/\(staging)/\(name) has sha256 \(arrived["\(staging)/\(name)"] ?? "(missing)") after rsync, the manifest says \(folder.digest(of: name) ?? ""); nothing of version \(folder.name) was placed")
         }
-        reporter.event(.staged)
+        Events.send(DeployEvent.staged)
     }
 
     func place(_ staging: String, as name: String) throws {
@@ -165,7 +165,7 @@ struct RsyncTarget: DeployTarget {
         if result.status == 86 { throw EnvironmentError("\(label)/\(name) appeared while this deploy ran (another deploy into it?); nothing was replaced") }
     }
 
-    func putLatest(from dist: String, _ reporter: DeployReporter) throws {
+    func putLatest(from dist: String) throws {
         // -I: the target's latest.json may have the size and time of the dist's and other bytes.
         try rsync([joinPath(dist, DistLayout.latest)], to: destination(DistLayout.latest), extra: ["--ignore-times"])
     }

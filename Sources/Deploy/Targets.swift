@@ -18,8 +18,9 @@ struct TargetState {
     }
 }
 
-/// The moments of a deploy, in order, which a test can stop it at (see Deployment.killSwitch).
-public enum DeployEvent: String, Sendable, CaseIterable {
+/// The moments of a deploy, in order, which a test can stop it at (see Deployment.killSwitch);
+/// said to no one.
+public enum DeployEvent: String, Event, CaseIterable {
     /// A piece of a file written into a version's staging folder (local copies).
     case chunk
     /// A file complete in a staging folder (local copies).
@@ -32,12 +33,8 @@ public enum DeployEvent: String, Sendable, CaseIterable {
     case latestStaged = "latest-staged"
     /// latest.json in place.
     case latestPlaced = "latest-placed"
-}
 
-/// Notes for the user and the moments of the run.
-final class DeployReporter {
-    var note: (String) -> Void = { _ in }
-    var event: (DeployEvent) -> Void = { _ in }
+    public var description: String { "deploy: at \(rawValue)" }
 }
 
 /// A target folder, whichever way it is reached.
@@ -51,11 +48,11 @@ protocol DeployTarget {
     func remove(_ names: [String]) throws
     /// Copies `folder` of `dist` into `staging` (a new folder of the target) and checks
     /// what arrived against the manifest.
-    func stage(_ folder: VersionFolder, from dist: String, into staging: String, _ reporter: DeployReporter) throws
+    func stage(_ folder: VersionFolder, from dist: String, into staging: String) throws
     /// Renames `staging` to `name`, which must not exist.
     func place(_ staging: String, as name: String) throws
     /// Replaces the target's latest.json with the dist's, atomically.
-    func putLatest(from dist: String, _ reporter: DeployReporter) throws
+    func putLatest(from dist: String) throws
 }
 
 /// A folder of this machine, written in Swift: each version copied into a staging
@@ -94,20 +91,20 @@ struct LocalFolderTarget: DeployTarget {
         }
     }
 
-    func stage(_ folder: VersionFolder, from dist: String, into staging: String, _ reporter: DeployReporter) throws {
+    func stage(_ folder: VersionFolder, from dist: String, into staging: String) throws {
         let source = joinPath(dist, folder.name), destination = joinPath(root, staging)
         Files.remove(destination)
         try Files.createFolder(destination)
-        let progress = ProgressLines(label: "\(folder.name)/", total: folder.bytes, note: reporter.note)
+        let progress = ProgressLines(label: "\(folder.name)/", total: folder.bytes)
         for name in folder.publishedNames {
-            let digest = try copyFile(joinPath(source, name), to: joinPath(destination, name), progress: progress, reporter)
+            let digest = try copyFile(joinPath(source, name), to: joinPath(destination, name), progress: progress)
             if digest != folder.digest(of: name)?.lowercased() {
                 throw EnvironmentError("\(joinPath(source, name)) changed while it was copied (sha256 \(digest), its manifest says \(folder.digest(of: name) ?? "")); nothing of version \(folder.name) was placed")
             }
-            reporter.event(.file)
+            Events.send(DeployEvent.file)
         }
         try Files.sync(destination)
-        reporter.event(.staged)
+        Events.send(DeployEvent.staged)
     }
 
     func place(_ staging: String, as name: String) throws {
@@ -118,13 +115,13 @@ struct LocalFolderTarget: DeployTarget {
         try Files.sync(root)
     }
 
-    func putLatest(from dist: String, _ reporter: DeployReporter) throws {
+    func putLatest(from dist: String) throws {
         let final = joinPath(root, DistLayout.latest)
         let temporary = AtomicFile.temporaryPath(for: final)
         do {
             try Files.write(try Files.read(joinPath(dist, DistLayout.latest)), to: temporary)
             try Files.sync(temporary)
-            reporter.event(.latestStaged)
+            Events.send(DeployEvent.latestStaged)
             try AtomicFile.commit(temporary: temporary, to: final)
         } catch {
             unlink(temporary)
@@ -133,7 +130,7 @@ struct LocalFolderTarget: DeployTarget {
     }
 
     /// Copies a file a piece at a time, flushes it and returns the sha256 of what was written.
-    private func copyFile(_ from: String, to: String, progress: ProgressLines, _ reporter: DeployReporter) throws -> String {
+    private func copyFile(_ from: String, to: String, progress: ProgressLines) throws -> String {
         let input = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard input >= 0 else { throw EnvironmentError("cannot read \(from): \(systemError())") }
         defer { close(input) }
@@ -155,7 +152,7 @@ struct LocalFolderTarget: DeployTarget {
             }
             if let failure { throw EnvironmentError("cannot write \(to): \(String(cString: strerror(failure)))") }
             progress.advance(by: n, file: fileName(of: to))
-            reporter.event(.chunk)
+            Events.send(DeployEvent.chunk)
         }
         if fsync(output) != 0 { throw EnvironmentError("cannot flush \(to): \(systemError())") }
         closed = true
@@ -164,18 +161,17 @@ struct LocalFolderTarget: DeployTarget {
     }
 }
 
-/// Progress of a long copy: a line on stderr every few seconds, wherever stderr
-/// goes (a cron log as much as a terminal), and nothing for a copy shorter than that.
+/// Progress of a long copy: a line every few seconds, wherever stderr goes (a cron log
+/// as much as a terminal), and nothing for a copy shorter than that.
 final class ProgressLines {
     let label: String
     let total: Int
-    let note: (String) -> Void
     private var done = 0
     private var lastLine: Double
     static let interval = 2.0
 
-    init(label: String, total: Int, note: @escaping (String) -> Void) {
-        self.label = label; self.total = total; self.note = note
+    init(label: String, total: Int) {
+        self.label = label; self.total = total
         lastLine = monotonicSeconds()
     }
 
@@ -184,7 +180,7 @@ final class ProgressLines {
         let now = monotonicSeconds()
         guard now - lastLine >= Self.interval else { return }
         lastLine = now
-        note("deploy: \(label): \(total > 0 ? min(100, done * 100 / total) : 100)% (\(megabytes(done)) of \(megabytes(total)); copying \(file))")
+        Events.send(DeployNote.copying(label: label, done: done, total: total, file: file))
     }
 }
 

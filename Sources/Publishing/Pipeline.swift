@@ -87,27 +87,37 @@ public struct Pipeline: Sendable {
 
     /// Says whether a stage runs and why; true when it must.
     func announce(_ name: String, _ reason: String?) -> Bool {
-        note(reason.map { "\(name): running (\($0))" } ?? "\(name): up to date (nothing it reads has changed)")
+        Events.send(PublishEvent.stage(name, reason: reason))
         return reason != nil
+    }
+
+    /// What the stages hand the build: its check, and the staging and weights when this run
+    /// made them (each read from its file by whoever needs it, at most once, otherwise).
+    struct Staged {
+        var buildCheck: StageCheck
+        var staging: Staging?
+        var weights: [Int: Int]?
     }
 
     /// Ingest, then priority, each only when what it reads changed; the published IDs are
     /// checked against `baseline` before weights are drawn (a damaged registry would give a
-    /// station a new s_id). Returns the build's check, worked out after priority.
-    /// `registry` stands in for a raw/registry.csv that is gone.
-    func runStages(baseline: Baseline?, registry: String? = nil) async throws -> StageCheck {
+    /// station a new s_id). `registry` stands in for a raw/registry.csv that is gone.
+    func runStages(baseline: Baseline?, registry: String? = nil) async throws -> Staged {
         let ingest = ingestStage(registry: registry, published: baseline)
         let ingestCheck = ingest.check()
+        var staging: Staging?
         if announce("ingest", ingestCheck.reason) {
-            try await ingest.run(record: ingestCheck.record)
+            staging = try await ingest.run(record: ingestCheck.record).staging
         }
         let priority = priorityStage
         let priorityCheck = priority.check()
-        try buildStage.checkPublishedIDs(against: baseline)
+        if priorityCheck.reason != nil, staging == nil { staging = try StagingFile.read(from: self.staging) }
+        try buildStage.checkPublishedIDs(against: baseline, network: staging?.network)
+        var weights: [Int: Int]?
         if announce("priority", priorityCheck.reason) {
-            try priority.run(record: priorityCheck.record)
+            weights = try priority.run(record: priorityCheck.record, network: staging?.network)
         }
-        return buildStage.check()
+        return Staged(buildCheck: buildStage.check(), staging: staging, weights: weights)
     }
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
@@ -128,10 +138,10 @@ public struct Pipeline: Sendable {
             do { try AtomicFile.write(try Files.read(kept), to: registry) } catch {
                 throw BuildStage.registryNotUpdated(error, registry: registry, version: version, dist: settings.dist)
             }
-            note("warning: \(registry) was missing; restored it from \(kept), the registry version \(version) was published with; commit it")
+            Events.send(PublishEvent.registryRestored(path: registry, from: kept, version: version))
             return nil
         }
-        note("warning: \(registry) is missing; this plan reads \(kept), the registry version \(version) was published with (a publish restores it)")
+        Events.send(PublishEvent.registryBorrowed(path: registry, from: kept, version: version))
         return kept
     }
 
@@ -141,38 +151,32 @@ public struct Pipeline: Sendable {
     /// and the guards allow it. Holds dist/.lock from the first read to the new latest.json.
     public func publish() async throws -> RunReport {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
-        if let requested = settings.requestedVersion {
-            _ = try BundleBuilder.nextVersion(previous: try PublishedBundle.latest(in: settings.dist)?.version,
-                                              highestFolder: try BundleBuilder.highestVersionFolder(in: settings.dist), requested: requested)
-        }
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime((distLock, buildLock)) {} }
         // Under the lock, every temporary file in dist is a dead run's, whether or not this one publishes.
         BundleBuilder.removeLeftovers(in: settings.dist)
         let baseline = try Baseline.local(dist: settings.dist)
+        let version = try BundleBuilder.version(for: settings.dist, previous: baseline, requested: settings.requestedVersion)
         _ = try missingRegistry(baseline: baseline, restore: true)
 
-        let build = buildStage
-        let buildCheck = try await runStages(baseline: baseline)
-        var report = RunReport(command: "publish", baseline: baseline, lint: try? BuildStage.lintReport(lint))
-        if announce("build", buildCheck.reason) {
-            let result = try await build.publish(baseline: baseline, force: settings.force, record: buildCheck.record)
-            report.record(result, baseline: baseline, force: settings.force)
+        let staged = try await runStages(baseline: baseline)
+        let outcome: BuildOutcome
+        if announce("build", staged.buildCheck.reason) {
+            outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
+                                                   staging: staged.staging, weights: staged.weights)
         } else {
-            report.outcome = .unchanged
-            report.version = baseline?.bundle.version
-            report.rows = baseline?.bundle.rows ?? [:]
+            outcome = .unchanged(version: baseline?.bundle.version ?? 0)
         }
-        switch report.outcome {
+        let report = RunReport(outcome, command: "publish", baseline: baseline, lint: try? BuildStage.lintReport(lint), force: settings.force)
+        switch outcome {
         case .published:
             // What a reviewer looks at first, said even when no plan was looked at.
-            for line in report.lookAtThese { note("look at this: \(printable(line))") }
-            note("stationdb: published version \(report.version ?? 0) into \(settings.dist)")
+            for line in report.lookAtThese { Events.send(PublishEvent.lookAtThis(line)) }
+            Events.send(PublishEvent.publishedInto(version: report.version ?? 0, dist: settings.dist))
         case .refused: break
-        default:
-            // One wording for every run that publishes nothing, for a cron job to look for.
-            note("stationdb: nothing changed; \(settings.dist) is up to date (version \(baseline.map { String($0.bundle.version) } ?? "none"))")
+        case .unchanged, .prepared:
+            Events.send(PublishEvent.nothingChanged(dist: settings.dist, version: baseline?.bundle.version))
         }
         return report
     }
@@ -196,27 +200,14 @@ public struct Pipeline: Sendable {
             baseline = try downloadBaseline(url)
             version = try BundleBuilder.nextVersion(previous: baseline?.bundle.version, requested: settings.requestedVersion)
         }
-        let buildCheck = try await runStages(baseline: baseline, registry: try missingRegistry(baseline: baseline, restore: false))
-        let build = buildStage
-        var report = RunReport(command: "plan", baseline: baseline, lint: try? BuildStage.lintReport(lint))
+        let staged = try await runStages(baseline: baseline, registry: try missingRegistry(baseline: baseline, restore: false))
+        let outcome = try await buildStage.candidate(version: version, baseline: baseline, record: staged.buildCheck.record,
+                                                     staging: staged.staging, weights: staged.weights)
+        var report = RunReport(outcome, command: "plan", baseline: baseline, lint: try? BuildStage.lintReport(lint), force: settings.force,
+                               listingChanges: true)
         report.baselineSource = baseline.map { _ in source.label(dist: settings.dist) }
-        var plan: Plan
-        switch try await build.candidate(version: version, baseline: baseline, record: buildCheck.record) {
-        case .same(let version):
-            report.outcome = .unchanged
-            report.version = version
-            report.rows = baseline?.bundle.rows ?? [:]
-            plan = Plan(report: report, changes: nil, candidate: baseline?.databasePath, baseline: baseline)
-        case .candidate(let candidate):
-            var changes: ChangeList?
-            if let baseline, let difference = candidate.difference {
-                changes = ChangeList(try DiffReport.make(difference, oldPath: baseline.databasePath, newPath: joinPath(candidate.folder, DistLayout.database),
-                                                         oldLabel: baseline.label, newLabel: candidate.folder))
-            }
-            report.outcome = candidate.violations.isEmpty || settings.force ? .wouldPublish : .refused
-            report.describe(candidate, changes: changes, force: settings.force)
-            plan = Plan(report: report, changes: changes, candidate: joinPath(candidate.folder, DistLayout.database), baseline: baseline)
-        }
+        var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? baseline?.databasePath,
+                        baseline: baseline)
         plan.preview = writePreview(plan)
         return plan
     }
@@ -234,22 +225,21 @@ public struct Pipeline: Sendable {
             try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
                                   candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label,
                                   changes: plan.changes)
-            note("plan: wrote \(preview), the map the apps would show; open it in a browser")
+            Events.send(PublishEvent.preview(path: preview))
             return preview
         } catch {
             unlink(preview)
-            note("warning: no preview written: \(error)")
+            Events.send(PublishEvent.noPreview("\(error)"))
             return nil
         }
     }
 
     /// The version published at `url`, downloaded into build/baseline/ with pull's code and checks.
     func downloadBaseline(_ url: String) throws -> Baseline {
-        note("plan: reading the version published at \(url)")
+        Events.send(PublishEvent.readingBaseline(url: url))
         let client = BundleClient(baseURL: url, databasePath: joinPath(downloadedBaseline, DistLayout.database), http: HTTPClient(options: settings.transfer))
-        client.onNote = { note("plan: \($0)") }
         let baseline = try client.downloadPublished()
-        note("plan: version \(baseline.bundle.version) of \(url), checked (sha256 \(baseline.bundle.sha256.prefix(12))...)")
+        Events.send(PublishEvent.baselineRead(version: baseline.bundle.version, url: url, sha256: baseline.bundle.sha256))
         return baseline
     }
 }

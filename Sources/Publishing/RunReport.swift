@@ -50,10 +50,10 @@ public struct RunReport: Codable, Sendable {
     /// at its line of fixes.csv (rule `review`): those of the stations this version moves
     /// or renames (a change published before is no news in the versions after it).
     public var review: [String] = []
-    /// Every `review` finding of the lint report, for `describe` to pick from.
-    var reviewFindings: [LintFinding] = []
-    /// Every change (written out for a plan only).
+    /// Every change (a plan's; a publish's report counts them).
     public var entries: [ChangeList.Entry]?
+    /// Moves over a kilometre and station renames: what a reviewer looks at first.
+    var notable: [ChangeList.Entry] = []
 
     /// The exit status the command gives: plan 0 nothing would change, 1 a new version
     /// would be published, 4 a guard would refuse; publish 0 or 4.
@@ -97,52 +97,48 @@ public struct RunReport: Codable, Sendable {
         try c.encode(lintWarnings, forKey: .lintWarnings)
         try c.encode(Int(exitStatus.rawValue), forKey: .exitStatus)
         // A publish says what it did in counts; a plan lists every change for review.
-        if command == "plan" { try c.encodeIfPresent(entries, forKey: .entries) }
+        try c.encodeIfPresent(entries, forKey: .entries)
         try c.encode(review, forKey: .review)
     }
 
-    init(command: String, baseline: Baseline?, lint: LintReport?) {
+    /// What `outcome` says, against `baseline`, with the lint report's count and the fixes it
+    /// names that this version moves or renames a station with; `listingChanges` (a plan)
+    /// lists every change too.
+    init(_ outcome: BuildOutcome, command: String, baseline: Baseline?, lint: LintReport?, force: Bool, listingChanges: Bool = false) {
         self.command = command
         self.baseline = baseline.map { BaselineInfo(version: $0.bundle.version, sha256: $0.bundle.sha256, source: $0.label) }
-        reviewFindings = lint?.findings.filter { $0.rule == LintRule.review.rawValue } ?? []
+        let reviewFindings = lint?.findings.filter { $0.rule == LintRule.review.rawValue } ?? []
         lintWarnings = lint.map { $0.count - reviewFindings.count }
-    }
-
-    var baselineSource: String? {
-        get { baseline?.source }
-        set { if let newValue { baseline?.source = newValue } }
-    }
-
-    /// The candidate's version, rows, changes and the guards' verdict.
-    mutating func describe(_ candidate: Candidate, changes list: ChangeList?, force: Bool) {
+        guard let candidate = outcome.candidate else {
+            if case .unchanged(let version) = outcome { self.version = baseline == nil ? nil : version }
+            rows = baseline?.bundle.rows ?? [:]
+            return
+        }
+        switch outcome {
+        case .published: self.outcome = .published
+        case .refused: self.outcome = .refused
+        default: self.outcome = candidate.violations.isEmpty || force ? .wouldPublish : .refused
+        }
         version = candidate.bundle.version
         rows = candidate.bundle.rows
-        guards = GuardVerdict(passed: candidate.violations.isEmpty, forced: force && !candidate.violations.isEmpty, violations: candidate.violations)
-        if let list {
+        let forced = force && !candidate.violations.isEmpty && self.outcome != .refused
+        guards = GuardVerdict(passed: candidate.violations.isEmpty, forced: forced, violations: candidate.violations)
+        if let list = candidate.changes {
             for table in ChangeList.tableOrder {
                 let counts = list.counts(table)
                 if !counts.isEmpty { changes[table] = Dictionary(uniqueKeysWithValues: counts.map { ($0.kind.rawValue, $0.count) }) }
             }
-            entries = list.entries
-            let changed = Set(list.notable.map(\.id))
+            if listingChanges { entries = list.entries }
+            notable = list.notable
+            let changed = Set(notable.map(\.id))
             review = reviewFindings.filter { changed.contains($0.stationID ?? -1) }.map { "\($0.location): \($0.message)" }
             lintWarnings = lintWarnings.map { $0 + review.count }
         }
     }
 
-    mutating func record(_ result: BuildResult, baseline: Baseline?, force: Bool) {
-        switch result {
-        case .same(let version):
-            outcome = .unchanged
-            self.version = version
-            rows = baseline?.bundle.rows ?? [:]
-        case .refused(let candidate, let changes):
-            outcome = .refused
-            describe(candidate, changes: changes, force: false)
-        case .published(let candidate, let changes):
-            outcome = .published
-            describe(candidate, changes: changes, force: force)
-        }
+    var baselineSource: String? {
+        get { baseline?.source }
+        set { if let newValue { baseline?.source = newValue } }
     }
 
     /// The document `--json` prints: keys sorted, two-space indent.
@@ -191,9 +187,6 @@ extension RunReport {
         return out
     }
 
-    /// Moves over a kilometre and station renames: what a reviewer looks at first.
-    var notable: [ChangeList.Entry] { ChangeList.notable(entries ?? []) }
-
     /// Those changes, then the fixes behind such changes at their line of fixes.csv.
     public var lookAtThese: [String] {
         notable.map { "\($0.kind.rawValue) \(Self.describe($0))" } + review
@@ -227,7 +220,7 @@ extension RunReport {
 
     var verdict: String {
         if guards.violations.isEmpty { return "passed" }
-        if guards.forced { return command == "plan" ? "exceeded, would be published anyway (--force)" : "exceeded, published anyway (--force)" }
+        if guards.forced { return outcome == .published ? "exceeded, published anyway (--force)" : "exceeded, would be published anyway (--force)" }
         return outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
     }
 

@@ -104,8 +104,9 @@ public struct IngestStage: Stage {
     }
 
     /// Reads, assembles and (unless `check`) writes the staging file, the registry and
-    /// `record` (by default, what it reads now).
-    public func run(check: Bool = false, report: Bool = false, record: StageRecord? = nil) async throws {
+    /// `record` (by default, what it reads now); returns what it assembled.
+    @discardableResult
+    public func run(check: Bool = false, record: StageRecord? = nil) async throws -> IngestOutcome {
         let record = record ?? (try? self.record())
         var sourceFindings: [LintFinding] = []
         var options = self.options
@@ -114,28 +115,28 @@ public struct IngestStage: Stage {
         let fixes = inputs.fixes
         let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint != nil)
         let n = outcome.staging.network
-        if report { Self.printReport(outcome) }
         let live = n.stations.count(where: \.enabled)
         var summary = "ingest: \(n.operators.count) operators, \(n.lines.count) lines, \(n.stations.count) stations (\(live) live), \(n.stationLines.count) station-line rows"
         let newStations = outcome.report.newIDs[.station] ?? 0, gone = outcome.report.vanished[.station] ?? 0
         if newStations > 0 || gone > 0 { summary += "; \(newStations) new station IDs, \(gone) vanished stations kept disabled" }
         if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
-        for w in outcome.report.warnings { note("warning: \(w)") }
+        for w in outcome.report.warnings { Events.send(Warning(w)) }
         if check {
-            note(summary + " (checked; nothing written)")
-            return
+            Events.send(PublishEvent.ingested(summary: summary, staging: nil))
+            return outcome
         }
         try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging))
         try StagingFile.write(outcome.staging, to: staging)
         let newIDs = outcome.report.newIDs.values.reduce(0, +)
-        if newIDs > 0 { note("ingest: \(newIDs) new IDs; \(options.label(for: options.registryPath)) takes them when the version is published") }
-        note(summary + " -> \(staging)")
+        if newIDs > 0 { Events.send(PublishEvent.newIDs(newIDs, registry: options.label(for: options.registryPath))) }
+        Events.send(PublishEvent.ingested(summary: summary, staging: staging))
         if let lint {
             let report = try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights)
             try AtomicFile.write(try report.json(), to: lint)
-            note("lint: \(report.summary) in \(options.rawLabel)" + (report.count > 0 ? "; `make lint` lists them" : ""))
+            Events.send(PublishEvent.linted(summary: report.summary, raw: options.rawLabel, count: report.count))
         }
         if let record { try writeRecord(record) }
+        return outcome
     }
 
     /// The sources' digests (latest.json's "sources") from the record, which has just hashed them.
@@ -143,18 +144,6 @@ public struct IngestStage: Stage {
         var digests = record.inputs.filter { $0.key.hasPrefix("source:") && $0.value != StageRecord.absent }
         if let fixes = record.inputs["fixes"], fixes != StageRecord.absent { digests["source:" + options.relativePath(options.fixesPath)] = fixes }
         return digests
-    }
-
-    static func printReport(_ outcome: IngestOutcome) {
-        let d = outcome.report.disagreements
-        print("# Disagreements between sources (\(outcome.report.sources.joined(separator: " > ")); the first wins)")
-        if d.isEmpty { print("none"); return }
-        for kind in [Disagreement.Kind.name, .coordinates, .prefecture] {
-            let rows = d.filter { $0.kind == kind }
-            if rows.isEmpty { continue }
-            print("\n## \(kind.rawValue) (\(rows.count))")
-            for r in rows { print(r.description) }
-        }
     }
 }
 
@@ -183,33 +172,20 @@ public struct PriorityStage: Stage {
                                     "hand weights": try hand.map(StageRecord.digest) ?? StageRecord.absent])
     }
 
+    /// Weighs the network of the staging file (`network` when the caller has just made it).
     @discardableResult
-    public func run(record: StageRecord? = nil) throws -> (weights: [Int: Int], network: RailNetwork) {
+    public func run(record: StageRecord? = nil, network: RailNetwork? = nil) throws -> [Int: Int] {
         let record = record ?? (try? self.record())
-        let network = try StagingFile.read(from: staging).network
+        let network = try network ?? StagingFile.read(from: staging).network
         let hand = try self.hand.map { try HandWeights.read(path: $0, network: network) } ?? (weights: [], warnings: [])
-        for w in hand.warnings { note("warning: \(w)") }
+        for w in hand.warnings { Events.send(Warning(w)) }
         var config = PriorityConfig(seed: seed, method: method)
         if let tiers { config.method = .meshLottery(try MeshTier.parse(list: tiers)) }
         let assigned = PriorityAssigner.assign(network: network, hand: hand.weights, config: config)
         try StationWeightsFile.write(assigned, to: weights)
-        note("priority: \(PriorityAssigner.countsText(assigned, network: network)); wrote \(weights)")
+        Events.send(PublishEvent.weighed(counts: PriorityAssigner.countsText(assigned, network: network), path: weights))
         if let record { try writeRecord(record) }
-        return (assigned, network)
-    }
-}
-
-/// What a build did with its candidate version.
-public enum BuildResult: Sendable {
-    /// Its tables equal the published version `version`'s.
-    case same(version: Int)
-    /// A guard refused it; dist is as it was (the messages are out).
-    case refused(Candidate, ChangeList?)
-    case published(Candidate, ChangeList?)
-
-    public var exitStatus: ExitStatus {
-        if case .refused = self { return .guardRefused }
-        return .success
+        return assigned
     }
 }
 
@@ -226,6 +202,8 @@ public struct BuildStage: Stage {
     public var lint: String?
     public var requestedVersion: Int?
     public var guards: DiffGuards
+    /// Called before each step of writing and publishing the version (the failure tests throw there).
+    public var beforeStep: (@Sendable (PublishStep) throws -> Void)?
 
     public init(staging: String, weights: String, dist: String, renumbered: String?, registry: String?, lint: String?,
                 requestedVersion: Int? = nil, guards: DiffGuards = .nightly) {
@@ -265,12 +243,12 @@ public struct BuildStage: Stage {
 
     func renumberings() throws -> [Renumbering: SourceLocation] { try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:] }
 
-    /// Checks the staging file's IDs against the published version (PublishedIDs), and
-    /// that every renumbered old s_id was once a station.
-    public func checkPublishedIDs(against baseline: Baseline?) throws {
+    /// Checks the staging file's IDs (`network`, when the caller holds it) against the
+    /// published version (PublishedIDs), and that every renumbered old s_id was once a station.
+    public func checkPublishedIDs(against baseline: Baseline?, network: RailNetwork? = nil) throws {
         let renumberings = try renumberings(), registry = try Registry.load(path: stagingRegistry)
         try RenumberingFile.checkOldIDs(renumberings, registry: registry, registryLabel: registryLabel, baseline: baseline)
-        try PublishedIDs.check(try StagingFile.read(from: staging).network, renumbered: Set(renumberings.keys.map(\.oldID)),
+        try PublishedIDs.check(try network ?? StagingFile.read(from: staging).network, renumbered: Set(renumberings.keys.map(\.oldID)),
                                registry: registry, registryLabel: registryLabel, baseline: baseline)
     }
 
@@ -285,7 +263,7 @@ public struct BuildStage: Stage {
             let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
             let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
             try AtomicFile.write(next, to: registry)
-            note("build: \(registry) updated (\(newIDs > 0 ? "\(newIDs) new IDs" : "rows as now published")); commit it with the source change that caused it")
+            Events.send(PublishEvent.registryUpdated(path: registry, newIDs: newIDs))
         } catch {
             throw Self.registryNotUpdated(error, registry: registry, version: version, dist: dist)
         }
@@ -296,8 +274,7 @@ public struct BuildStage: Stage {
     /// there, on this run and every run after it until that is done (exit 5).
     static func registryNotUpdated(_ error: Error, registry: String, version: Int, dist: String) -> ReportedFailure {
         let kept = joinPath(joinPath(dist, String(version)), DistLayout.registry)
-        note("error: version \(version) is published into \(dist), but \(registry) could not be updated: \(error)")
-        note("copy \(kept) (the registry version \(version) was published with) over \(registry) and commit it")
+        Events.send(PublishEvent.registryNotUpdated(version: version, dist: dist, registry: registry, kept: kept, error: "\(error)"))
         return ReportedFailure(status: .publishedWithoutRegistry)
     }
 
@@ -310,50 +287,42 @@ public struct BuildStage: Stage {
         return record
     }
 
-    /// The version `version`, prepared in candidateFolder against `baseline`: the one a
-    /// plan left when nothing it was made from has changed since, else made afresh. Its
-    /// violations include the hand weights it lost (HandWeights.lossViolation), so plan,
-    /// publish and build refuse that as they refuse a guard, and --force passes it.
-    public func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil) async throws -> Preparation {
-        let prepared = try await prepareCandidate(version: version, baseline: baseline, record: record)
-        guard case .candidate(var candidate) = prepared, let baseline else { return prepared }
-        if let lost = HandWeights.lossViolation(published: try HandWeights.count(inBundle: baseline.databasePath),
-                                                candidate: try HandWeights.count(inBundle: joinPath(candidate.folder, DistLayout.database)),
-                                                version: baseline.bundle.version) {
-            candidate.violations.append(lost)
-        }
-        return .candidate(candidate)
-    }
-
-    func prepareCandidate(version: Int, baseline: Baseline?, record: StageRecord?) async throws -> Preparation {
+    /// The version `version`, prepared in candidateFolder against `baseline`, with every rule
+    /// it breaks (PublishGuards): the one a plan left when nothing it was made from has
+    /// changed since, else made afresh (from `staging` and `weights` when the caller holds them).
+    public func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
+                          staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
         let owner = candidateFolder
         let manifest = joinPath(owner, DistLayout.manifest)
         let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
-        let staging = try StagingFile.read(from: self.staging)
         let recorded = StageRecord.read(for: owner)
+        var candidate: Candidate
         if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest]), let bundle = try Self.intact(owner) {
-            let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: joinPath(owner, DistLayout.database)) }
-            note("build: taking version \(version) as it was prepared (\(owner)): nothing it is made from has changed since")
-            return .candidate(Candidate(folder: owner, bundle: bundle, difference: difference,
-                                        violations: (difference.map(guards.violations) ?? []) + BundleBuilder.bundleViolations(staging.network)))
-        }
-        if let recorded {
+            let database = joinPath(owner, DistLayout.database)
+            let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
+            let changes = try baseline.map { try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database)) }
+            Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
+            candidate = Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)
+        } else {
             // What a plan showed is not what goes out: say why, before it is made again.
-            note("build: the version prepared before (\(owner)) is not what would be published now (\(now.changes(since: recorded).joined(separator: ", "))); preparing it again")
+            if let recorded { Events.send(PublishEvent.candidateRedone(folder: owner, changes: now.changes(since: recorded))) }
+            // A record never vouches for a folder being rewritten.
+            unlink(StageRecord.path(for: owner))
+            let request = BuildRequest(staging: try staging ?? StagingFile.read(from: self.staging), stagingPath: self.staging,
+                                       weights: try weights ?? StationWeightsFile.read(from: self.weights), weightsPath: self.weights,
+                                       renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
+                                       dist: dist, requestedVersion: requestedVersion, guards: guards,
+                                       lintWarnings: try lint.map(Self.lintCount),
+                                       registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel)
+            let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)
+            guard case .prepared(let prepared) = outcome else { return outcome }
+            var record = now
+            record.outputs["manifest"] = try StageRecord.digest(of: manifest)
+            try record.write(for: owner)
+            candidate = prepared
         }
-        // A record never vouches for a folder being rewritten.
-        unlink(StageRecord.path(for: owner))
-        let request = BuildRequest(staging: staging, stagingPath: self.staging,
-                                   weights: try StationWeightsFile.read(from: weights), weightsPath: weights,
-                                   renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
-                                   dist: dist, requestedVersion: requestedVersion, guards: guards,
-                                   lintWarnings: try lint.map(Self.lintCount),
-                                   registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel)
-        let prepared = try await BundleBuilder().prepare(request, baseline: baseline, version: version, into: owner)
-        var record = now
-        record.outputs["manifest"] = try StageRecord.digest(of: manifest)
-        if case .candidate = prepared { try record.write(for: owner) }
-        return prepared
+        candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
+        return .prepared(candidate)
     }
 
     /// A prepared version's description when its folder holds exactly the files its
@@ -370,54 +339,54 @@ public struct BuildStage: Stage {
 
     /// `stationdb build` by hand: the published-ID check, the candidate and, when the
     /// guards allow, the publish, under the dist's lock.
-    public func run(force: Bool) async throws -> BuildResult {
-        let lock = try DistLock.acquire(dist: dist, wait: true)
-        let buildLock = try lockBuildFolder()
+    public func run(force: Bool, wait: Bool = true) async throws -> BuildOutcome {
+        let lock = try DistLock.acquire(dist: dist, wait: wait)
+        let buildLock = try lockBuildFolder(wait: wait)
         defer { withExtendedLifetime((lock, buildLock)) {} }
         BundleBuilder.removeLeftovers(in: dist)
         let baseline = try Baseline.local(dist: dist)
-        try checkPublishedIDs(against: baseline)
-        return try await publish(baseline: baseline, force: force)
+        let staging = try StagingFile.read(from: self.staging)
+        try checkPublishedIDs(against: baseline, network: staging.network)
+        return try await publish(baseline: baseline, version: try BundleBuilder.version(for: dist, previous: baseline, requested: requestedVersion),
+                                 force: force, staging: staging)
     }
 
-    /// Prepares (or takes the prepared) version, checks the guards and publishes it into
-    /// dist, whose lock the caller holds; then raw/registry.csv takes its registry.
-    /// `record` is what the build reads now, when the caller has worked it out already.
-    public func publish(baseline: Baseline?, force: Bool, record: StageRecord? = nil) async throws -> BuildResult {
+    /// Prepares (or takes the prepared) version `version`, checks the guards and publishes
+    /// it into dist, whose lock the caller holds; then raw/registry.csv takes its registry.
+    /// `record`, `staging` and `weights` are what the build reads now, when the caller has them.
+    public func publish(baseline: Baseline?, version: Int, force: Bool, record: StageRecord? = nil,
+                        staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
         let record = try record ?? self.record()
-        let version = try BundleBuilder.version(for: dist, previous: baseline, requested: requestedVersion)
-        let result: BuildResult
-        switch try await candidate(version: version, baseline: baseline, record: record) {
-        case .same(let version):
-            note("build: the bundle equals the published version \(version); nothing published")
-            try commitRegistry(version: version)
-            result = .same(version: version)
-        case .candidate(let candidate):
-            let changes = try baseline.map { baseline in
-                ChangeList(try DiffReport.make(candidate.difference!, oldPath: baseline.databasePath,
-                                               newPath: joinPath(candidate.folder, DistLayout.database)))
+        let outcome: BuildOutcome
+        switch try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights) {
+        case .prepared(let candidate):
+            if !candidate.violations.isEmpty {
+                guard force else {
+                    Events.send(PublishEvent.refused(reasons: candidate.violations, dist: dist))
+                    return .refused(candidate)
+                }
+                Events.send(PublishEvent.forced(reasons: candidate.violations))
             }
-            do {
-                try candidate.checkGuards(force: force)
-            } catch let refusal as GuardRefusal {
-                note(refusal.description)
-                note("nothing was published (\(dist) is as it was); if this change is intended, run the same make again with FORCE_PUBLISH=1 (stationdb build --force)")
-                return .refused(candidate, changes)
-            }
-            let bundle = try BundleBuilder().commit(candidate, into: dist, replacing: baseline?.bundle)
+            let bundle = try BundleBuilder(beforeStep: beforeStep).commit(candidate, into: dist, replacing: baseline?.bundle)
             unlink(StageRecord.path(for: candidateFolder))
-            let warnings = bundle.warnings.map { "; \($0) lint warning\($0 == 1 ? "" : "s")" } ?? ""
-            note("published version \(bundle.version): \(BundleBuilder.countsText(bundle.rows)); \(BundleBuilder.changesText(candidate.difference))\(warnings)")
+            Events.send(PublishEvent.published(version: bundle.version, counts: BundleBuilder.countsText(bundle.rows),
+                                               changes: BundleBuilder.changesText(candidate.difference), lintWarnings: bundle.warnings))
             try commitRegistry(version: bundle.version)
-            result = .published(candidate, changes)
+            outcome = .published(candidate)
+        case .unchanged(let published):
+            Events.send(PublishEvent.unchanged(version: published))
+            try commitRegistry(version: published)
+            outcome = .unchanged(version: published)
+        case .refused, .published:
+            preconditionFailure("a candidate is prepared or unchanged")
         }
         do {
             try writeRecord(record)
         } catch {
             // The version is out; without its record the next run only finds it equal again.
-            note("warning: \(error); the next publish will compare the bundle with the published one again")
+            Events.send(PublishEvent.recordNotWritten("\(error)"))
         }
-        return result
+        return outcome
     }
 
     /// The count of a lint report (`stationdb lint --out`).

@@ -48,9 +48,7 @@ public final class FileLock: Sendable {
     /// with `wait`, says for whom it waits and blocks; without, an environment error
     /// (exit 3) naming the holder.
     public static func take(_ path: String, for job: String, wait: Bool) throws -> FileLock {
-        let lock = try acquire(path, wait: wait) { pid in
-            note("waiting for another \(job) to finish (\(pid.map { "pid \($0)" } ?? "a process") holds \(path))")
-        }
+        let lock = try acquire(path, wait: wait) { pid in Events.send(WaitingForLock(job: job, holder: pid, path: path)) }
         guard let lock else {
             let holder = holder(of: path).map { "pid \($0)" } ?? "another process"
             throw EnvironmentError("another \(job) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
@@ -73,4 +71,12 @@ public final class FileLock: Sendable {
         }
         return nil
     }
+}
+
+/// A run waits while another holds the lock it needs.
+public struct WaitingForLock: Event, Equatable {
+    public var job: String
+    public var holder: Int?
+    public var path: String
+    public var description: String { "waiting for another \(job) to finish (\(holder.map { "pid \($0)" } ?? "a process") holds \(path))" }
 }

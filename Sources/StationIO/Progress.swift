@@ -1,10 +1,5 @@
 import Glibc
 
-/// A line for the user on stderr, so stdout stays for data (diffs, reports).
-public func note(_ message: String) {
-    StandardStream.error.write(message + "\n")
-}
-
 /// Seconds on a clock that only moves forward (for timeouts and intervals, not dates).
 public func monotonicSeconds() -> Double {
     var t = timespec()
@@ -12,45 +7,39 @@ public func monotonicSeconds() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
-/// stdout or stderr, written straight to the descriptor: a message is out even
-/// if the process then dies. Write errors (a closed pipe) are dropped.
-public enum StandardStream: Sendable {
-    case output, error
-
-    public func write(_ text: String) {
-        var text = text
-        text.withUTF8 { _ = Files.writeAll(self == .output ? STDOUT_FILENO : STDERR_FILENO, UnsafeRawBufferPointer($0)) }
-    }
-}
-
-/// Progress of a long run: on a terminal it redraws one stderr line; when stderr
-/// is not a terminal (make in CI, pipes) it stays quiet.
+/// Progress of a long run, as ProgressEvents: one each time the whole percent (or, with
+/// no total, the thousand) changes, and one when it finishes. A caller shows them on a
+/// terminal, a log leaves them out.
 public final class Progress {
     public let label: String
     public let total: Int?
-    private let enabled: Bool
     private var lastShown = -1
 
-    public init(_ label: String, total: Int? = nil, enabled: Bool = isatty(STDERR_FILENO) == 1) {
-        self.label = label; self.total = total; self.enabled = enabled
-    }
+    public init(_ label: String, total: Int? = nil) { self.label = label; self.total = total }
 
     public func update(_ done: Int) {
-        guard enabled else { return }
-        if let total, total > 0 {
-            let percent = done * 100 / total
-            if percent == lastShown { return }
-            lastShown = percent
-            StandardStream.error.write("\r\(label): \(percent)% (\(done)/\(total))\u{1B}[K")
-        } else {
-            if done / 1000 == lastShown { return }
-            lastShown = done / 1000
-            StandardStream.error.write("\r\(label): \(done)\u{1B}[K")
-        }
+        let step = total.map { $0 > 0 ? done * 100 / $0 : 100 } ?? done / 1000
+        guard step != lastShown else { return }
+        lastShown = step
+        Events.send(ProgressEvent(label: label, done: done, total: total))
     }
 
     public func finish() {
-        guard enabled, lastShown >= 0 else { return }
-        StandardStream.error.write("\r\u{1B}[K")
+        guard lastShown >= 0 else { return }
+        Events.send(ProgressEvent(label: label, done: -1, total: total))
+    }
+}
+
+/// How far a long run has come: `done` of `total` (no total: a count), or `done` -1 when it is over.
+public struct ProgressEvent: Event, Equatable {
+    public var label: String
+    public var done: Int
+    public var total: Int?
+    public var finished: Bool { done < 0 }
+
+    public var description: String {
+        if finished { return "\(label): done" }
+        guard let total, total > 0 else { return "\(label): \(done)" }
+        return "\(label): \(done * 100 / total)% (\(done)/\(total))"
     }
 }

@@ -85,7 +85,7 @@ public enum HandWeights {
         if let path { return path }
         let inRaw = joinPath(raw, fileName)
         guard Files.exists(inRaw) else {
-            note("priority: no \(inRaw); assigning without hand weights")
+            Events.send(NoHandWeights(path: inRaw))
             return nil
         }
         return inRaw
@@ -94,4 +94,10 @@ public enum HandWeights {
     public static func resolve(_ path: String?, raw: String, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
         try file(path, raw: raw).map { try read(path: $0, network: network) } ?? ([], [])
     }
+}
+
+/// Weights are drawn without hand weights: the default file is not there.
+public struct NoHandWeights: Event, Equatable {
+    public var path: String
+    public var description: String { "priority: no \(path); assigning without hand weights" }
 }

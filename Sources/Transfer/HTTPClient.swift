@@ -16,17 +16,22 @@ public struct TransferOptions: Sendable {
     public var attempts: Int
     /// Seconds before the second attempt; doubled before each further one.
     public var backoff: Double
-    /// Told of each retry: the failure and the seconds before the next attempt (the CLI prints it).
-    public var onRetry: (@Sendable (TransferError, Double) -> Void)?
 
     /// The longest timeout a request may be given: a day.
     public static let longestTimeout = 86_400.0
 
     public init(connectTimeout: Double = 15, totalTimeout: Double = 60, maxBytes: Int = 1 << 30,
-                attempts: Int = 3, backoff: Double = 2, onRetry: (@Sendable (TransferError, Double) -> Void)? = nil) {
+                attempts: Int = 3, backoff: Double = 2) {
         self.connectTimeout = connectTimeout; self.totalTimeout = totalTimeout
-        self.maxBytes = maxBytes; self.attempts = max(1, attempts); self.backoff = backoff; self.onRetry = onRetry
+        self.maxBytes = maxBytes; self.attempts = max(1, attempts); self.backoff = backoff
     }
+}
+
+/// A download failed in a way worth another try, made after `seconds`.
+public struct Retrying: Event, Equatable {
+    public var error: TransferError
+    public var seconds: Double
+    public var description: String { "warning: \(error); retrying in \(seconds) s" }
 }
 
 /// What a conditional GET sends back to the server: the validators of the copy we hold.
@@ -72,7 +77,7 @@ public final class HTTPClient {
                 return try attemptDownload(url, to: path, conditional: conditional, seconds: deadline - monotonicSeconds())
             } catch let error as TransferError where error.isRetryable && attempt < options.attempts
                         && deadline - monotonicSeconds() > min(delay, 60) + 0.1 {
-                options.onRetry?(error, delay)
+                Events.send(Retrying(error: error, seconds: delay))
                 if delay > 0 { usleep(UInt32(min(delay, 60) * 1_000_000)) }
                 delay *= 2
                 attempt += 1

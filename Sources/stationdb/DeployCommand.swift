@@ -92,11 +92,10 @@ struct DeployCommand: ParsableCommand {
         let address = try TargetAddress(target)
         let request = DeployRequest(dist: dist, target: address, dryRun: dryRun, viaRsync: rsync, rsh: rsh, wait: !noWait)
         let deployment = Deployment(request)
-        deployment.onNote = note
-        if let kill = try Deployment.killSwitch(environment: getenv("STATIONDB_DEPLOY_KILL_AT").map { String(cString: $0) }) {
-            deployment.onEvent = kill
-        }
-        let plan = try deployment.run()
+        let kill = try Deployment.killSwitch(environment: getenv("STATIONDB_DEPLOY_KILL_AT").map { String(cString: $0) })
+        let plan = try Events.$sink.withValue({ event in
+            if let moment = event as? DeployEvent { kill?(moment) } else { EventLog.say(event) }
+        }) { try deployment.run() }
         if dryRun {
             for line in plan.lines(target: address.description) { StandardStream.output.write(line + "\n") }
             note(plan.copiesNothing

@@ -86,6 +86,19 @@ struct IngestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = IngestOptions(rawFolder: raw, registryPath: registry, fixesPath: fixes, problemLimit: maxProblems)
-        try await IngestStage(options: options, staging: out, lint: lint, hand: hand).run(check: check, report: report)
+        let outcome = try await IngestStage(options: options, staging: out, lint: lint, hand: hand).run(check: check)
+        if report { printDisagreements(outcome.report) }
+    }
+
+    func printDisagreements(_ report: IngestReport) {
+        let d = report.disagreements
+        print("# Disagreements between sources (\(report.sources.joined(separator: " > ")); the first wins)")
+        if d.isEmpty { print("none"); return }
+        for kind in [Disagreement.Kind.name, .coordinates, .prefecture] {
+            let rows = d.filter { $0.kind == kind }
+            if rows.isEmpty { continue }
+            print("\n## \(kind.rawValue) (\(rows.count))")
+            for r in rows { print(r.description) }
+        }
     }
 }

@@ -68,7 +68,6 @@ struct PullCommand: ParsableCommand {
 
     func run() throws {
         let client = BundleClient(baseURL: baseURL, databasePath: db, http: network.makeClient())
-        client.onNote = { note("pull: \($0)") }
         do {
             let report = try client.pull()
             switch report.kind {

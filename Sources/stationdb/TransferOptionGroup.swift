@@ -31,10 +31,8 @@ struct TransferOptionGroup: ParsableArguments {
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
     }
 
-    /// The limits, with each retry said on stderr.
     var options: TransferOptions {
-        TransferOptions(connectTimeout: connectTimeout, totalTimeout: timeout, maxBytes: maxBytes, attempts: attempts, backoff: backoff,
-                        onRetry: { error, delay in note("warning: \(error); retrying in \(delay) s") })
+        TransferOptions(connectTimeout: connectTimeout, totalTimeout: timeout, maxBytes: maxBytes, attempts: attempts, backoff: backoff)
     }
 
     func makeClient() -> HTTPClient { HTTPClient(options: options) }

@@ -52,10 +52,12 @@ struct StationDB: ParsableCommand {
 func runMain() async -> Never {
     do {
         var command = try StationDB.parseAsRoot()
-        if var asynchronous = command as? AsyncParsableCommand {
-            try await asynchronous.run()
-        } else {
-            try command.run()
+        try await Events.$sink.withValue(EventLog.say) {
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         }
         exit(ExitStatus.success.rawValue)
     } catch let e as InputError {

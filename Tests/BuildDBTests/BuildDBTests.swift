@@ -99,7 +99,8 @@ final class ReproducibilityTests: XCTestCase {
 
         let snapA = try Fixtures.snapshot(a), snapB = try Fixtures.snapshot(b)
         XCTAssertEqual(snapA, snapB)
-        XCTAssertEqual(snapA.keys.sorted(), ["1", "1/manifest.json", "1/stations.sqlite", "1/stations.sqlite.gz", "1/summary.txt", "latest.json"])
+        XCTAssertEqual(snapA.keys.sorted(), ["1", "1/manifest.json", "1/registry.csv", "1/stations.sqlite", "1/stations.sqlite.gz", "1/summary.txt",
+                                             "latest.json", "latest.json.inputs"])
         let latest = try Fixtures.latest(a)
         XCTAssertEqual(latest["sha256"] as? String, try SHA256.hex(fileAt: a + "/1/stations.sqlite"))
         XCTAssertEqual(latest["gzip_sha256"] as? String, try SHA256.hex(fileAt: a + "/1/stations.sqlite.gz"))
@@ -215,7 +216,7 @@ final class ReproducibilityTests: XCTestCase {
 
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dist + "/1/manifest.json"))) as! [String: Any]
         let files = manifest["files"] as! [String: String]
-        XCTAssertEqual(files.keys.sorted(), ["stations.sqlite", "stations.sqlite.gz", "summary.txt"])
+        XCTAssertEqual(files.keys.sorted(), ["registry.csv", "stations.sqlite", "stations.sqlite.gz", "summary.txt"])
         XCTAssertEqual(files["summary.txt"], try SHA256.hex(fileAt: dist + "/1/summary.txt"))
     }
 }
@@ -246,11 +247,11 @@ final class VersionTests: XCTestCase {
 
         // Same content: nothing is written and version 1 stays current.
         let before = try Fixtures.snapshot(dist)
-        guard case .unchanged(let v) = try await BundleBuilder().build(Fixtures.request(network, dist: dist)) else { return XCTFail("expected unchanged") }
+        guard case .unchanged(let v) = try await publish(Fixtures.request(network, dist: dist)) else { return XCTFail("expected unchanged") }
         XCTAssertEqual(v, 1)
         XCTAssertEqual(try Fixtures.snapshot(dist), before)
         // Even with VERSION=5: unchanged content is not republished under a new number.
-        guard case .unchanged = try await BundleBuilder().build(Fixtures.request(network, dist: dist, version: 5)) else { return XCTFail("expected unchanged") }
+        guard case .unchanged = try await publish(Fixtures.request(network, dist: dist, version: 5)) else { return XCTFail("expected unchanged") }
 
         network.stations[1].yomi = "うえのえき"
         let second = try await Fixtures.publish(network, dist: dist)
@@ -268,7 +269,7 @@ final class VersionTests: XCTestCase {
         network.stations[1].yomi = "うえ"
         let snapshot = try Fixtures.snapshot(dist)
         for bad in [10, 9] {
-            await assertThrowsAsync(try await BundleBuilder().build(Fixtures.request(network, dist: dist, version: bad))) { error in
+            await assertThrowsAsync(try await publish(Fixtures.request(network, dist: dist, version: bad))) { error in
                 XCTAssertTrue((error as? InputError)?.description.contains("not larger than the published version 10") ?? false, "\(error)")
             }
         }
@@ -304,7 +305,7 @@ final class VersionTests: XCTestCase {
         weights[999] = 3
         network.stations[0].lat = 10_000_000
         network.stationLines.append(StationLine(lineID: 77, stationID: 100, sort: 3))
-        await assertThrowsAsync(try await BundleBuilder().build(Fixtures.request(network, dist: dist, weights: weights))) { error in
+        await assertThrowsAsync(try await publish(Fixtures.request(network, dist: dist, weights: weights))) { error in
             let text = (error as? InputError)?.description ?? "\(error)"
             XCTAssertTrue(text.contains("weights.csv: s_id 101: station 101 (上野) has no weight"), text)
             XCTAssertTrue(text.contains("s_id 999, which is not a station"), text)
@@ -502,10 +503,8 @@ final class RenumberingTests: XCTestCase {
         // Dropped: the message names the renumbering file given, wherever it is.
         var changed = network
         changed.stations[0].wiki = "東京駅 (JR)"
-        var request = Fixtures.request(changed, dist: dist)
-        request.renumberedLabel = "data/renumbered-2026.csv"
-        await assertThrowsAsync(try await BundleBuilder().build(request)) {
-            XCTAssertTrue("\($0)".contains("data/renumbered-2026.csv: 100 <- 90 (version 1) was published and must stay listed"), "\($0)")
+        await assertThrowsAsync(try await publish(Fixtures.request(changed, dist: dist))) {
+            XCTAssertTrue("\($0)".contains("renumbered.csv: 100 <- 90 (version 1) was published and must stay listed"), "\($0)")
         }
         // Re-dated.
         await assertThrowsAsync(try await Fixtures.publish(changed, dist: dist, renumberings: [Renumbering(newID: 100, oldID: 90, version: 2): loc])) {
@@ -542,11 +541,11 @@ final class PublishFailureTests: XCTestCase {
 
         for failing in PublishStep.allCases {
             let seen = StepLog()
-            let builder = BundleBuilder { step in
+            let failAt: @Sendable (PublishStep) throws -> Void = { step in
                 seen.append(step)
                 if step == failing { throw InjectedFailure() }
             }
-            await assertThrowsAsync(try await builder.build(Fixtures.request(network, dist: dist)), "\(failing)") { XCTAssertTrue($0 is InjectedFailure, "\($0)") }
+            await assertThrowsAsync(try await publish(Fixtures.request(network, dist: dist), beforeStep: failAt), "\(failing)") { XCTAssertTrue($0 is InjectedFailure, "\($0)") }
             XCTAssertEqual(seen.last, failing)
             XCTAssertEqual(try Fixtures.snapshot(dist), snapshot, "failure at \(failing) changed dist/")
             XCTAssertNoThrow(try BundleVerifier.verify(path: dist), "\(failing)")
@@ -573,7 +572,7 @@ final class PublishFailureTests: XCTestCase {
         let published = try await Fixtures.publish(network, dist: dist)
         // Folder 2 may have been announced before a rollback of latest.json: its number is never reused, nor the folder touched.
         XCTAssertEqual(published.version, 3)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(), [DistLock.fileName, "1", "2", "3", "latest.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(), [DistLock.fileName, "1", "2", "3", "latest.json", "latest.json.inputs"])
         XCTAssertEqual(try String(contentsOfFile: dist + "/2/stations.sqlite", encoding: .utf8), "stale")
         XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
     }

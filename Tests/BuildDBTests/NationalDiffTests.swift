@@ -32,7 +32,7 @@ final class NationalDiffTests: XCTestCase {
         for id in next.stations.prefix(300).map(\.id) { weights[id] = 13 }
         var request = Fixtures.request(next, dist: dist, weights: weights, renumberings: renumberings)
         request.force = true
-        _ = try Fixtures.published(try await BundleBuilder().build(request), dist: dist)
+        _ = try Fixtures.published(try await publish(request), dist: dist)
         return (dist, dist + "/1/stations.sqlite", dist + "/2/stations.sqlite")
     }
 

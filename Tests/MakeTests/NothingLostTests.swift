@@ -94,6 +94,6 @@ final class NothingLostTests: XCTestCase {
         XCTAssertEqual(verify.status, 0)
         XCTAssertTrue(verify.out.contains("warnings)"), verify.out)
         XCTAssertTrue(verify.err.contains("s_id 1 駅1: a live station on no line"), verify.err)
-        XCTAssertTrue(verify.err.contains("l_id 11 山手線: a live line with no stations"), verify.err)
+        XCTAssertTrue(verify.err.contains("l_id 11 山手線: a live line with no live station"), verify.err)
     }
 }

@@ -5,6 +5,7 @@ import Priority
 import StationIO
 import StationModel
 import Synth
+import TestSupport
 import XCTest
 
 /// A native master of the kind maintainers keep, odd values included, goes
@@ -55,8 +56,9 @@ final class VerbatimMasterTests: XCTestCase {
         let outcome = try await IngestPipeline.run(IngestOptions(rawFolder: raw, rawLabel: "raw", registryPath: folder + "/registry.csv"))
         XCTAssertEqual(outcome.report.warnings.map(\.location.description), ["raw/operators.csv:5: type", "raw/lines.csv:3: l_type"])
         let weights = PriorityAssigner.assign(network: outcome.staging.network, hand: [])
-        let built = try await BundleBuilder().build(BuildRequest(staging: outcome.staging, weights: weights, dist: folder + "/dist"))
-        guard case .published(let bundle, _) = built else { return XCTFail("not published: \(built)") }
+        let built = try await publish(BuildRequest(staging: outcome.staging, weights: weights, dist: folder + "/dist"))
+        guard case .published(let candidate) = built else { return XCTFail("not published: \(built)") }
+        let bundle = candidate.bundle
 
         // The bundle, read back and exported as the master's CSV.
         let exported = folder + "/exported"

@@ -80,18 +80,11 @@ extension BundleClientTests {
             XCTAssertLessThan(Date().timeIntervalSince(started), 3.5, "\(fault): the limit held for each attempt, not for the file")
         }
         // Each retry is told.
-        let told = Told()
         try server.setFaults(["/latest.json": "500-once"])
-        _ = try client(options: TransferOptions(connectTimeout: 1, totalTimeout: 5, maxBytes: 1 << 20, attempts: 3, backoff: 0.05,
-                                                onRetry: { error, _ in told.add("\(error)") })).pull()
-        XCTAssertEqual(told.all.count, 1)
-    }
-
-    final class Told: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+        let (_, events) = try Events.collect {
+            try client(options: TransferOptions(connectTimeout: 1, totalTimeout: 5, maxBytes: 1 << 20, attempts: 3, backoff: 0.05)).pull()
+        }
+        XCTAssertEqual(events.compactMap { $0 as? Retrying }, [Retrying(error: .httpStatus(url: server.baseURL + "/latest.json", status: 500), seconds: 0.05)])
     }
 
     func testAJSONErrorIsSaidWhole() throws {

@@ -1,0 +1,46 @@
+import BundleDiff
+import StationIO
+import StationModel
+
+/// Every rule that refuses a version unless it is forced, in one place: plan, publish and
+/// build check each candidate against its baseline with `violations`, and verify checks
+/// every bundle for what is wrong with it whatever it is compared with (`emptyLines`).
+public enum PublishGuards {
+    /// The candidate against the published `baseline` (nil for a first version): the limits
+    /// on what one version may change (`guards`), a live line with no live station, and the
+    /// hand weights it lost (HandWeights.lossViolation). One sentence per rule broken.
+    public static func violations(of candidate: Candidate, against baseline: Baseline?, guards: DiffGuards) throws -> [String] {
+        var reasons = candidate.difference.map(guards.violations) ?? []
+        let empty = try emptyLines(in: candidate.database)
+        if !empty.isEmpty {
+            let shown = empty.prefix(12).map { "\($0.name) (l_id \($0.id))" }.joined(separator: ", ")
+            let more = empty.count > 12 ? ", and \(empty.count - 12) more" : ""
+            let them = empty.count == 1 ? "it" : "them"
+            reasons.append("\(empty.count) live line\(empty.count == 1 ? " has" : "s have") no live station: \(shown)\(more); "
+                           + "give \(them) stations or disable \(them) (a disable row in fixes.csv), as a real master does")
+        }
+        if let baseline, let lost = HandWeights.lossViolation(published: try HandWeights.count(inBundle: baseline.databasePath),
+                                                             candidate: try HandWeights.count(inBundle: candidate.database),
+                                                             version: baseline.bundle.version) {
+            reasons.append(lost)
+        }
+        return reasons
+    }
+
+    /// The live lines on which no live station lies, in l_id order: the apps would list them empty.
+    public static func emptyLines(in database: String) throws -> [(id: Int, name: String)] {
+        try SQLiteDatabase(path: database).query("""
+            SELECT l_id, line FROM lines WHERE enabled = 1 AND l_id NOT IN
+                (SELECT l_id FROM stations_lines JOIN stations USING (s_id) WHERE stations.enabled = 1) ORDER BY l_id
+            """).map { (Int($0[0].intValue ?? 0), $0[1].textValue ?? "") }
+    }
+}
+
+/// A dead publish's version folder is skipped, its number never reused.
+public struct SkippedVersion: Event, Equatable {
+    public var folder: Int
+    public var version: Int
+    public var description: String {
+        "dist/\(folder) was never named by latest.json (a publish that died, or a rollback); its number is not reused: building \(version)"
+    }
+}
