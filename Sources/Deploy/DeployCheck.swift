@@ -38,7 +38,7 @@ public enum DeployCheck {
             throw failed("\(error)")
         }
         if served.bundle.version != expected.version {
-            throw failed("latest.json names version \(served.bundle.version), version \(expected.version) was deployed: either the server does not serve the target folder, or a cache still holds the old latest.json (give latest.json a short Cache-Control lifetime; see README's \"Hosting\")")
+            throw failed("latest.json names version \(served.bundle.version), version \(expected.version) was deployed: either the server does not serve the target folder, or a cache still holds the old latest.json (give latest.json a short Cache-Control lifetime; see docs/hosting.md)")
         }
         if served.bundle != expected {
             throw failed("latest.json differs from the one deployed (\(differingFields(served.bundle, expected).joined(separator: ", "))); does the server rewrite it, or serve another folder?")

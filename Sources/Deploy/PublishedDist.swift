@@ -16,7 +16,7 @@ public struct VersionFolder: Sendable, Equatable {
     public var name: String { String(version) }
 
     /// What is copied, manifest.json last: a folder whose manifest is there was
-    /// copied whole, however it was copied (the README's bucket upload relies on it).
+    /// copied whole, however it was copied (docs/hosting.md's bucket upload relies on it).
     public var publishedNames: [String] { files.keys.sorted() + [DistLayout.manifest] }
 
     public func digest(of name: String) -> String? { name == DistLayout.manifest ? manifestDigest : files[name] }

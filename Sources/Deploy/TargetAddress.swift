@@ -20,7 +20,7 @@ public enum TargetAddress: Equatable, Sendable, CustomStringConvertible {
             throw InputError(location, "a URL is where the apps download from, not where deploy copies to: give the folder the web server serves (a local path or host:path), and the URL to --check")
         }
         if lower.hasPrefix("s3://") {
-            throw InputError(location, "deploy copies into a folder (local or host:path); for a bucket, run the AWS CLI commands of README's \"Hosting\" section")
+            throw InputError(location, "deploy copies into a folder (local or host:path); for a bucket, run the AWS CLI commands of docs/hosting.md")
         }
         if lower.hasPrefix("rsync://") || text.contains("::") {
             throw InputError(location, "an rsync daemon module; deploy uses rsync over ssh: give host:path")

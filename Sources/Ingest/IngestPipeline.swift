@@ -78,7 +78,7 @@ public struct IngestOptions: Sendable {
     public func checkRawFolder() throws {
         guard !Files.isFolder(rawFolder) else { return }
         throw InputError(SourceLocation(file: rawFolder), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
-                             : "no such folder; expected the raw folder of station sources (README: Layout of raw/); nothing was written")
+                             : "no such folder; expected the raw folder of station sources (docs/maintaining.md: Layout of raw/); nothing was written")
     }
 
     /// A path relative to the raw folder when it lies in it, else as given.

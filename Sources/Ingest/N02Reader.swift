@@ -222,7 +222,7 @@ final class N02Parser {
     // MARK: Driving libxml2
 
     func parse(path: String) throws {
-        // README: a source file that is gone is bad input (exit 2), for this kind as for the CSV ones.
+        // A source file that is gone is bad input (exit 2), for this kind as for the CSV ones.
         guard Files.exists(path) else { throw InputError(SourceLocation(file: label), "file not found; expected the N02 XML file sources.json names") }
         if Files.isFolder(path) { throw InputError(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
         // A FIFO or a device is refused before it is read, and the size is checked against the

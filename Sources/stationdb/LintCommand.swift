@@ -60,6 +60,6 @@ struct LintCommand: AsyncParsableCommand {
             case .json: StandardStream.output.write(String(decoding: json, as: UTF8.self))
             }
         }
-        note("lint: \(report.summary) in \(source.raw)" + (quiet && report.count > 0 ? "; `make lint` lists them" : ""))
+        note("lint: \(report.summary) in \(source.ingest.rawLabel)" + (quiet && report.count > 0 ? "; `make lint` lists them" : ""))
     }
 }
