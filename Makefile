@@ -139,7 +139,7 @@ lint: $(BIN)
 # them, their summary ("Executed N tests, with M failures") is the last line before make's.
 test:
 	@$(ROOT)/scripts/setup sqlite3-tools python3 chromium rsync
-	cd $(ROOT) && swift build --build-tests && swift test --disable-swift-testing
+	cd $(ROOT) && scripts/build-tests && swift test --disable-swift-testing
 
 bench: setup
 	$(ROOT)/bench/run
