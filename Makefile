@@ -137,9 +137,12 @@ lint: $(BIN)
 # preview page (scripts/setup adds fonts-noto-cjk, its font for Japanese), and rsync for deploy's: without one, the tests that use it fail, saying
 # so, rather than skip. The tests are XCTest's: without swift-testing's empty run after
 # them, their summary ("Executed N tests, with M failures") is the last line before make's.
+# The release binary, which make runs, is built too and run by ReleaseBinaryTests.
 test:
 	@$(ROOT)/scripts/setup sqlite3-tools python3 chromium rsync
-	cd $(ROOT) && scripts/build-tests && swift test --disable-swift-testing
+	cd $(ROOT) && scripts/build-tests
+	@$(MAKE) -s -f $(ROOT)/Makefile $(RELEASE)
+	cd $(ROOT) && STATIONDB_RELEASE_BIN=$(RELEASE) swift test --disable-swift-testing
 
 bench: setup
 	$(ROOT)/bench/run

@@ -8,26 +8,40 @@ public protocol Event: Sendable, CustomStringConvertible {}
 
 /// Where events go: the sink the caller gives for a scope,
 ///
-///     try await Events.$sink.withValue({ event in ... }) { try await pipeline.publish() }
+///     try await Events.sending(to: { event in ... }) { try await pipeline.publish() }
 ///
 /// receives every event a library sends within it, from any task the scope starts;
 /// outside any scope, events go nowhere.
 public enum Events {
-    @TaskLocal public static var sink: (@Sendable (any Event) -> Void)?
+    // The closure is bound inside a struct: Swift 6.3's optimizer passes a bad type for an
+    // optional closure bound as a task-local, and the release binary crashed on its first
+    // event (EventsTests.testEventsReachTheSinkInTheReleaseBinary runs that binary).
+    private struct Sink: Sendable { let receive: @Sendable (any Event) -> Void }
+    @TaskLocal private static var current: Sink?
 
-    public static func send(_ event: any Event) { sink?(event) }
+    public static func send(_ event: any Event) { current?.receive(event) }
+
+    public static func sending<T>(to sink: @escaping @Sendable (any Event) -> Void,
+                                  _ body: () async throws -> T) async rethrows -> T {
+        try await $current.withValue(Sink(receive: sink), operation: body)
+    }
+
+    public static func sending<T>(to sink: @escaping @Sendable (any Event) -> Void,
+                                  _ body: () throws -> T) rethrows -> T {
+        try $current.withValue(Sink(receive: sink), operation: body)
+    }
 
     /// The events `body` sends, in order, beside what it returns (for tests and for callers
     /// that report after the fact).
     public static func collect<T>(_ body: () async throws -> T) async rethrows -> (T, [any Event]) {
         let collected = Collected()
-        let value = try await $sink.withValue(collected.append, operation: body)
+        let value = try await sending(to: collected.append, body)
         return (value, collected.events)
     }
 
     public static func collect<T>(_ body: () throws -> T) rethrows -> (T, [any Event]) {
         let collected = Collected()
-        let value = try $sink.withValue(collected.append, operation: body)
+        let value = try sending(to: collected.append, body)
         return (value, collected.events)
     }
 }

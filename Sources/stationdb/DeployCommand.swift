@@ -46,7 +46,7 @@ struct DeployCommand: ParsableCommand {
         let request = DeployRequest(dist: dist, target: address, dryRun: dryRun, viaRsync: rsync, rsh: rsh, wait: !noWait)
         let deployment = Deployment(request)
         let kill = try Deployment.killSwitch(environment: getenv("STATIONDB_DEPLOY_KILL_AT").map { String(cString: $0) })
-        let plan = try Events.$sink.withValue({ event in
+        let plan = try Events.sending(to: { event in
             if let moment = event as? DeployEvent { kill?(moment) } else { EventLog.say(event) }
         }) { try deployment.run() }
         if dryRun {

@@ -23,7 +23,7 @@ struct StationDB: ParsableCommand {
 func runMain() async -> Never {
     do {
         var command = try StationDB.parseAsRoot()
-        try await Events.$sink.withValue(EventLog.say) {
+        try await Events.sending(to: EventLog.say) {
             if var asynchronous = command as? AsyncParsableCommand {
                 try await asynchronous.run()
             } else {

@@ -8,6 +8,8 @@ import XCTest
 /// temporary folder of the test's own.
 struct MakeFixture {
     let folder: String
+    /// The stationdb make runs: the debug one built with these tests unless a test names another.
+    var binary: String?
     var raw: String { folder + "/raw" }
     var build: String { folder + "/build" }
     var dist: String { folder + "/dist" }
@@ -62,7 +64,7 @@ struct MakeFixture {
         p.currentDirectoryURL = URL(fileURLWithPath: folder)
         // Run as a user's make would, even when the tests themselves run under `make test`.
         p.environment = ProcessInfo.processInfo.environment.filter { !["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"].contains($0.key) }
-        p.arguments = ["-f", Self.root + "/Makefile", "BIN=\(try Self.stationdb())", "RAW=\(raw)", "BUILD=\(build)", "DIST=\(dist)"] + arguments
+        p.arguments = ["-f", Self.root + "/Makefile", "BIN=\(try binary ?? Self.stationdb())", "RAW=\(raw)", "BUILD=\(build)", "DIST=\(dist)"] + arguments
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err
         try p.run()
@@ -82,7 +84,7 @@ struct MakeFixture {
 
     func stationdb(_ arguments: [String]) throws -> Run {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Self.stationdb())
+        p.executableURL = URL(fileURLWithPath: try binary ?? Self.stationdb())
         p.currentDirectoryURL = URL(fileURLWithPath: folder)
         p.arguments = arguments
         let out = Pipe(), err = Pipe()
