@@ -36,21 +36,18 @@ public struct BuildRequest: Sendable {
     public var force: Bool
     /// How many values `stationdb lint` found worth a look, for latest.json.
     public var lintWarnings: Int?
-    /// The ID registry the staging file was made with (raw/registry.csv), kept with the
-    /// version; every key the published version's registry gave an ID must still be in it.
-    public var registry: Registry?
-    /// How messages name the registry.
-    public var registryLabel: String
+    /// The ID registry file the staging file was made with (raw/registry.csv), kept with
+    /// the version as it is (copied, never whole in memory: 145 MB at 100 times national).
+    public var registryPath: String?
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.fileName,
                 dist: String, requestedVersion: Int? = nil,
-                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registry: Registry? = nil,
-                registryLabel: String = "raw/registry.csv") {
+                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registryPath: String? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.dist = dist; self.requestedVersion = requestedVersion
         self.guards = guards; self.force = force; self.lintWarnings = lintWarnings
-        self.registry = registry; self.registryLabel = registryLabel
+        self.registryPath = registryPath
     }
 }
 
@@ -193,9 +190,8 @@ public struct BundleBuilder: Sendable {
             let credits = request.staging.meta[StagingMeta.credits]
             if let credits { digests[DistLayout.credits] = try write(credits, to: file(DistLayout.credits)) }
 
-            if let registry = request.registry?.fileBytes {
-                try Files.write(registry, to: file(DistLayout.registry))
-                digests[DistLayout.registry] = SHA256.hex(registry)
+            if let registryPath = request.registryPath {
+                digests[DistLayout.registry] = try SHA256.hex(copying: registryPath, to: file(DistLayout.registry))
             }
 
             try step(.writeSummary)

@@ -313,7 +313,7 @@ public struct BuildStage: Stage {
                                        renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
                                        dist: dist, requestedVersion: requestedVersion, guards: guards,
                                        lintWarnings: try lint.map(Self.lintCount),
-                                       registry: try Registry.load(path: stagingRegistry), registryLabel: registryLabel)
+                                       registryPath: Files.exists(stagingRegistry) ? stagingRegistry : nil)
             let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)
             guard case .prepared(let prepared) = outcome else { return outcome }
             var record = now

@@ -117,10 +117,12 @@ final class OutputFile {
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
     func append(_ piece: ArraySlice<UInt8>) throws {
-        try piece.withUnsafeBytes { raw in
-            if let failure = Files.writeAll(fd, raw) {
-                throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))")
-            }
+        try piece.withUnsafeBytes { try append($0) }
+    }
+
+    func append(_ raw: UnsafeRawBufferPointer) throws {
+        if let failure = Files.writeAll(fd, raw) {
+            throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))")
         }
     }
 

@@ -47,4 +47,16 @@ public enum SHA256 {
         try Files.forEachChunk(of: path) { hasher.update($0) }
         return hasher.finalizeHex()
     }
+
+    /// Copies a file a piece at a time (never whole in memory) and returns the digest of
+    /// what it copied.
+    public static func hex(copying path: String, to destination: String) throws -> String {
+        let hasher = SHA256Hasher(), output = try OutputFile(destination)
+        try Files.forEachChunk(of: path) { piece in
+            hasher.update(piece)
+            try output.append(piece)
+        }
+        try output.close()
+        return hasher.finalizeHex()
+    }
 }

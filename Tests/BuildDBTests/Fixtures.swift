@@ -56,15 +56,19 @@ enum Fixtures {
 
     /// A build of `network`. A renumbering's old s_id must have been a station: the registry
     /// knows every s_id from 1 to 999, as a real raw/'s knows every station ever published.
-    static let registry = try! Registry.parse(CSVReader.parse(
-        Registry.columns.joined(separator: ",") + "\n" + (1...999).map { "station,\($0),old:\($0),旧駅\($0),1,,0,,,13,,35000000,139000000\n" }.joined(),
-        file: "registry.csv"))
+    static let registry: String = {
+        // One file for every test process (the same text each time), not one per run.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stationdb-tests-registry-999.csv").path
+        let text = Registry.columns.joined(separator: ",") + "\n" + (1...999).map { "station,\($0),old:\($0),旧駅\($0),1,,0,,,13,,35000000,139000000\n" }.joined()
+        try! AtomicFile.write(text, to: path)
+        return path
+    }()
 
     static func request(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, version: Int? = nil,
                         renumberings: [Renumbering: SourceLocation] = [:]) -> BuildRequest {
         BuildRequest(staging: Staging(network: network, meta: meta), stagingPath: "staging.bin",
                             weights: weights ?? Self.weights(for: network), weightsPath: "weights.csv",
-                            renumberings: renumberings, dist: dist, requestedVersion: version, registry: Self.registry)
+                            renumberings: renumberings, dist: dist, requestedVersion: version, registryPath: Self.registry)
     }
 
     /// A publish as the tests look at it: what latest.json now says and the

@@ -15,7 +15,7 @@ public func publish(_ request: BuildRequest, beforeStep: (@Sendable (PublishStep
     try StagingFile.write(request.staging, to: staging)
     try StationWeightsFile.write(request.weights, to: weights)
     // What ingest leaves beside the staging file: the registry it was made with.
-    if let registry = request.registry?.fileBytes { try Files.write(registry, to: pendingRegistry(for: staging)) }
+    if let registry = request.registryPath { try FileManager.default.copyItem(atPath: registry, toPath: pendingRegistry(for: staging)) }
     var renumbered: String?
     if !request.renumberings.isEmpty {
         renumbered = build + "/" + RenumberingFile.fileName
