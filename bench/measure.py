@@ -9,8 +9,8 @@ of make and the processes it waited for). A stage and its baseline alternate run
 by run (ours, theirs, ours, ...), so noise on this shared machine hits both alike.
 
 Targets, each a ratio judged within this one run:
-  - the whole national publish (`make`, ingest to a new version in dist) and the
-    whole `make plan` each within 1.5x the fair peer: what a data team would script
+  - the whole publish (`make`, ingest to a new version in dist) and the whole
+    `make plan` each within 1.2x the fair peer at 1x and 1.0x at 10x: what a data team would script
     for the same output, sqlite3's .import of the same CSVs into the bundle's schema,
     page size and indexes, then libdeflate-gzip at our level (Gzip.level), then
     sha256sum of both files;
@@ -285,6 +285,46 @@ def downloads():
             DOWNLOADS.append(f"- the patch to version {v} ({name}, {what}): {size:,} bytes")
 
 
+# The whole publish and plan against the fair peer: at most 1.2x its time at 1x, and
+# ahead of it (1.0x) at 10x, where process start-up no longer decides the ratio (issue 31).
+WHOLE_MAKE_BUDGET = {1: 1.2, 10: 1.0}
+
+
+def whole_make(scale, runs):
+    """`make` (ingest to publish) and `make plan` against the fair peer on the same CSVs."""
+    if scale == 1:
+        raw = W("make-raw")
+    else:
+        raw = W(f"make-raw-x{scale}")
+        rm(raw)
+        shutil.copytree(W(f"x{scale}"), raw, ignore=shutil.ignore_patterns("N02-stations.xml"))
+    build, dist = W("out", f"make-build-x{scale}"), W("out", f"make-dist-x{scale}")
+    make = ["make", "--no-print-directory", "-s", "-f", os.path.join(A.root, "Makefile"), f"RAW={raw}", f"BUILD={build}", f"DIST={dist}"]
+    rm(build, dist)
+    run_once(make)
+    peer = fair_peer(raw, W("out", f"x{scale}.sqlite3-import.sqlite"))
+    budget = WHOLE_MAKE_BUDGET[scale]
+    t, b = measure(make, peer, runs=runs, prep=lambda: rm(build, dist))
+    met = t.median <= budget * b.median
+    row("whole make (ingest to publish)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer", met=met)
+    target(f"whole publish at {scale}x within {budget}x the fair peer (sqlite3 .import + libdeflate-gzip -{gzip_level()} + sha256sum)", met,
+           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    # make plan against the published version 1, with one fix to show: the stages, the
+    # candidate, the report and the preview page.
+    plan = make + ["plan"]
+    with open(os.path.join(raw, "fixes.csv"), "w") as f:
+        f.write("action,table,match,field,value,note\nset,stations,s_id=1,yomi,bench,bench\n")
+    t, b = measure(plan, peer, runs=runs, prep=lambda: rm(build), ok=(0,))
+    os.remove(os.path.join(raw, "fixes.csv"))
+    met = t.median <= budget * b.median
+    row("whole make plan (stages, candidate, report, preview)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer", met=met)
+    target(f"whole make plan at {scale}x within {budget}x the fair peer", met,
+           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    rm(build, dist)
+    if scale != 1:
+        rm(raw)
+
+
 def national(runs):
     """The national stages; with --before, each against the old binary as well."""
     scale = 1
@@ -340,31 +380,7 @@ def national(runs):
     else:
         target("N02 reader within 2x xmllint --stream", None, "xmllint missing")
 
-    # The whole make, ingest to publish, and the whole make plan, against the fair peer.
-    raw, build, dist = W("make-raw"), W("out", "make-build"), W("out", "make-dist")
-    make = ["make", "--no-print-directory", "-s", "-f", os.path.join(A.root, "Makefile"), f"RAW={raw}", f"BUILD={build}", f"DIST={dist}"]
-    rm(build, dist)
-    run_once(make)
-    peer = fair_peer(raw, W("out", "x1.sqlite3-import.sqlite"))
-    t, b = measure(make, peer, runs=runs, prep=lambda: rm(build, dist))
-    met = t.median <= 1.5 * b.median
-    row("whole make (ingest to publish)", "1x", t, b, "fair peer", target="<= 1.5x peer", met=met)
-    target(f"whole national publish within 1.5x the fair peer (sqlite3 .import + libdeflate-gzip -{gzip_level()} + sha256sum)", met,
-           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
-    # make plan against the published version 1, with one fix to show: the stages, the
-    # candidate, the report and the preview page.
-    plan = make + ["plan"]
-    with open(os.path.join(raw, "fixes.csv"), "w") as f:
-        f.write("action,table,match,field,value,note\nset,stations,s_id=1,yomi,bench,bench\n")
-    def fresh_plan():
-        rm(build)
-    t, b = measure(plan, peer, runs=runs, prep=fresh_plan, ok=(0,))
-    os.remove(os.path.join(raw, "fixes.csv"))
-    met = t.median <= 1.5 * b.median
-    row("whole make plan (stages, candidate, report, preview)", "1x", t, b, "fair peer", target="<= 1.5x peer", met=met)
-    target("whole national make plan within 1.5x the fair peer", met,
-           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
-    rm(build, dist)
+    whole_make(1, runs)
 
     # Diff of two national versions against sqldiff, and against the binary before.
     old, new = W("out", "diff-dist", "1", "stations.sqlite"), W("out", "diff-dist", "2", "stations.sqlite")
@@ -485,6 +501,8 @@ def main():
             national(runs.get(1, 5))
         else:
             scaled(scale, runs.get(scale, 3))
+            if scale in WHOLE_MAKE_BUDGET:
+                whole_make(scale, runs.get(scale, 3))
     if "preview" in steps:
         preview(runs.get(1, 5))
     elapsed, load_after = time.time() - started, os.getloadavg()
