@@ -14,7 +14,7 @@ Targets, each a ratio judged within this one run:
     for the same output, sqlite3's .import of the same CSVs into the bundle's schema,
     page size and indexes, then libdeflate-gzip at our level (Gzip.level), then
     sha256sum of both files;
-  - diff of two national bundles within 2x sqldiff;
+  - diff of two bundles within 2x sqldiff, at 1x and at 10x;
   - the N02 reader within 2x `xmllint --stream` (which only parses);
   - 100x the data within 120x the time (ingest, priority, build), and under 1 GiB;
   - the national preview page (v2 against v1) under 5 MB, and a pan of its map
@@ -383,16 +383,10 @@ def national(runs):
     whole_make(1, runs)
 
     # Diff of two national versions against sqldiff, and against the binary before.
-    old, new = W("out", "diff-dist", "1", "stations.sqlite"), W("out", "diff-dist", "2", "stations.sqlite")
-    ours = [A.bin, "diff", old, new]
-    if shutil.which("sqldiff"):
-        t, b = measure(ours, ["sqldiff", old, new], runs=runs, ok=(0, 1))
-        met = t.median <= 2 * b.median
-        row("diff of two bundles", "1x", t, b, "sqldiff", target="<= 2x sqldiff", met=met)
-        target("diff of two national bundles within 2x sqldiff", met,
-               f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    diff_at(1, runs)
     if A.before:
-        t, b = measure(ours, [A.before, "diff", old, new], runs=runs, ok=(0, 1), theirs_ok=(0, 1))
+        old, new = W("out", "diff-dist", "1", "stations.sqlite"), W("out", "diff-dist", "2", "stations.sqlite")
+        t, b = measure([A.bin, "diff", old, new], [A.before, "diff", old, new], runs=runs, ok=(0, 1), theirs_ok=(0, 1))
         row("diff of two bundles", "1x", t, b, "before")
 
     # What an app downloads per update: a version's full gzip, and the patch of a
@@ -446,6 +440,20 @@ def preview(runs, pans=40, launches=3):
         log(f"bench: preview pan, {name}: {ms:.1f} ms per redraw (worst {max(worsts):.1f} ms)")
         PREVIEW.append(f"| {name} (`{view}`) | {ms:.1f} | {max(worsts):.1f} | < 50 ms | {'met' if met else '**not met**'} |")
         target(f"a pan of the preview redrawn in under 50 ms in chromium, {name}", met, f"{ms:.1f} ms mean, worst {max(worsts):.1f} ms")
+
+
+def diff_at(scale, runs):
+    """stationdb diff against sqldiff on two versions at `scale` (bench/run's pair)."""
+    dist = W("out", "diff-dist" if scale == 1 else f"diff-dist-x{scale}")
+    old, new = os.path.join(dist, "1", "stations.sqlite"), os.path.join(dist, "2", "stations.sqlite")
+    if not shutil.which("sqldiff") or not os.path.exists(new):
+        target(f"diff of two bundles at {scale}x within 2x sqldiff", None, "sqldiff or the pair missing")
+        return
+    t, b = measure([A.bin, "diff", old, new], ["sqldiff", old, new], runs=runs, ok=(0, 1))
+    met = t.median <= 2 * b.median
+    row("diff of two bundles", f"{scale}x", t, b, "sqldiff", target="<= 2x sqldiff", met=met)
+    target(f"diff of two bundles at {scale}x within 2x sqldiff", met,
+           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
 
 
 def scaled(scale, runs):
@@ -503,6 +511,7 @@ def main():
             scaled(scale, runs.get(scale, 3))
             if scale in WHOLE_MAKE_BUDGET:
                 whole_make(scale, runs.get(scale, 3))
+                diff_at(scale, runs.get(scale, 3))
     if "preview" in steps:
         preview(runs.get(1, 5))
     elapsed, load_after = time.time() - started, os.getloadavg()
