@@ -38,7 +38,7 @@ public enum EkidataReader {
     static func operatorKey(_ companyCD: Int) -> String { "ekidata:company:\(companyCD)" }
     static func lineKey(_ lineCD: Int) -> String { "ekidata:line:\(lineCD)" }
     static func stationKey(companyCD: Int, groupCD: Int, shinkansen: Bool) -> String {
-        "ekidata:station:\(companyCD):\(groupCD)" + (shinkansen ? ":shinkansen" : "")
+        "ekidata:station:\(companyCD):\(groupCD)" + (shinkansen ? ShinkansenKey.mark : "")
     }
     static func matchKey(_ stationCD: Int) -> String { "code:\(stationCD)" }
 

@@ -60,10 +60,11 @@ public enum DataFixes {
         try table.require(columns)
         let cAction = table.column("action"), cTable = table.column("table"), cMatch = table.column("match")
         let cField = table.column("field"), cValue = table.column("value"), cExpect = table.column("expect")
-        var problems = DiagnosticCollector()
+        // Every row's problems: the run's own collector limits what it lists, and says so.
+        var problems = DiagnosticCollector(limit: .max)
         var fixes: [DataFix] = []
         for r in table.records {
-            let problemsBefore = problems.diagnostics.count
+            var malformed = false
             let actionText = table.string(r, cAction), tableText = table.string(r, cTable)
             guard let action = DataFix.Action(rawValue: actionText.trimmed()) else {
                 problems.add(table.location(r, cAction), "expected one of set, move, disable, enable, found '\(shown(actionText))'")
@@ -81,6 +82,7 @@ public enum DataFixes {
                     let kv = part.split(separator: "=", maxSplits: 1).map { String($0).trimmed() }
                     if kv.count != 2 || !columns.contains(kv[0]) {
                         problems.add(table.location(r, column), "expected column=value[;column=value] with columns of \(t.rawValue) (\(columns.joined(separator: ", "))), found '\(shown(String(part)))'")
+                        malformed = true
                         continue
                     }
                     out.append(DataFix.Match(column: kv[0], value: kv[1]))
@@ -100,7 +102,7 @@ public enum DataFixes {
                 continue
             }
             // A row with a malformed pair is not applied half understood.
-            guard problems.diagnostics.count == problemsBefore else { continue }
+            guard !malformed else { continue }
             fixes.append(DataFix(action: action, table: t, match: match, field: field, value: table.string(r, cValue),
                                  expect: expect, location: table.location(r)))
         }

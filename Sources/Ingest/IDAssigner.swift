@@ -24,6 +24,11 @@ enum IDAssigner {
         var operatorID: Int?
         var place: (lat: Int, lng: Int)?
         var enabled = true
+        /// Its keys that name it for good: every key of an operator or a line (their codes
+        /// are not handed on), a station's only when its source says so (the upstream's `id`).
+        var identityKeys: [String] = []
+        /// A Shinkansen station (its key says so: ShinkansenKey), never the twin of a conventional one.
+        var shinkansen = false
     }
 
     /// Returns IDs in the order of `entities`.
@@ -42,8 +47,12 @@ enum IDAssigner {
         guard !order.isEmpty else { return result }
         let (keyToID, maxRegistered) = registered.keyToID(kind)
         for i in order {
-            let candidates = entities[i].keys.compactMap { key in keyToID[key].map { (key, $0) } }.filter { !taken.contains($0.1) }
-            if let id = candidates.filter({ isIdentity($0.0, kind) || sameEntity(entities[i], registered, kind, $0.1) }).map(\.1).min() {
+            let e = entities[i]
+            // The smallest ID among the keys', each ID looked at once (N02's and ekidata's
+            // stations carry several codes of one ID).
+            var byID: [Int: Bool] = [:]
+            for key in e.keys { if let id = keyToID[key], !taken.contains(id) { byID[id] = (byID[id] ?? false) || isIdentity(key, kind, e) } }
+            if let id = byID.keys.sorted().first(where: { byID[$0]! || sameEntity(e, registered, $0) }) {
                 result[i] = id
                 taken.insert(id)
             }
@@ -63,15 +72,14 @@ enum IDAssigner {
         return result
     }
 
-    /// A key that names the same entity for good: the upstream's stable id, and
-    /// every key of an operator or a line (their codes are not handed on).
-    static func isIdentity(_ key: String, _ kind: Registry.Kind) -> Bool {
-        kind != .station || key.hasPrefix(StationDatabaseReader.prefix)
+    static func isIdentity(_ key: String, _ kind: Registry.Kind, _ entity: Entity) -> Bool {
+        kind != .station || entity.identityKeys.contains(key)
     }
 
-    /// Whether the registered row of `id` is still `entity`: the same name or place.
-    static func sameEntity(_ entity: Entity, _ registry: Registry, _ kind: Registry.Kind, _ id: Int) -> Bool {
-        guard let row = registry.row(station: id) else { return false }
+    /// Whether the registered station `id` is still `entity`: a Shinkansen station or not
+    /// alike, and the same name or place.
+    static func sameEntity(_ entity: Entity, _ registry: Registry, _ id: Int) -> Bool {
+        guard let row = registry.row(station: id), ShinkansenKey.marks(registry.keys(.station, id) ?? []) == entity.shinkansen else { return false }
         return entity.names.contains { StationName.base($0) == StationName.base(row.name) }
             || entity.place.map { MicroDegrees.distanceMetres(lat1: $0.lat, lng1: $0.lng, lat2: row.lat, lng2: row.lng) <= samePlaceMetres } ?? false
     }
@@ -86,41 +94,48 @@ enum IDAssigner {
     /// never moves to another operator's station. Best pairs first: nearer, then entity and ID order.
     static func matchByLikeness(_ kind: Registry.Kind, _ unmatched: [Int], _ entities: [Entity], _ registry: Registry,
                                 taken: Set<Int>) -> [(Int, Int)] {
-        struct Row { var id: Int, name: String, operatorID: Int?, lat = 0, lng = 0, enabled = true }
+        struct Row { var id: Int, name: String, operatorID: Int?, lat = 0, lng = 0, enabled = true, shinkansen = false }
         var rows: [Row] = []
         for id in registry.ids(kind) where !taken.contains(id) {
             switch kind {
             case .operator_: rows.append(Row(id: id, name: registry.name(kind, id), operatorID: nil))
             case .line: if let l = registry.row(line: id) { rows.append(Row(id: id, name: l.name, operatorID: l.operatorID)) }
             case .station:
-                if let s = registry.row(station: id) { rows.append(Row(id: id, name: s.name, operatorID: s.operatorID, lat: s.lat, lng: s.lng, enabled: s.enabled)) }
+                if let s = registry.row(station: id) {
+                    rows.append(Row(id: id, name: s.name, operatorID: s.operatorID, lat: s.lat, lng: s.lng, enabled: s.enabled,
+                                    shinkansen: ShinkansenKey.marks(registry.keys(kind, id) ?? [])))
+                }
             }
         }
         if rows.isEmpty { return [] }
         func nameKey(_ name: String) -> String { kind == .station ? StationName.base(name) : OperatorName.normalized(name) }
         let operatorsNow = Set(entities.compactMap(\.operatorID))
         var matched: [(Int, Int)] = [], doneEntities = Set<Int>(), usedRows = Set<Int>()
-        struct Pair { var metres: Double, rank: Int, entity: Int, row: Int }
+        // A station of the entity's own operator before one of an operator gone this run.
+        struct Pair { var otherOperator: Bool, metres: Double, rank: Int, entity: Int, row: Int }
+        func order(_ p: Pair) -> (Int, Double, Int, Int) { (p.otherOperator ? 1 : 0, p.metres, p.rank, rows[p.row].id) }
         func take(_ pairs: [Pair]) {
-            for p in pairs.sorted(by: { ($0.metres, $0.rank, rows[$0.row].id) < ($1.metres, $1.rank, rows[$1.row].id) })
+            for p in pairs.sorted(by: { order($0) < order($1) })
             where !doneEntities.contains(p.entity) && !usedRows.contains(p.row) {
                 doneEntities.insert(p.entity)
                 usedRows.insert(p.row)
                 matched.append((p.entity, rows[p.row].id))
             }
         }
-        // The distance to a row the entity may take, or nil.
-        func admissible(_ e: Entity, _ row: Row, within limit: Double) -> Double? {
-            guard e.operatorID == row.operatorID || !operatorsNow.contains(row.operatorID ?? -1) else { return nil }
-            guard let p = e.place else { return 0 }
+        // The pair of an entity and a row it may take, or nil.
+        func admissible(_ rank: Int, _ i: Int, _ r: Int, within limit: Double) -> Pair? {
+            let e = entities[i], row = rows[r]
+            let otherOperator = e.operatorID != row.operatorID
+            guard !otherOperator || !operatorsNow.contains(row.operatorID ?? -1), e.shinkansen == row.shinkansen else { return nil }
+            guard let p = e.place else { return Pair(otherOperator: otherOperator, metres: 0, rank: rank, entity: i, row: r) }
             let metres = MicroDegrees.distanceMetres(lat1: p.lat, lng1: p.lng, lat2: row.lat, lng2: row.lng)
-            return metres <= limit ? metres : nil
+            return metres <= limit ? Pair(otherOperator: otherOperator, metres: metres, rank: rank, entity: i, row: r) : nil
         }
         let rowsByName = Dictionary(grouping: rows.indices) { nameKey(rows[$0].name) }
         var byName: [Pair] = []
         for (rank, i) in unmatched.enumerated() {
             for r in Set(entities[i].names.map(nameKey)).sorted().flatMap({ rowsByName[$0] ?? [] }) {
-                if let metres = admissible(entities[i], rows[r], within: nameMatchDistanceMetres) { byName.append(Pair(metres: metres, rank: rank, entity: i, row: r)) }
+                if let pair = admissible(rank, i, r, within: nameMatchDistanceMetres) { byName.append(pair) }
             }
         }
         take(byName)
@@ -129,7 +144,7 @@ enum IDAssigner {
         var renamed: [Pair] = []
         for (rank, i) in unmatched.enumerated() where entities[i].enabled && !doneEntities.contains(i) {
             for r in liveRows {
-                if let metres = admissible(entities[i], rows[r], within: samePlaceMetres) { renamed.append(Pair(metres: metres, rank: rank, entity: i, row: r)) }
+                if let pair = admissible(rank, i, r, within: samePlaceMetres) { renamed.append(pair) }
             }
         }
         take(renamed)

@@ -200,7 +200,7 @@ public enum IngestPipeline {
         })
         let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map {
             IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name], operatorID: operatorIDs[$0.operatorIndex], place: ($0.lat, $0.lng),
-                              enabled: $0.enabled ?? true)
+                              enabled: $0.enabled ?? true, identityKeys: $0.identityKeys, shinkansen: ShinkansenKey.marks($0.keys))
         })
 
         var network = RailNetwork()

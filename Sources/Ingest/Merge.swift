@@ -50,6 +50,8 @@ struct MergedLine {
 
 struct MergedStation {
     var keys: [String]
+    /// Those of `keys` that name it for good (SourceStation.keyIsIdentity).
+    var identityKeys: [String] = []
     var fixedID: Int?
     var name: String
     var yomi: String?
@@ -204,6 +206,7 @@ final class NetworkMerger {
             if stationByKey[s.key] == nil, i == 0 || source.stations[i - 1].key != s.key {
                 if !last { stationByKey[s.key] = m }
                 stations[m].keys.append(s.key)
+                if s.keyIsIdentity { stations[m].identityKeys.append(s.key) }
             }
             for k in s.matchKeys where stationByKey[k] == nil && matchKeysHere.insert(k).inserted {
                 if !last { stationByKey[k] = m }

@@ -272,7 +272,7 @@ struct N02Assembly {
         for (i, m) in members.enumerated() {
             let r = m.record
             let company = companies[r.core.company]
-            let suffix = r.isShinkansen ? ":shinkansen" : ""
+            let suffix = r.isShinkansen ? ShinkansenKey.mark : ""
             if let code = r.group {
                 let id = GroupID(company: r.core.company, shinkansen: r.isShinkansen, groupCode: code, name: nil)
                 if let g = byGroupCode[id] {

@@ -87,6 +87,10 @@ public struct SourceStation: Hashable, Sendable {
     /// Keys shared between sources that name the same station: "code:<station_cd>"
     /// for every ekidata station_cd / N02 stationCode the station groups.
     public var matchKeys: [String]
+    /// Whether `key` names this station for good, across the source's releases (the
+    /// upstream's `id`); a key built from a code the source hands on (ekidata's, N02's)
+    /// names it only while the registered row is still this station (IDAssigner).
+    public var keyIsIdentity: Bool
     public var fixedID: Int?
     public var name: String
     public var yomi: String?
@@ -99,12 +103,20 @@ public struct SourceStation: Hashable, Sendable {
     public var enabled: Bool?
     public var origin: SourceLocation
 
-    public init(key: String, matchKeys: [String] = [], fixedID: Int? = nil, name: String, yomi: String?, wiki: String?, pref: Int?,
-                address: String?, lat: Int, lng: Int, operatorKey: String, enabled: Bool?, origin: SourceLocation) {
-        self.key = key; self.matchKeys = matchKeys; self.fixedID = fixedID; self.name = name; self.yomi = yomi; self.wiki = wiki
+    public init(key: String, matchKeys: [String] = [], keyIsIdentity: Bool = false, fixedID: Int? = nil, name: String, yomi: String?, wiki: String?,
+                pref: Int?, address: String?, lat: Int, lng: Int, operatorKey: String, enabled: Bool?, origin: SourceLocation) {
+        self.key = key; self.matchKeys = matchKeys; self.keyIsIdentity = keyIsIdentity; self.fixedID = fixedID; self.name = name; self.yomi = yomi; self.wiki = wiki
         self.pref = pref; self.address = address; self.lat = lat; self.lng = lng; self.operatorKey = operatorKey
         self.enabled = enabled; self.origin = origin
     }
+}
+
+/// What every reader's station key ends with (before any `:2` of a namesake) for a
+/// Shinkansen station: the bundle keeps it apart from the conventional station of its
+/// place (bundle.md), and an ID never passes from one to the other (IDAssigner).
+public enum ShinkansenKey {
+    public static let mark = ":shinkansen"
+    static func marks(_ keys: [String]) -> Bool { keys.contains { $0.contains(mark) } }
 }
 
 public struct SourceStationLine: Hashable, Sendable {

@@ -50,7 +50,7 @@ public enum StationDatabaseReader {
     static func lineKey(_ id: String) -> String { prefix + "line:\(id)" }
     /// "station_database:station:<id>:company:<code>[:shinkansen]" (":line-operator:<line id>" for a line with no company).
     static func stationKey(id: String, operatorKey: String, shinkansen: Bool) -> String {
-        "station_database:station:\(id):\(operatorKey.dropFirst(prefix.count))" + (shinkansen ? ":shinkansen" : "")
+        "station_database:station:\(id):\(operatorKey.dropFirst(prefix.count))" + (shinkansen ? ShinkansenKey.mark : "")
     }
     static let prefix = "station_database:"
 
@@ -173,7 +173,7 @@ public enum StationDatabaseReader {
                     let key = stationKey(id: id, operatorKey: group.operatorKey, shinkansen: group.shinkansen == 1)
                     let onLines = byGroup[group]!
                     network.stations.append(SourceStation(
-                        key: key, name: name, yomi: text(t, r, cKana), wiki: nil, pref: pref, address: text(t, r, cAddress),
+                        key: key, keyIsIdentity: true, name: name, yomi: text(t, r, cKana), wiki: nil, pref: pref, address: text(t, r, cAddress),
                         lat: lat, lng: lng, operatorKey: group.operatorKey,
                         enabled: !closed && onLines.contains { lines[$0.line]!.open }, origin: t.location(r)))
                     for x in onLines {

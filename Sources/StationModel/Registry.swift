@@ -186,16 +186,22 @@ public struct Registry: Sendable, Equatable {
         }
     }
 
-    /// The keys `earlier` gave an ID that this registry no longer gives it, each with that
-    /// ID's name then: the registry only ever grows, so each is a line lost or edited by hand
-    /// (a bad merge), and the station that had the key would get a new s_id.
+    /// The keys `earlier` gave an ID that this registry still has and no longer gives them to,
+    /// each with that ID's name then: the registry only ever grows, so each is a line edited by
+    /// hand (a bad merge), and the station that had the key would get a new s_id. A key this
+    /// registry gives another ID is not lost: ingest handed it on with the code it stands for
+    /// (a source's code given to another station, IDAssigner), and the ID that had it kept its
+    /// own. An ID gone altogether is a lost line (`lost(since:)`, PublishedIDs).
     public func lostKeys(since earlier: Registry) -> [(kind: Kind, id: Int, key: String, name: String)] {
         var lost: [(kind: Kind, id: Int, key: String, name: String)] = []
         for kind in Kind.allCases {
+            var held: Set<String>?
             for id in earlier.ids(kind) {
-                let now = Set(keys(kind, id) ?? [])
-                let name = earlier.name(kind, id)
-                for key in earlier.keys(kind, id) ?? [] where !now.contains(key) { lost.append((kind, id, key, name)) }
+                guard let now = keys(kind, id).map(Set.init) else { continue }
+                for key in earlier.keys(kind, id) ?? [] where !now.contains(key) {
+                    if held == nil { held = Set(ids(kind).flatMap { keys(kind, $0) ?? [] }) }
+                    if !held!.contains(key) { lost.append((kind, id, key, earlier.name(kind, id))) }
+                }
             }
         }
         return lost
@@ -203,24 +209,18 @@ public struct Registry: Sendable, Equatable {
 
     /// What this registry lost of `published`, the registry version `version` was published
     /// with (kept at `publishedPath`): each ID whose line is gone (its entity would come back
-    /// under a new ID) and each key an ID still here no longer has. Named at `label`, this
-    /// registry, with where to take the line back from.
+    /// under a new ID) and each key lost (`lostKeys`). Named at `label`, this registry, with
+    /// where to take the line back from.
     public func lost(since published: Registry, version: Int, publishedPath: String, label: String) -> [Diagnostic] {
         let restore = Self.restoreAdvice(label: label, version: version, publishedPath: publishedPath)
-        var problems: [Diagnostic] = []
-        for kind in Kind.allCases {
-            for id in published.ids(kind) {
-                if !contains(kind, id) {
-                    problems.append(Self.lostLine(kind, id, name: published.name(kind, id), version: version, label: label, restore: restore))
-                    continue
-                }
-                let now = Set(keys(kind, id) ?? [])
-                for key in published.keys(kind, id) ?? [] where !now.contains(key) {
-                    problems.append(Self.lostKey(kind, id, key: key, name: published.name(kind, id), version: version, label: label, restore: restore))
-                }
+        let lines = Kind.allCases.flatMap { kind in
+            published.ids(kind).filter { !contains(kind, $0) }.map {
+                Self.lostLine(kind, $0, name: published.name(kind, $0), version: version, label: label, restore: restore)
             }
         }
-        return problems
+        return lines + lostKeys(since: published).map {
+            Self.lostKey($0.kind, $0.id, key: $0.key, name: $0.name, version: version, label: label, restore: restore)
+        }
     }
 
     /// How to undo a lost line or key: from the registry the version was published with,

@@ -278,6 +278,27 @@ final class FixesTests: XCTestCase {
         }
     }
 
+    /// Past a hundred bad rows, a row with one good and one malformed pair was applied half
+    /// understood, and the problems after the hundredth were dropped without a word.
+    func testARowWithAMalformedPairIsNeverAppliedHowEverManyCameBefore() async throws {
+        var files = NativeCSVReaderTests.files
+        files["fixes.csv"] = "action,table,match,field,value,expect,note\n"
+            + String(repeating: "delete,stations,s_id=1130101,,,,\n", count: 100)
+            + "disable,stations,s_id=1130101;statoin=東京,,,,half a match\n"
+        let raw = try makeSourceFolder(self, files)
+        let read = try DataFixes.read(path: raw + "/fixes.csv", label: "raw/fixes.csv")
+        XCTAssertEqual(read.fixes, [])
+        XCTAssertEqual(read.problems.count, 101)
+        XCTAssertEqual(read.problems.last?.location, SourceLocation(file: "raw/fixes.csv", line: 102, field: "match"))
+        do {
+            _ = try await IngestPipeline.run(IngestOptions(rawFolder: raw, rawLabel: "raw"))
+            XCTFail("expected an InputError")
+        } catch let error as InputError {
+            XCTAssertEqual(error.diagnostics.count, 100)
+            XCTAssertTrue(error.truncated, "the run says there are more than it lists")
+        }
+    }
+
     func testUnknownActionTableAndFieldAreRejectedWhenRead() throws {
         XCTAssertThrowsError(try fixes("""
         delete,stations,s_id=1,,,

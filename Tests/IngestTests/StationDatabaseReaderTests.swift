@@ -104,7 +104,7 @@ final class StationDatabaseReaderTests: XCTestCase {
             "station_database:station:9290:line-operator:631",
         ])
         XCTAssertEqual(n.stations[1], SourceStation(
-            key: "station_database:station:1258:company:2", name: "東京", yomi: "とうきょう", wiki: nil, pref: 13,
+            key: "station_database:station:1258:company:2", keyIsIdentity: true, name: "東京", yomi: "とうきょう", wiki: nil, pref: 13,
             address: "東京都千代田区丸の内一丁目", lat: 35_681_391, lng: 139_766_103, operatorKey: "station_database:company:2",
             enabled: true, origin: SourceLocation(file: "sd/station.csv", line: 2)))
         XCTAssertTrue(n.stations.allSatisfy { $0.matchKeys.isEmpty }, "a code is no key")

@@ -159,4 +159,33 @@ final class StationIdentityTests: XCTestCase {
         let third = try IngestPipeline.assemble(sources: [ekidata([(1160903, "英賀保駅前", 34_813_300, 134_644_700)])], registry: try second.registry)
         XCTAssertEqual(third.staging.network.stations.first { $0.name == "英賀保駅前" }?.id, 1)
     }
+
+    /// 北陸新幹線 reaches 小松 (2024): JR West's conventional 小松 passes to IR and JR West
+    /// gets a Shinkansen 小松 at the same place, both under keys the registry has never seen.
+    /// The Shinkansen station is a station of its own (bundle.md), never the conventional
+    /// one's twin: it took that s_id (same name, operator and place) before.
+    func testAShinkansenStationNeverTakesTheConventionalStationsID() throws {
+        let here = SourceLocation(file: "sd/station.csv", line: 2)
+        func upstream(_ stations: [(key: String, company: String, line: String, shinkansen: Bool)]) -> SourceNetwork {
+            var n = SourceNetwork(kind: .stationDatabase, label: "sd")
+            for company in Set(stations.map(\.company)).sorted() {
+                n.operators.append(SourceOperator(key: company, name: company, type: 1, enabled: true, origin: here))
+            }
+            for s in stations {
+                n.lines.append(SourceLine(key: s.line, name: s.line, operatorKey: s.company, enabled: true,
+                                          type: s.shinkansen ? LineType.shinkansen : nil, origin: here))
+                n.stations.append(SourceStation(key: s.key, keyIsIdentity: true, name: "小松", yomi: "こまつ", wiki: nil, pref: 17, address: nil,
+                                                lat: 36_402_000, lng: 136_453_000, operatorKey: s.company, enabled: true, origin: here))
+                n.stationLines.append(SourceStationLine(lineKey: s.line, stationKey: s.key, sort: 1, origin: here))
+            }
+            return n
+        }
+        let first = try IngestPipeline.assemble(sources: [upstream([("sd:station:1:company:4", "JR西日本", "北陸本線", false)])], registry: Registry())
+        let second = try IngestPipeline.assemble(sources: [upstream([("sd:station:1:company:4:shinkansen", "JR西日本", "北陸新幹線", true),
+                                                                     ("sd:station:1:company:99", "IRいしかわ鉄道", "IRいしかわ鉄道線", false)])],
+                                                 registry: try first.registry)
+        let stations = second.staging.network.stations
+        XCTAssertEqual(stations.first { $0.id == 1 }?.enabled, false, "the conventional JR station is published disabled, as last seen")
+        XCTAssertEqual(stations.filter(\.enabled).map(\.id).sorted(), [2, 3])
+    }
 }
