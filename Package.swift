@@ -87,7 +87,8 @@ let package = Package(
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest", "BuildDB", "Publishing"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest", "BuildDB", "Publishing"], path: "Tests/TestSupport",
+                exclude: ["gzip_check.py"]),
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
         .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
@@ -95,7 +96,8 @@ let package = Package(
         .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"],
+                    exclude: ["test_server.py"]),
         // The preview page in headless Chromium against the apps' SQL on the same bundles.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Ingest", "Priority", "BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
         // make as the nightly job runs it, with the stationdb built beside the tests.

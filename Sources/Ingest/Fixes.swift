@@ -282,9 +282,15 @@ public enum DataFixes {
 
     private static func bool(_ fix: DataFix) throws -> Bool { try int(fix, range: 0...1) == 1 }
 
+    /// A name as the readers take one: verbatim, and never empty.
+    private static func name(_ fix: DataFix) throws -> String {
+        if fix.value.isEmpty { throw InputError(fieldLocation(fix, "value"), "expected a name for \(fix.field), found nothing") }
+        return fix.value
+    }
+
     private static func set(_ o: inout Operator, _ fix: DataFix) throws {
         switch fix.field {
-        case "operator": o.name = fix.value
+        case "operator": o.name = try name(fix)
         case "type": o.type = try int(fix, range: OperatorType.valid)
         case "enabled": o.enabled = try bool(fix)
         default: break
@@ -293,7 +299,7 @@ public enum DataFixes {
 
     private static func set(_ l: inout Line, _ fix: DataFix) throws {
         switch fix.field {
-        case "line": l.name = fix.value
+        case "line": l.name = try name(fix)
         case "o_id": l.operatorID = try int(fix)
         case "enabled": l.enabled = try bool(fix)
         case "l_type": l.type = fix.value.isEmpty ? nil : try int(fix, range: LineType.valid)
@@ -304,7 +310,7 @@ public enum DataFixes {
     private static func set(_ s: inout Station, _ fix: DataFix) throws {
         if fix.action == .move { return try move(&s, fix) }
         switch fix.field {
-        case "station": s.name = fix.value
+        case "station": s.name = try name(fix)
         case "yomi": s.yomi = fix.value
         case "wiki": s.wiki = fix.value
         case "pref": s.pref = try int(fix, range: 1...47)

@@ -76,8 +76,13 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
             throw InputError(at("sources"), "expected at least one source")
         }
         var problems = DiagnosticCollector()
-        for (i, source) in config.sources.enumerated() where source.path.hasPrefix("/") || source.path.split(separator: "/").contains("..") {
-            problems.add(at("sources.\(i).path"), "\"\(shown(source.path))\" leaves the raw folder; expected a path inside it (no \"..\", not absolute)")
+        for (i, source) in config.sources.enumerated() {
+            if source.path.hasPrefix("/") || source.path.split(separator: "/").contains("..") {
+                problems.add(at("sources.\(i).path"), "\"\(shown(source.path))\" leaves the raw folder; expected a path inside it (no \"..\", not absolute)")
+            } else if source.path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                // The C library ends a path at a NUL: "station_database\0x" would be another folder than it says.
+                problems.add(at("sources.\(i).path"), "\"\(printable(source.path))\" holds a control character; expected a file or folder name")
+            }
         }
         try problems.check()
         return config

@@ -121,6 +121,8 @@ public final class HTTPClient {
         _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(min(options.connectTimeout, seconds)))
         _ = stationdb_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, milliseconds(seconds))
+        // A declared length past the limit is refused when the headers come, not after the time limit.
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXFILESIZE, options.maxBytes)
         // "" asks for every encoding libcurl can undo (gzip, deflate), and undoes it.
         _ = stationdb_curl_setopt_string(curl, CURLOPT_ACCEPT_ENCODING, "")
         _ = stationdb_curl_setopt_string(curl, CURLOPT_USERAGENT, "stationdb")
@@ -142,7 +144,7 @@ public final class HTTPClient {
         _ = stationdb_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
 
         if let ioError = sink.ioError { throw TransferError.io(ioError) }
-        if sink.overLimit { throw TransferError.tooLarge(url: url, limit: options.maxBytes) }
+        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED { throw TransferError.tooLarge(url: url, limit: options.maxBytes) }
         switch code {
         case CURLE_OK:
             break

@@ -232,6 +232,22 @@ final class FixesTests: XCTestCase {
         XCTAssertEqual(n.lines[0].enabled, false)
     }
 
+    /// A name emptied by a fix was published (a station.csv row without one is an error).
+    func testAFixNeverEmptiesAName() throws {
+        var n = network()
+        XCTAssertThrowsError(try DataFixes.apply(fixes("""
+        set,stations,s_id=1,station,,
+        set,operators,o_id=1,operator,,
+        set,lines,l_id=10,line,,
+        set,stations,s_id=2,yomi,,a reading may go
+
+        """), to: &n)) { error in
+            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [2, 3, 4].map {
+                SourceLocation(file: "raw/fixes.csv", line: $0, field: "value")
+            })
+        }
+    }
+
     func testStaleAmbiguousAndMalformedFixesAreAllReported() throws {
         var n = network()
         XCTAssertThrowsError(try DataFixes.apply(fixes("""

@@ -130,6 +130,23 @@ final class SourceFileTests: XCTestCase {
         }
     }
 
+    /// `"path": "station_database\u0000x"` was another folder to the C library (it ends a path
+    /// at the NUL) than to stationdb, and a failed fetch deleted raw/station_database whole.
+    func testASourcePathWithAControlCharacterIsAnErrorAtItsLine() throws {
+        let raw = try makeSourceFolder(self, ["sources.json": """
+            { "sources": [
+              { "kind": "station_database", "path": "station_database\\u0000x" },
+              { "kind": "ekidata", "path": "eki\\ndata" }
+            ] }
+            """])
+        XCTAssertThrowsError(try SourcesConfig.load(rawFolder: raw, rawLabel: "raw")) { error in
+            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [
+                SourceLocation(file: "raw/sources.json", line: 2, field: "sources.0.path"),
+                SourceLocation(file: "raw/sources.json", line: 3, field: "sources.1.path"),
+            ], "\(error)")
+        }
+    }
+
     /// Foundation's decoder took `[ x, ]` and `{ "path": "a", "path": "b" }` (the first
     /// wins, silently): both are errors at their line and column.
     func testATrailingCommaOrANameGivenTwiceIsAnErrorAtItsLine() throws {

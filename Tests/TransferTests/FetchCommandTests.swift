@@ -97,7 +97,7 @@ final class FetchCommandTests: XCTestCase {
         let run = try fetch()
         XCTAssertEqual(run.status, 2, run.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/escape.xml"), run.err)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch).sorted(), ["raw", "requests.log", "server.py", "site"],
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch).sorted(), ["raw", "requests.log", "site"],
                        "nothing new beside raw/")
     }
 

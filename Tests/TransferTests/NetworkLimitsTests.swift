@@ -64,6 +64,20 @@ extension BundleClientTests {
         XCTAssertFalse(ftp.wasCalled)
     }
 
+    /// A length far past --max-bytes, and no body: it waited out the time limit and said
+    /// "try again later". The header alone refuses it, at once and without a retry.
+    func testALengthPastTheLimitIsRefusedAtOnce() throws {
+        try installVersion1WithCompletions()
+        try fixture.publish(3)
+        try server.setFaults(["/latest.json": "claims-3GB"])
+        let started = Date()
+        try assertFailsUntouched(client(options: TransferOptions(connectTimeout: 1, totalTimeout: 20, maxBytes: 1 << 20, attempts: 3, backoff: 0.05))) { error in
+            XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/latest.json", limit: 1 << 20))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        XCTAssertEqual(server.requests(), ["/latest.json 200"], "one attempt")
+    }
+
     /// --timeout is each file's, whole: a server that drips, or holds a body without a
     /// length open, is given up on at that time, not that time once per attempt.
     func testEachFileHasOneTimeLimitRetriesIncluded() throws {
