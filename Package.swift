@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto"]),
         // Operators, lines, stations: the values the stages hand over, the staging
         // file, the bundle's schema, the weights file and what a publish says of itself.
-        .target(name: "StationModel", dependencies: ["StationIO", "CZlib"]),
+        .target(name: "StationModel", dependencies: ["StationIO", "CZlib", "CICU"]),
         .target(name: "Ingest", dependencies: ["StationModel", "StationIO", "CLibXML2", "CICU"]),
         .target(name: "Priority", dependencies: ["StationModel", "StationIO"]),
         .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO"]),

@@ -67,10 +67,18 @@ public struct Candidate: Sendable {
     public var changes: ChangeList?
     /// Every rule it breaks (PublishGuards): each refuses it unless forced.
     public var violations: [String]
+    /// What it does to identities against the baseline, s_id by s_id (nil for a first version).
+    public var identity: IdentityReview?
+    /// The s_ids it would hand to another station without a decision (PublishGuards.undecided):
+    /// refused, forced or not.
+    public var undecided: [String] = []
 
     public init(folder: String, bundle: PublishedBundle, difference: BundleDifference?, changes: ChangeList?, violations: [String] = []) {
         self.folder = folder; self.bundle = bundle; self.difference = difference; self.changes = changes; self.violations = violations
     }
+
+    /// Whether a publish would refuse it: past a guard unless forced, undecided identities always.
+    public func refused(force: Bool) -> Bool { !undecided.isEmpty || (!violations.isEmpty && !force) }
 
     public var database: String { joinPath(folder, DistLayout.database) }
 }

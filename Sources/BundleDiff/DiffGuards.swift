@@ -10,7 +10,9 @@ import StationModel
 /// - maxLineRowsRemovedPercent: stations_lines rows removed / its rows in OLD, in % (a line emptied,
 ///                          or a master whose stations_lines lost its rows, empties the apps' line lists);
 /// - maxMovedMetres:        any station moved further than this;
-/// - maxWeightChurnPercent: live stations whose weight changed / live stations in both, in %.
+/// - maxWeightChurnPercent: live stations whose weight changed / live stations in both, in %;
+/// - maxRenamedPercent:     stations renamed / stations rows in OLD, in %;
+/// - maxMovedFarPercent:    stations moved more than 300 m / stations rows in OLD, in %.
 ///
 /// `stationdb diff` checks only the limits it is given; `stationdb build` checks
 /// `.nightly` (or its options) against the published version before publishing.
@@ -20,12 +22,16 @@ public struct DiffGuards: Sendable, Equatable {
     public var maxLineRowsRemovedPercent: Double?
     public var maxMovedMetres: Double?
     public var maxWeightChurnPercent: Double?
+    public var maxRenamedPercent: Double?
+    public var maxMovedFarPercent: Double?
 
     public init(maxRemovedPercent: Double? = nil, maxDisabledPercent: Double? = nil, maxLineRowsRemovedPercent: Double? = nil,
-                maxMovedMetres: Double? = nil, maxWeightChurnPercent: Double? = nil) {
+                maxMovedMetres: Double? = nil, maxWeightChurnPercent: Double? = nil, maxRenamedPercent: Double? = nil,
+                maxMovedFarPercent: Double? = nil) {
         self.maxRemovedPercent = maxRemovedPercent; self.maxDisabledPercent = maxDisabledPercent
         self.maxLineRowsRemovedPercent = maxLineRowsRemovedPercent
         self.maxMovedMetres = maxMovedMetres; self.maxWeightChurnPercent = maxWeightChurnPercent
+        self.maxRenamedPercent = maxRenamedPercent; self.maxMovedFarPercent = maxMovedFarPercent
     }
 
     /// No limit at all.
@@ -41,9 +47,12 @@ public struct DiffGuards: Sendable, Equatable {
     /// - station-line rows removed 5%: a line or two re-drawn, not a region's lines emptied;
     /// - moved 5,000 m: further than any re-survey of a platform, less than the gap
     ///   between most neighbouring stations, so a move like that is a wrong station;
-    /// - weight churn 10%.
+    /// - weight churn 10%;
+    /// - renamed 2% (about 200 stations: a month renames a handful), and moved more than
+    ///   300 m 2%: a source that renamed everything, or shifted every point (another
+    ///   datum), is no night's work, though each station alone would pass.
     public static let nightly = DiffGuards(maxRemovedPercent: 2, maxDisabledPercent: 2, maxLineRowsRemovedPercent: 5,
-                                           maxMovedMetres: 5_000, maxWeightChurnPercent: 10)
+                                           maxMovedMetres: 5_000, maxWeightChurnPercent: 10, maxRenamedPercent: 2, maxMovedFarPercent: 2)
 
     public var isEmpty: Bool { self == .none }
 
@@ -75,6 +84,12 @@ public struct DiffGuards: Sendable, Equatable {
                 let more = far.count > 5 ? ", and \(far.count - 5) more" : ""
                 reasons.append("\(far.count) station\(far.count == 1 ? "" : "s") moved further than \(Self.metres(limit)) (--max-moved-m): \(shown)\(more)")
             }
+        }
+        if let limit = maxRenamedPercent, summary.renamedPercent > limit {
+            reasons.append("\(summary.stationsRenamed) of \(summary.oldStations) stations renamed (\(Self.percent(summary.renamedPercent))), more than the limit of \(Self.percent(limit)) (--max-renamed)")
+        }
+        if let limit = maxMovedFarPercent, summary.movedFarPercent > limit {
+            reasons.append("\(summary.stationsMovedFar) of \(summary.oldStations) stations moved more than \(Self.metres(IdentityReview.samePlaceMetres)) (\(Self.percent(summary.movedFarPercent))), more than the limit of \(Self.percent(limit)) (--max-moved-far)")
         }
         if let limit = maxWeightChurnPercent, summary.weightChurnPercent > limit {
             reasons.append("\(summary.weightChurn) of \(summary.liveInBoth) live stations changed weight (\(Self.percent(summary.weightChurnPercent))), more than the limit of \(Self.percent(limit)) (--max-weight-churn)")

@@ -151,7 +151,9 @@ struct NameBook: Sendable {
 /// - weight churn %  = live stations whose weight changed / live stations in both,
 ///                     where live means enabled = 1 in OLD and in NEW;
 /// - moved           = a station whose lat or lng changed; its move is the great-circle
-///                     distance between the old and new points.
+///                     distance between the old and new points;
+/// - renamed %       = stations whose name changed / stations rows in OLD;
+/// - moved far %     = stations moved more than 300 m / stations rows in OLD.
 /// A percentage over an empty set is 0.
 public struct DiffSummary: Sendable, Equatable {
     public struct WeightTransition: Sendable, Equatable {
@@ -180,6 +182,8 @@ public struct DiffSummary: Sendable, Equatable {
     public var weightTransitions: [WeightTransition] = []
     /// Stations whose position changed, furthest first (then by s_id).
     public var moves: [Move] = []
+    /// Stations whose name changed.
+    public var stationsRenamed = 0
 
     /// The same for lines and operators (their IDs never go from a build: PublishedIDs),
     /// and the station-line rows removed, which is how a line empties.
@@ -191,6 +195,10 @@ public struct DiffSummary: Sendable, Equatable {
     public var stationLinesRemovedPercent: Double { Self.percent(stationLinesRemoved, of: oldStationLines) }
     public var disabledPercent: Double { Self.percent(stationsDisabled, of: oldEnabledStations) }
     public var weightChurnPercent: Double { Self.percent(weightChurn, of: liveInBoth) }
+    public var renamedPercent: Double { Self.percent(stationsRenamed, of: oldStations) }
+    /// Stations moved further than a station renamed where it stands may (IdentityReview.samePlaceMetres).
+    public var stationsMovedFar: Int { moves.count { $0.metres > IdentityReview.samePlaceMetres } }
+    public var movedFarPercent: Double { Self.percent(stationsMovedFar, of: oldStations) }
     public var weightChanges: Int { weightTransitions.reduce(0) { $0 + $1.stations } }
     public var furthestMove: Move? { moves.first }
 
@@ -228,6 +236,7 @@ public struct DiffSummary: Sendable, Equatable {
                 transitions[[oldWeight, newWeight], default: 0] += 1
                 if wasLive && isLive { weightChurn += 1 }
             }
+            if change.old[name] != change.new[name] { stationsRenamed += 1 }
             if change.old[lat] != change.new[lat] || change.old[lng] != change.new[lng] {
                 let metres = MicroDegrees.distanceMetres(lat1: change.old[lat].intValue ?? 0, lng1: change.old[lng].intValue ?? 0,
                                                          lat2: change.new[lat].intValue ?? 0, lng2: change.new[lng].intValue ?? 0)

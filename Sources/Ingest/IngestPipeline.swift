@@ -46,6 +46,8 @@ public struct IngestInputs {
     /// The rows of fixes.csv that could not be read, listed with the problems of applying the others.
     public var fixProblems: [Diagnostic] = []
     public var registry: Registry
+    /// raw/identity.csv: the maintainer's decisions on identities the evidence cannot prove.
+    public var decisions: [IdentityDecision] = []
     public var meta: [String: String]
 }
 
@@ -58,6 +60,8 @@ public struct IngestOptions: Sendable {
     public var rawLabel: String
     public var registryPath: String
     public var fixesPath: String
+    /// raw/identity.csv, the maintainer's decisions on identities.
+    public var decisionsPath: String
     public var problemLimit: Int
     /// The sources' digests as `digests` gives them, when the caller has them already
     /// (a stage's record reads every source before the stage runs): a source is hashed once a run.
@@ -71,6 +75,7 @@ public struct IngestOptions: Sendable {
         self.rawLabel = rawLabel ?? (rawFolder.hasPrefix("/") ? fileName(of: rawFolder) : rawFolder)
         self.registryPath = registryPath ?? joinPath(rawFolder, Registry.fileName)
         self.fixesPath = fixesPath ?? joinPath(rawFolder, DataFixes.fileName)
+        decisionsPath = joinPath(rawFolder, IdentityDecisions.fileName)
         self.problemLimit = problemLimit
     }
 
@@ -135,6 +140,8 @@ public enum IngestPipeline {
         progress.finish()
         var fixes: [DataFix] = [], fixProblems: [Diagnostic] = []
         do { (fixes, fixProblems) = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError { problems.add(e) }
+        var decisions: [IdentityDecision] = []
+        do { decisions = try IdentityDecisions.read(path: options.decisionsPath, label: label(options, options.decisionsPath)) } catch let e as InputError { problems.add(e) }
         try problems.check()
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
@@ -143,7 +150,9 @@ public enum IngestPipeline {
         facts[StagingMeta.license] = config.license
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
-        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry, meta: facts)
+        facts.merge(IdentityDecisions.meta(decisions)) { _, new in new }
+        return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry,
+                            decisions: decisions, meta: facts)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
@@ -163,7 +172,7 @@ public enum IngestPipeline {
     /// the same bundle wherever raw/ lives.
     static func digests(_ config: SourcesConfig, _ options: IngestOptions) throws -> [String: String] {
         var meta: [String: String] = [:]
-        for file in config.inputFiles(rawFolder: options.rawFolder) + [options.fixesPath] where Files.exists(file) {
+        for file in config.inputFiles(rawFolder: options.rawFolder) + [options.fixesPath, options.decisionsPath] where Files.exists(file) {
             meta["source:" + relativePath(file, in: options.rawFolder)] = try SHA256.hex(fileAt: file)
         }
         return meta
@@ -171,7 +180,8 @@ public enum IngestPipeline {
 
     /// Merges sources already read, assigns IDs against `registry`, applies
     /// `fixes` and validates: everything of `run` but the file reading.
-    public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], meta: [String: String] = [:],
+    public static func assemble(sources: [SourceNetwork], registry: Registry, fixes: [DataFix] = [], decisions: [IdentityDecision] = [],
+                                meta: [String: String] = [:],
                                 problemLimit: Int = 100, keepOrigins: Bool = false) throws -> IngestOutcome {
         let merger = NetworkMerger()
         for (i, var source) in sources.enumerated() {
@@ -179,7 +189,7 @@ public enum IngestPipeline {
             merger.add(source, last: i == sources.count - 1)
         }
         return try assemble(IngestInputs(merger: merger, labels: sources.map(\.label), warnings: sources.flatMap(\.warnings), fixes: fixes,
-                                         registry: registry, meta: meta),
+                                         registry: registry, decisions: decisions, meta: meta.merging(IdentityDecisions.meta(decisions)) { _, new in new }),
                             problemLimit: problemLimit, keepOrigins: keepOrigins)
     }
 
@@ -192,16 +202,17 @@ public enum IngestPipeline {
         report.warnings = inputs.warnings
         let merger = inputs.merger, registry = inputs.registry
 
-        let operatorIDs = IDAssigner.assign(.operator_, registered: registry, merger.operators.map {
-            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name])
-        })
-        let lineIDs = IDAssigner.assign(.line, registered: registry, merger.lines.map {
-            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name] + $0.otherNames, operatorID: operatorIDs[$0.operatorIndex])
-        })
-        let stationIDs = IDAssigner.assign(.station, registered: registry, merger.stations.map {
-            IDAssigner.Entity(keys: $0.keys, fixedID: $0.fixedID, names: [$0.name], operatorID: operatorIDs[$0.operatorIndex], place: ($0.lat, $0.lng),
-                              enabled: $0.enabled ?? true, identityKeys: $0.identityKeys, shinkansen: ShinkansenKey.marks($0.keys))
-        })
+        let ids: IdentityLinker.IDs
+        do {
+            ids = try IdentityLinker.link(IdentityLinker.Input(operators: merger.operators, lines: merger.lines, stations: merger.stations,
+                                                               stationLines: merger.stationLines),
+                                          registry: registry, decisions: inputs.decisions)
+        } catch let e as InputError {
+            for d in e.diagnostics { problems.add(d.location, d.message) }
+            try problems.check()
+            throw e
+        }
+        let (operatorIDs, lineIDs, stationIDs) = (ids.operators, ids.lines, ids.stations)
 
         var network = RailNetwork()
         for (i, o) in merger.operators.enumerated() {

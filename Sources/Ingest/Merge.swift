@@ -32,6 +32,7 @@ struct MergedOperator {
     var keys: [String]
     var fixedID: Int?
     var name: String
+    var otherNames: [String]
     var type: Int?
     var enabled: Bool?
     var origin: SourceLocation
@@ -129,7 +130,8 @@ final class NetworkMerger {
                 fill(operator: idx, from: o)
                 operatorIndex[o.key] = idx
             } else {
-                operators.append(MergedOperator(keys: [o.key], fixedID: o.fixedID, name: o.name, type: o.type, enabled: o.enabled, origin: o.origin))
+                operators.append(MergedOperator(keys: [o.key], fixedID: o.fixedID, name: o.name, otherNames: o.otherNames, type: o.type,
+                                                enabled: o.enabled, origin: o.origin))
                 operatorIndex[o.key] = operators.count - 1
             }
             if !last { operatorByKey[o.key] = operatorIndex[o.key] }
@@ -260,6 +262,7 @@ final class NetworkMerger {
         if operators[idx].type == nil { operators[idx].type = o.type }
         if operators[idx].enabled == nil { operators[idx].enabled = o.enabled }
         if operators[idx].fixedID == nil { operators[idx].fixedID = o.fixedID }
+        operators[idx].otherNames += [o.name] + o.otherNames
         operators[idx].keys.append(o.key)
     }
 

@@ -53,12 +53,16 @@ public struct SourceOperator: Hashable, Sendable {
     /// Our o_id when the source defines it (native), else nil and the registry assigns one.
     public var fixedID: Int?
     public var name: String
+    /// Other names the source gives the operator (its formal name, 東海旅客鉄道株式会社 for
+    /// JR東海), by which another source may know it.
+    public var otherNames: [String]
     public var type: Int?
     public var enabled: Bool?
     public var origin: SourceLocation
 
-    public init(key: String, fixedID: Int? = nil, name: String, type: Int?, enabled: Bool?, origin: SourceLocation) {
-        self.key = key; self.fixedID = fixedID; self.name = name; self.type = type; self.enabled = enabled; self.origin = origin
+    public init(key: String, fixedID: Int? = nil, name: String, otherNames: [String] = [], type: Int?, enabled: Bool?, origin: SourceLocation) {
+        self.key = key; self.fixedID = fixedID; self.name = name; self.otherNames = otherNames; self.type = type; self.enabled = enabled
+        self.origin = origin
     }
 }
 
@@ -109,14 +113,6 @@ public struct SourceStation: Hashable, Sendable {
         self.pref = pref; self.address = address; self.lat = lat; self.lng = lng; self.operatorKey = operatorKey
         self.enabled = enabled; self.origin = origin
     }
-}
-
-/// What every reader's station key ends with (before any `:2` of a namesake) for a
-/// Shinkansen station: the bundle keeps it apart from the conventional station of its
-/// place (bundle.md), and an ID never passes from one to the other (IDAssigner).
-public enum ShinkansenKey {
-    public static let mark = ":shinkansen"
-    static func marks(_ keys: [String]) -> Bool { keys.contains { $0.contains(mark) } }
 }
 
 public struct SourceStationLine: Hashable, Sendable {

@@ -71,6 +71,7 @@ public enum StationDatabaseReader {
         do {
             let t = companyTable
             let cCode = t.column("code"), cName = t.column("name"), cType = t.column("type"), cClosed = t.column("closed")
+            let cFormal = t.column("name_formal")
             for r in t.records {
                 let code = t.int(r, cCode, &problems)
                 let unique = code.map { companies.insert($0, line: t.line(r), at: t.location(r, cCode), what: "company code", &problems) } ?? false
@@ -82,7 +83,8 @@ public enum StationDatabaseReader {
                 let closed = t.bool(r, cClosed, default: false, &problems)
                 if let code, unique, let name, let type, let closed {
                     network.operators.append(SourceOperator(
-                        key: operatorKey(code), name: name, type: EkidataReader.operatorType(companyType: (0...3).contains(type) ? type : 0, name: name),
+                        key: operatorKey(code), name: name, otherNames: text(t, r, cFormal).map { [$0] } ?? [],
+                        type: EkidataReader.operatorType(companyType: (0...3).contains(type) ? type : 0, name: name),
                         enabled: !closed, origin: t.location(r)))
                 }
             }

@@ -92,6 +92,17 @@ struct PageData: Encodable {
     var candidate: Side
     var baseline: Side?
     var changes: PreviewChanges?
+    /// The s_ids the version contests or orphans (IdentityReview), ringed on the map for the maintainer to decide.
+    var identity: [IdentityMark]?
+
+    struct IdentityMark: Encodable {
+        var id: Int
+        var kind: String
+        var name: String
+        var reason: String
+        /// The row of raw/identity.csv that settles it.
+        var decision: String
+    }
 
     /// The JSON, safe inside a <script> element: "<" (only ever inside a string) is
     /// written as \u003c, so no value can close the element or open a comment.

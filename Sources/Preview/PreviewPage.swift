@@ -36,22 +36,29 @@ public enum PreviewPage {
     /// their paths). `leafletFolder` holds leaflet.js and leaflet.css.
     public static func write(candidate: String, baseline: String?, to output: String,
                              candidateLabel: String? = nil, baselineLabel: String? = nil, changes: ChangeList? = nil,
-                             leafletFolder: String = debianLeaflet) throws {
+                             identity: IdentityReview? = nil, leafletFolder: String = debianLeaflet) throws {
         let page = try html(candidate: candidate, baseline: baseline, candidateLabel: candidateLabel,
-                            baselineLabel: baselineLabel, changes: changes, leafletFolder: leafletFolder)
+                            baselineLabel: baselineLabel, changes: changes, identity: identity, leafletFolder: leafletFolder)
         try AtomicFile.write(page, to: output)
     }
 
     /// The page itself, as `write` would write it. `changes` is what changed from the
     /// baseline to the candidate, when the caller has it (a plan); else it is worked out here.
+    /// `identity` (a plan's) rings the s_ids that wait for the maintainer's decision.
     public static func html(candidate: String, baseline: String?, candidateLabel: String? = nil, baselineLabel: String? = nil,
-                            changes: ChangeList? = nil, leafletFolder: String = debianLeaflet) throws -> String {
+                            changes: ChangeList? = nil, identity: IdentityReview? = nil, leafletFolder: String = debianLeaflet) throws -> String {
         // Leaflet first: a missing package should be said before any bundle is read.
         let leaflet = try Leaflet.read(from: leafletFolder)
+        let marks = identity.map { review in
+            (review.undecided + review.orphans).map {
+                PageData.IdentityMark(id: $0.stationID, kind: $0.kind.rawValue, name: $0.name, reason: $0.reason ?? "", decision: $0.decision ?? "")
+            }
+        }
         let data = PageData(pinChoices: pinChoices, defaultPins: defaultPins, aspect: aspect,
                             candidate: try BundleTables.read(path: candidate).document(label: candidateLabel ?? candidate),
                             baseline: try baseline.map { try BundleTables.read(path: $0).document(label: baselineLabel ?? $0) },
-                            changes: try baseline.map { path in try changes.map(PreviewChanges.init) ?? PreviewChanges.between(baseline: path, candidate: candidate) })
+                            changes: try baseline.map { path in try changes.map(PreviewChanges.init) ?? PreviewChanges.between(baseline: path, candidate: candidate) },
+                            identity: marks?.isEmpty == false ? marks : nil)
         let title = "stationdb preview: " + (candidateLabel ?? candidate) + (baseline.map { " against " + (baselineLabel ?? $0) } ?? "")
         return PageAssets.page(title: title, leafletCSS: leaflet.css, leafletJS: leaflet.js, data: try data.json())
     }

@@ -224,7 +224,7 @@ public struct Pipeline: Sendable {
         do {
             try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
                                   candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label,
-                                  changes: plan.changes)
+                                  changes: plan.changes, identity: plan.report.identity)
             Events.send(PublishEvent.preview(path: preview))
             return preview
         } catch {

@@ -24,6 +24,8 @@ public struct RunReport: Codable, Sendable {
         /// Published (or would be) although a guard was exceeded: --force.
         public var forced: Bool
         public var violations: [String]
+        /// What no --force passes: s_ids that would name another station with no decision.
+        public var undecided: [String] = []
     }
 
     public struct BaselineInfo: Codable, Sendable {
@@ -52,6 +54,8 @@ public struct RunReport: Codable, Sendable {
     public var review: [String] = []
     /// Every change (a plan's; a publish's report counts them).
     public var entries: [ChangeList.Entry]?
+    /// What the version does to identities, s_id by s_id (IdentityReview).
+    public var identity: IdentityReview?
     /// Moves over a kilometre and station renames: what a reviewer looks at first.
     var notable: [ChangeList.Entry] = []
 
@@ -66,7 +70,7 @@ public struct RunReport: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case command, outcome, published, version, baseline, rows, changes, guards, entries, review
+        case command, outcome, published, version, baseline, rows, changes, guards, entries, review, identity
         case lintWarnings = "lint_warnings", exitStatus = "exit_status"
     }
 
@@ -82,6 +86,7 @@ public struct RunReport: Codable, Sendable {
         lintWarnings = try c.decodeIfPresent(Int.self, forKey: .lintWarnings)
         entries = try c.decodeIfPresent([ChangeList.Entry].self, forKey: .entries)
         review = try c.decodeIfPresent([String].self, forKey: .review) ?? []
+        identity = try c.decodeIfPresent(IdentityReview.self, forKey: .identity)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -99,6 +104,7 @@ public struct RunReport: Codable, Sendable {
         // A publish says what it did in counts; a plan lists every change for review.
         try c.encodeIfPresent(entries, forKey: .entries)
         try c.encode(review, forKey: .review)
+        try c.encodeIfPresent(identity, forKey: .identity)
     }
 
     /// What `outcome` says, against `baseline`, with the lint report's count and the fixes it
@@ -117,12 +123,14 @@ public struct RunReport: Codable, Sendable {
         switch outcome {
         case .published: self.outcome = .published
         case .refused: self.outcome = .refused
-        default: self.outcome = candidate.violations.isEmpty || force ? .wouldPublish : .refused
+        default: self.outcome = candidate.refused(force: force) ? .refused : .wouldPublish
         }
+        identity = candidate.identity
         version = candidate.bundle.version
         rows = candidate.bundle.rows
         let forced = force && !candidate.violations.isEmpty && self.outcome != .refused
-        guards = GuardVerdict(passed: candidate.violations.isEmpty, forced: forced, violations: candidate.violations)
+        guards = GuardVerdict(passed: candidate.violations.isEmpty && candidate.undecided.isEmpty, forced: forced, violations: candidate.violations,
+                              undecided: candidate.undecided)
         if let list = candidate.changes {
             for table in ChangeList.tableOrder {
                 let counts = list.counts(table)
@@ -212,6 +220,7 @@ extension RunReport {
                 }
             }
         }
+        if let identity { out += "\n" + Self.identityText(identity, limit: limit) }
         out += "\n" + guardsText + "\n"
         if let lintWarnings { out += "lint: \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
         if let preview { out += "preview: \(preview) (open it in a browser)\n" }
@@ -219,13 +228,47 @@ extension RunReport {
     }
 
     var verdict: String {
+        if !guards.undecided.isEmpty { return outcome == .published ? "exceeded" : "would refuse, FORCE_PUBLISH=1 too (an identity needs a decision)" }
         if guards.violations.isEmpty { return "passed" }
         if guards.forced { return outcome == .published ? "exceeded, published anyway (--force)" : "exceeded, would be published anyway (--force)" }
         return outcome == .published ? "exceeded" : "would refuse (FORCE_PUBLISH=1 publishes anyway)"
     }
 
     var guardsText: String {
-        "guards: \(verdict)" + guards.violations.map { "\n  - \(printable($0))" }.joined()
+        "guards: \(verdict)" + (guards.undecided + guards.violations).map { "\n  - \(printable($0))" }.joined()
+    }
+
+    /// "identities: 9512 kept, 3 renamed, ..." and each s_id that is not simply kept, with its evidence.
+    static func identityCounts(_ identity: IdentityReview) -> String {
+        "\(identity.kept) kept" + IdentityReview.Kind.allCases.compactMap { kind in
+            let n = identity.entries.count { $0.kind == kind }
+            return n == 0 ? nil : ", \(n) \(kind.rawValue)"
+        }.joined()
+    }
+
+    static func describe(_ e: IdentityReview.Entry) -> String {
+        var out = "s_id \(e.stationID) \(e.name)"
+        switch e.kind {
+        case .renamed, .moved, .transferred, .contested:
+            out += ": \(e.was ?? "") -> \(e.now ?? "")" + (e.metres.map { " (\(Int($0.rounded())) m)" } ?? "")
+        case .orphaned, .new, .retired: break
+        }
+        if let reason = e.reason { out += "; \(reason)" }
+        if let decided = e.decided { out += " [decided: \(decided), raw/identity.csv]" }
+        return out
+    }
+
+    static func identityText(_ identity: IdentityReview, limit: Int) -> String {
+        var out = "identities: \(identityCounts(identity))\n"
+        for kind in IdentityReview.Kind.allCases {
+            let some = identity.entries.filter { $0.kind == kind }
+            for e in some.prefix(limit) {
+                out += "  \(kind.rawValue.padded(to: 9)) \(printable(describe(e)))\n"
+                if let row = e.decision { out += "  \("".padded(to: 9)) decide in raw/identity.csv: \(printable(row))\n" }
+            }
+            if some.count > limit { out += "  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more\n" }
+        }
+        return out
     }
 
     func markdown(limit: Int, preview: String?) -> String {
@@ -260,7 +303,27 @@ extension RunReport {
                 out += "\n</details>\n\n"
             }
         }
-        out += "**Guards:** \(verdict)\n" + (guards.violations.isEmpty ? "" : "\n" + guards.violations.map { "- \(cell($0))" }.joined(separator: "\n") + "\n")
+        if let identity {
+            out += "**Identities:** \(Self.identityCounts(identity))\n\n"
+            let listed = identity.entries.filter { $0.kind == .contested || $0.kind == .orphaned }
+            if !listed.isEmpty {
+                out += "| s_id | what | evidence | decide in raw/identity.csv |\n|---|---|---|---|\n"
+                for e in listed.prefix(limit) {
+                    out += "| \(e.stationID) | \(e.kind.rawValue) | \(cell(Self.describe(e))) | \(e.decision.map { "`\(cell($0))`" } ?? "") |\n"
+                }
+                if listed.count > limit { out += "| | … and \(listed.count - limit) more | | |\n" }
+                out += "\n"
+            }
+            let rest = identity.entries.filter { $0.kind != .contested && $0.kind != .orphaned }
+            if !rest.isEmpty {
+                out += "<details><summary>identities: \(rest.count) renamed, moved, new or retired</summary>\n\n| s_id | what | station |\n|---|---|---|\n"
+                for e in rest.prefix(limit) { out += "| \(e.stationID) | \(e.kind.rawValue) | \(cell(Self.describe(e))) |\n" }
+                if rest.count > limit { out += "| | … and \(rest.count - limit) more | |\n" }
+                out += "\n</details>\n\n"
+            }
+        }
+        let refusals = guards.undecided + guards.violations
+        out += "**Guards:** \(verdict)\n" + (refusals.isEmpty ? "" : "\n" + refusals.map { "- \(cell($0))" }.joined(separator: "\n") + "\n")
         if let lintWarnings { out += "\n**Lint:** \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
         return out
     }

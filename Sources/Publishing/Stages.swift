@@ -80,7 +80,8 @@ public struct IngestStage: Stage {
         let raw = options.rawFolder
         guard Files.isFolder(raw) else { throw EnvironmentError("no raw folder at \(raw)") }   // the run says so properly
         var inputs = ["sources.json": try StageRecord.digest(of: joinPath(raw, SourcesConfig.fileName)),
-                      "fixes": try StageRecord.digest(of: options.fixesPath), "registry": try StageRecord.digest(of: options.registryPath)]
+                      "fixes": try StageRecord.digest(of: options.fixesPath), "registry": try StageRecord.digest(of: options.registryPath),
+                      "identity decisions": try StageRecord.digest(of: options.decisionsPath)]
         for file in try SourcesConfig.load(rawFolder: raw).inputFiles(rawFolder: raw) {
             inputs["source:" + options.relativePath(file)] = try StageRecord.digest(of: file)
         }
@@ -143,6 +144,9 @@ public struct IngestStage: Stage {
     func sourceDigests(_ record: StageRecord) -> [String: String] {
         var digests = record.inputs.filter { $0.key.hasPrefix("source:") && $0.value != StageRecord.absent }
         if let fixes = record.inputs["fixes"], fixes != StageRecord.absent { digests["source:" + options.relativePath(options.fixesPath)] = fixes }
+        if let decisions = record.inputs["identity decisions"], decisions != StageRecord.absent {
+            digests["source:" + options.relativePath(options.decisionsPath)] = decisions
+        }
         return digests
     }
 }
@@ -321,7 +325,14 @@ public struct BuildStage: Stage {
             try record.write(for: owner)
             candidate = prepared
         }
+        if let baseline, let difference = candidate.difference {
+            let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
+            candidate.identity = try IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
+                                                         same: StagingMeta.decided(IdentityDecisionText.same, in: meta),
+                                                         new: StagingMeta.decided(IdentityDecisionText.new, in: meta))
+        }
         candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
+        candidate.undecided = PublishGuards.undecided(candidate)
         return .prepared(candidate)
     }
 
@@ -360,13 +371,11 @@ public struct BuildStage: Stage {
         let outcome: BuildOutcome
         switch try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights) {
         case .prepared(let candidate):
-            if !candidate.violations.isEmpty {
-                guard force else {
-                    Events.send(PublishEvent.refused(reasons: candidate.violations, dist: dist))
-                    return .refused(candidate)
-                }
-                Events.send(PublishEvent.forced(reasons: candidate.violations))
+            if candidate.refused(force: force) {
+                Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist))
+                return .refused(candidate)
             }
+            if !candidate.violations.isEmpty { Events.send(PublishEvent.forced(reasons: candidate.violations)) }
             let bundle = try BundleBuilder(beforeStep: beforeStep).commit(candidate, into: dist, replacing: baseline?.bundle)
             unlink(StageRecord.path(for: candidateFolder))
             Events.send(PublishEvent.published(version: bundle.version, counts: BundleBuilder.countsText(bundle.rows),

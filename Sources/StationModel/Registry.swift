@@ -7,6 +7,10 @@ import StationIO
 // can still be published, disabled, under its old ID. IDs are never reused:
 // a new entity gets one above every ID the registry has ever held.
 //
+// What an ID means is more than its keys, which a source may swap or hand on: each
+// station's row also says whether it is a Shinkansen station and which lines it
+// served, the evidence ingest links the next run's stations by (IdentityLinker).
+//
 // A run needs every key but only the rows of vanished IDs, so the registry
 // stays the table it was read as and a row becomes a value only when asked
 // for (at 100 times national, a million stations as values passed 1 GiB).
@@ -15,7 +19,12 @@ public struct Registry: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case operator_ = "operator", line, station }
 
     public static let fileName = "registry.csv"
-    public static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng"]
+    public static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng",
+                                 "shinkansen", "lines"]
+    /// A registry written before a station's row said whether it is a Shinkansen station and
+    /// which lines it served lacks the last two: it is read (its keys say which stations are
+    /// Shinkansen ones) and completed by the next run.
+    static let requiredColumns = Array(columns.prefix(13))
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator = "|"
 
@@ -45,7 +54,7 @@ public struct Registry: Sendable, Equatable {
     /// The registry in a CSV table (the file, or the text `text()` made). Every row
     /// is checked here, so asking for one later cannot fail.
     public static func parse(_ t: CSVTable) throws -> Registry {
-        try t.require(columns)
+        try t.require(requiredColumns)
         var problems = DiagnosticCollector()
         var records = ByKind<[Int: Int]>([:])
         records.stations.reserveCapacity(t.count)
@@ -65,6 +74,13 @@ public struct Registry: Sendable, Equatable {
             }
             guard numbers.allSatisfy({ t.int(i, $0, &problems) != nil }),
                   kind != .line || t.optionalInt(i, c.type, &problems) != nil else { continue }
+            if kind == .station {
+                guard t.trimmedBytes(i, c.shinkansen).isEmpty || t.bool(i, c.shinkansen, default: false, &problems) != nil else { continue }
+                guard Self.lineIDs(t.bytes(i, c.lines)) != nil else {
+                    problems.add(t.location(i, c.lines), "expected l_ids separated by |, found '\(shown(t.string(i, c.lines)))'")
+                    continue
+                }
+            }
             if records.modify(kind, { $0.updateValue(i, forKey: id) }) != nil { problems.add(t.location(i, c.id), "duplicate \(kind.rawValue) id \(id)") }
         }
         try problems.check()
@@ -73,12 +89,23 @@ public struct Registry: Sendable, Equatable {
 
     /// The registry's columns, looked up once.
     private struct Columns {
-        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng: CSVColumn
+        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng, shinkansen, lines: CSVColumn
         init(_ t: CSVTable) {
             kind = t.column("kind"); id = t.column("id"); keys = t.column("keys"); name = t.column("name"); operatorID = t.column("o_id")
             type = t.column("type"); enabled = t.column("enabled"); yomi = t.column("yomi"); wiki = t.column("wiki")
             pref = t.column("pref"); address = t.column("address"); lat = t.column("lat"); lng = t.column("lng")
+            shinkansen = t.column("shinkansen"); lines = t.column("lines")
         }
+    }
+
+    /// "12|40|41" as l_ids; nil when a part is not a whole number.
+    static func lineIDs(_ field: ArraySlice<UInt8>) -> [Int]? {
+        var out: [Int] = []
+        for part in field.split(separator: UInt8(ascii: "|")) {
+            guard let id = Int(String(decoding: part, as: UTF8.self)) else { return nil }
+            out.append(id)
+        }
+        return out
     }
 
     /// Every registered ID of a kind, in order.
@@ -122,6 +149,22 @@ public struct Registry: Sendable, Equatable {
                        enabled: table.bool(r, c.enabled, default: true, &unused) ?? true)
     }
 
+    /// Whether the registered station is a Shinkansen station: its row says so, or, in a
+    /// registry written before rows said, its keys do (ShinkansenKey).
+    public func isShinkansen(station id: Int) -> Bool {
+        guard let table, let c, let r = records.stations[id] else { return false }
+        if table.trimmedBytes(r, c.shinkansen).isEmpty { return ShinkansenKey.marks(keys(.station, id) ?? []) }
+        var unused = DiagnosticCollector()
+        return table.bool(r, c.shinkansen, default: false, &unused) ?? false
+    }
+
+    /// The lines the station served when it was last published (none known for a
+    /// registry written before rows said).
+    public func lines(station id: Int) -> [Int] {
+        guard let table, let c, let r = records.stations[id] else { return [] }
+        return Self.lineIDs(table.bytes(r, c.lines)) ?? []
+    }
+
     /// Each registered key's ID (a key two IDs held goes to the smaller) and the highest ID ever given.
     public func keyToID(_ kind: Kind) -> (ids: [String: Int], maxID: Int) {
         var ids: [String: Int] = [:]
@@ -137,13 +180,19 @@ public struct Registry: Sendable, Equatable {
         network.operators = ids(.operator_).map { row(operator: $0)! }
         network.lines = ids(.line).map { row(line: $0)! }
         network.stations = ids(.station).map { row(station: $0)! }
-        return Self.text(of: network, reserving: grownSize) { kind, id in (keys(kind, id) ?? []).joined(separator: Self.keySeparator) }
+        return Self.text(of: network, reserving: grownSize, keys: { kind, id in (keys(kind, id) ?? []).joined(separator: Self.keySeparator) },
+                         facts: { (isShinkansen(station: $0), lines(station: $0)) })
     }
+
+    /// What a station's row says of it besides its bundle row: a Shinkansen station or not,
+    /// and the lines it serves.
+    public typealias StationFacts = (shinkansen: Bool, lines: [Int])
 
     /// The file for `network`'s operators, lines and stations (each in ID order) under
     /// the keys field `joined` gives. Text fields are quoted when they must be, so every
     /// value reads back as it was.
-    static func text(of network: RailNetwork, reserving capacity: Int = 0, keys joined: (Kind, Int) -> String) -> [UInt8] {
+    static func text(of network: RailNetwork, reserving capacity: Int = 0, keys joined: (Kind, Int) -> String,
+                     facts: (Int) -> StationFacts) -> [UInt8] {
         var out: [UInt8] = []
         // Grown by appends alone, the text would pass through twice its size (at 100 times
         // national, 400 MB for a 145 MB file): a run's registry is the last one and a little more.
@@ -151,23 +200,28 @@ public struct Registry: Sendable, Equatable {
         CSVWriter.append(columns, to: &out)
         func flag(_ v: Bool) -> String { v ? "1" : "0" }
         for o in network.operators {
-            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", ""],
+            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", "", "", ""],
                              to: &out)
         }
         for l in network.lines {
             CSVWriter.append(["line", String(l.id), joined(.line, l.id), l.name, String(l.operatorID), l.type.map(String.init) ?? "",
-                              flag(l.enabled), "", "", "", "", "", ""], to: &out)
+                              flag(l.enabled), "", "", "", "", "", "", "", ""], to: &out)
         }
         for s in network.stations {
+            let f = facts(s.id)
             CSVWriter.append(["station", String(s.id), joined(.station, s.id), s.name, String(s.operatorID), "", flag(s.enabled), s.yomi, s.wiki,
-                              String(s.pref), s.address, String(s.lat), String(s.lng)], to: &out)
+                              String(s.pref), s.address, String(s.lat), String(s.lng), flag(f.shinkansen),
+                              f.lines.map(String.init).joined(separator: Self.keySeparator)], to: &out)
         }
         return out
     }
 
     /// The registry after a run that published `network`: each ID under its keys now
-    /// (`current`, by kind), plus the keys it had before unless another entity now holds one.
+    /// (`current`, by kind), plus the keys it had before unless another entity now holds one;
+    /// each station a Shinkansen one or not and on the lines it is on in `network`, or, on
+    /// none there (gone from the sources), as it was.
     public func text(after network: RailNetwork, current: ByKind<[Int: [String]]>) -> [UInt8] {
+        let served = network.linesOfStations(), shinkansen = network.shinkansenStations()
         var owners = ByKind<[String: Int]?>(nil)
         func owner(_ kind: Kind, _ key: String) -> Int? {
             if owners[kind] == nil {
@@ -177,13 +231,18 @@ public struct Registry: Sendable, Equatable {
             }
             return owners[kind]![key]
         }
-        return Self.text(of: network, reserving: grownSize) { kind, id in
+        func facts(_ id: Int) -> StationFacts {
+            guard let lines = served[id] else { return (isShinkansen(station: id), self.lines(station: id)) }
+            return (shinkansen.contains(id), lines)
+        }
+        func joined(_ kind: Kind, _ id: Int) -> String {
             let now = (current[kind][id] ?? []).sorted().joined(separator: Self.keySeparator)
             guard let field = keysField(kind, id), !field.elementsEqual(now.utf8) else { return now }
             let before = keys(kind, id)!, nowKeys = now.isEmpty ? [] : now.split(separator: "|").map(String.init)
             guard !before.isEmpty, before != nowKeys else { return now }
             return Set(nowKeys + before.filter { owner(kind, $0).map { $0 == id } ?? true }).sorted().joined(separator: Self.keySeparator)
         }
+        return Self.text(of: network, reserving: grownSize, keys: joined, facts: facts)
     }
 
     /// The keys `earlier` gave an ID that this registry still has and no longer gives them to,
@@ -261,6 +320,44 @@ public struct Registry: Sendable, Equatable {
     }
 
     public static func == (a: Registry, b: Registry) -> Bool { a.text() == b.text() }
+}
+
+/// What every reader's station key ends with (before any `:2` of a namesake) for a
+/// Shinkansen station: the bundle keeps it apart from the conventional station of its
+/// place (bundle.md), and an ID never passes from one to the other (IdentityLinker).
+public enum ShinkansenKey {
+    public static let mark = ":shinkansen"
+    private static let markBytes = Array(mark.utf8)
+
+    public static func marks(_ keys: [String]) -> Bool { keys.contains(where: isMarked) }
+
+    /// Byte by byte: String's own search costs a sixth of a national ingest here.
+    static func isMarked(_ key: String) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in
+            let m = markBytes
+            guard bytes.count >= m.count else { return false }
+            for start in 0...(bytes.count - m.count) where bytes[start] == m[0] {
+                if (1..<m.count).allSatisfy({ bytes[start + $0] == m[$0] }) { return true }
+            }
+            return false
+        }
+    }
+}
+
+extension RailNetwork {
+    /// The stations on a Shinkansen line (l_type 1): the apps' masters give them rows of their own.
+    public func shinkansenStations() -> Set<Int> {
+        let shinkansenLines = Set(lines.lazy.filter(\.isShinkansen).map(\.id))
+        return Set(stationLines.lazy.filter { shinkansenLines.contains($0.lineID) }.map(\.stationID))
+    }
+
+    /// Each station's lines, by l_id; a station on no line has no entry.
+    public func linesOfStations() -> [Int: [Int]] {
+        var out: [Int: [Int]] = [:]
+        for x in stationLines { out[x.stationID, default: []].append(x.lineID) }
+        return out.mapValues { Array(Set($0)).sorted() }
+    }
 }
 
 /// One value for each kind of entity.

@@ -22,6 +22,57 @@ public enum StagingMeta {
     public static let credits = "credits"
     /// The licences sources.json names ("license"), for latest.json.
     public static let license = "license"
+
+    /// The s_ids raw/identity.csv decides `kind` ("same" or "new") for, each with its
+    /// `expect`: one line "s_id<TAB>expect" per decision.
+    public static func identityDecisions(_ kind: String) -> String { "identity:" + kind }
+
+    /// Those decisions, from a staging file's facts: s_id -> expect.
+    public static func decided(_ kind: String, in meta: [String: String]) -> [Int: String] {
+        var out: [Int: String] = [:]
+        for line in (meta[identityDecisions(kind)] ?? "").split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            if let id = Int(parts[0]) { out[id] = parts.count > 1 ? String(parts[1]) : "" }
+        }
+        return out
+    }
+}
+
+/// What a maintainer says a station holds, `column=value[;column=value]` over station,
+/// o_id, pref and enabled (raw/identity.csv's `expect`): checked by ingest against what
+/// the sources give, and by the guards against the version itself.
+public struct StationExpectation: Sendable, Hashable, CustomStringConvertible {
+    public static let columns = ["station", "o_id", "pref", "enabled"]
+    public var pairs: [(column: String, value: String)]
+
+    public init?(_ text: String) {
+        var pairs: [(column: String, value: String)] = []
+        for part in text.split(separator: ";") {
+            let kv = part.split(separator: "=", maxSplits: 1).map { String($0).trimmed() }
+            guard kv.count == 2, Self.columns.contains(kv[0]) else { return nil }
+            pairs.append((kv[0], kv[1]))
+        }
+        guard !pairs.isEmpty else { return nil }
+        self.pairs = pairs
+    }
+
+    public var description: String { pairs.map { "\($0.column)=\($0.value)" }.joined(separator: ";") }
+
+    /// Whether a station holds every value named (text without outer blanks).
+    public func isMet(name: String, operatorID: Int, pref: Int?, enabled: Bool) -> Bool {
+        pairs.allSatisfy { m in
+            switch m.column {
+            case "station": name.trimmed() == m.value
+            case "o_id": Int(m.value) == operatorID
+            case "pref": pref.map { Int(m.value) == $0 } ?? false
+            case "enabled": ["0", "1"].contains(m.value) && (m.value == "1") == enabled
+            default: false
+            }
+        }
+    }
+
+    public static func == (a: StationExpectation, b: StationExpectation) -> Bool { a.description == b.description }
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 }
 
 public enum StagingFile {
@@ -72,7 +123,9 @@ public enum StagingFile {
 
     /// Reads a staging file; a missing, truncated, damaged or foreign file is an
     /// environment error that says to run `stationdb ingest` again.
-    public static func read(from path: String) throws -> Staging {
+    public static func read(from path: String) throws -> Staging { try read(from: path, metaOnly: false) }
+
+    static func read(from path: String, metaOnly: Bool) throws -> Staging {
         guard Files.exists(path) else { throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first") }
         let bytes = try Files.read(path)
         func damaged(_ what: String) -> EnvironmentError {
@@ -90,18 +143,25 @@ public enum StagingFile {
         guard stored == crc else { throw damaged("its CRC-32 does not match") }
 
         do {
-            return try bytes.withUnsafeBufferPointer { try decode(StagingDecoder(bytes: $0, position: magic.count + 1, end: body)) }
+            return try bytes.withUnsafeBufferPointer { try decode(StagingDecoder(bytes: $0, position: magic.count + 1, end: body), metaOnly: metaOnly) }
         } catch let damage as StagingDecoder.Damage {
             throw damaged(damage.what)
         }
     }
 
-    private static func decode(_ decoder: StagingDecoder) throws -> Staging {
+    /// Only the facts of a staging file (its meta), for a run that has its candidate
+    /// already and needs no network: the file is checked whole all the same.
+    public static func readMeta(from path: String) throws -> [String: String] {
+        try read(from: path, metaOnly: true).meta
+    }
+
+    private static func decode(_ decoder: StagingDecoder, metaOnly: Bool = false) throws -> Staging {
         var file = decoder
         do {
             let counts = try (0..<5).map { _ in try file.count() }
             var meta: [String: String] = [:]
             for _ in 0..<counts[0] { let key = try file.text(); meta[key] = try file.text() }
+            if metaOnly { return Staging(network: RailNetwork(), meta: meta) }
             var n = RailNetwork()
             for _ in 0..<counts[1] {
                 n.operators.append(Operator(id: try file.int(), name: try file.text(), type: try file.int(), enabled: try file.flag()))

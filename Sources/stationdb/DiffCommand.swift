@@ -38,10 +38,17 @@ struct DiffCommand: ParsableCommand {
     @Option(name: .customLong("max-weight-churn"), help: ArgumentHelp("Refuse when more than PCT % of live stations changed weight.", valueName: "PCT"))
     var maxWeightChurn: Double?
 
+    @Option(name: .customLong("max-renamed"), help: ArgumentHelp("Refuse when more than PCT % of OLD's stations are renamed.", valueName: "PCT"))
+    var maxRenamed: Double?
+
+    @Option(name: .customLong("max-moved-far"), help: ArgumentHelp("Refuse when more than PCT % of OLD's stations moved more than 300 m.", valueName: "PCT"))
+    var maxMovedFar: Double?
+
     func validate() throws {
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
         for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled), ("--max-line-rows-removed", maxLineRowsRemoved),
-                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] {
+                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn), ("--max-renamed", maxRenamed),
+                              ("--max-moved-far", maxMovedFar)] {
             if let value, !(value >= 0) { throw ValidationError("\(name) must be a number of 0 or more") }
         }
     }
@@ -51,7 +58,8 @@ struct DiffCommand: ParsableCommand {
         let newSide = try BundleLocation.resolve(new)
         let report = try DiffReport.make(old: oldSide, new: newSide)
         let guards = DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxLineRowsRemovedPercent: maxLineRowsRemoved,
-                                maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
+                                maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn, maxRenamedPercent: maxRenamed,
+                                maxMovedFarPercent: maxMovedFar)
         let violations = guards.violations(of: report.summary)
         StandardStream.output.write(report.render(format, limit: limit, guardViolations: violations))
         if !violations.isEmpty { throw GuardRefusal(violations) }

@@ -23,6 +23,12 @@ struct GuardOptions<Say: Wording>: ParsableArguments {
     @Option(name: .customLong("max-weight-churn"), help: ArgumentHelp("Refuse when more than PCT % of the stations enabled in both changed weight.", valueName: "PCT"))
     var maxWeightChurn = DiffGuards.nightly.maxWeightChurnPercent!
 
+    @Option(name: .customLong("max-renamed"), help: ArgumentHelp("Refuse when more than PCT % of the published stations are renamed.", valueName: "PCT"))
+    var maxRenamed = DiffGuards.nightly.maxRenamedPercent!
+
+    @Option(name: .customLong("max-moved-far"), help: ArgumentHelp("Refuse when more than PCT % of the published stations moved more than 300 m.", valueName: "PCT"))
+    var maxMovedFar = DiffGuards.nightly.maxMovedFarPercent!
+
     @Flag(help: ArgumentHelp(Say.plans ? "Plan what a forced publish would do when a guard is exceeded: the report says it would be published (make plan FORCE_PUBLISH=1)."
                                        : "Publish even when a guard is exceeded (make FORCE_PUBLISH=1)."))
     var force = false
@@ -33,12 +39,13 @@ struct GuardOptions<Say: Wording>: ParsableArguments {
 
     var guards: DiffGuards {
         DiffGuards(maxRemovedPercent: maxRemoved, maxDisabledPercent: maxDisabled, maxLineRowsRemovedPercent: maxLineRowsRemoved,
-                   maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn)
+                   maxMovedMetres: maxMovedMetres, maxWeightChurnPercent: maxWeightChurn, maxRenamedPercent: maxRenamed, maxMovedFarPercent: maxMovedFar)
     }
 
     func validate() throws {
         for (name, value) in [("--max-removed", maxRemoved), ("--max-disabled", maxDisabled), ("--max-line-rows-removed", maxLineRowsRemoved),
-                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn)] where !(value >= 0) {
+                              ("--max-moved-m", maxMovedMetres), ("--max-weight-churn", maxWeightChurn), ("--max-renamed", maxRenamed),
+                              ("--max-moved-far", maxMovedFar)] where !(value >= 0) {
             throw ValidationError("\(name) must be a number of 0 or more")
         }
     }

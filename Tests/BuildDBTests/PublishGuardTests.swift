@@ -56,6 +56,7 @@ final class PublishGuardTests: XCTestCase {
             // The renumbered station's line row goes with its old s_id.
             "1 of 6 stations_lines rows removed (16.67%), more than the limit of 5.00% (--max-line-rows-removed): the apps' line lists would lose them",
             "1 station moved further than 5000.0 m (--max-moved-m): s_id 200 Terminal 1 11119.5 m",
+            "1 of 6 stations moved more than 300.0 m (16.67%), more than the limit of 2.00% (--max-moved-far)",
         ])
         XCTAssertEqual(try Fixtures.snapshot(dist), before, "a refusal leaves dist/ untouched")
         XCTAssertEqual(try Fixtures.latest(dist)["version"] as? Int, 1)

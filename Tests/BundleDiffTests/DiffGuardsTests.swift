@@ -101,6 +101,6 @@ final class DiffGuardsTests: XCTestCase {
         XCTAssertTrue(DiffGuards.none.isEmpty)
         XCTAssertEqual(DiffGuards.none.violations(of: try summary(removed: 50, disabled: 0, reweighted: 10, moveMicroDegrees: 1_000_000)), [])
         XCTAssertEqual(DiffGuards.nightly, DiffGuards(maxRemovedPercent: 2, maxDisabledPercent: 2, maxLineRowsRemovedPercent: 5,
-                                                      maxMovedMetres: 5_000, maxWeightChurnPercent: 10))
+                                                      maxMovedMetres: 5_000, maxWeightChurnPercent: 10, maxRenamedPercent: 2, maxMovedFarPercent: 2))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Ingest
+import StationModel
 
 /// Station names are matched after NFKC, done by the system's ICU since the
 /// pipeline stopped linking Foundation; it must agree with what Foundation gave.

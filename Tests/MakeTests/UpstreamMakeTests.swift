@@ -136,6 +136,23 @@ final class UpstreamMakeTests: XCTestCase {
         XCTAssertTrue(disabled.isSuperset(of: ["仁山 (JR北海道)", "二股 (JR北海道)"]), "\(disabled)")
         let lines = Set(entries.filter { $0["kind"] as? String == "disabled" && $0["table"] as? String == "lines" }.compactMap { $0["name"] as? String })
         XCTAssertEqual(lines, ["JR留萌本線 (JR北海道)"])
+        // The upstream's own next release needs no decision: no s_id contested or orphaned.
+        let identity = try XCTUnwrap(report["identity"] as? [String: Any])
+        let kinds = Set((identity["entries"] as! [[String: Any]]).compactMap { $0["kind"] as? String })
+        XCTAssertTrue(kinds.isDisjoint(with: ["contested", "orphaned"]), "\(kinds)")
+
+        let published = try f.make()
+        XCTAssertEqual(published.status, 0, published.err)
+        let before = try stations(f.dist + "/1/stations.sqlite"), after = try stations(f.dist + "/2/stations.sqlite")
+        func id(_ name: String, in version: [Int: (name: String, enabled: Bool)]) -> [Int] {
+            version.filter { $0.value.name == name && $0.value.enabled }.map(\.key).sorted()
+        }
+        // 手柄山平和公園 took 英賀保's code, and 英賀保 網干's: three stations, each under its own s_id.
+        for name in ["英賀保", "網干", "手柄山平和公園"] {
+            XCTAssertEqual(id(name, in: after), id(name, in: before), name)
+            XCTAssertEqual(id(name, in: after).count, 1, name)
+        }
+        XCTAssertEqual(Set(["英賀保", "網干", "手柄山平和公園"].flatMap { id($0, in: after) }).count, 3)
     }
 
     /// A release whose files do not agree (register.csv names a line line.csv lacks) is

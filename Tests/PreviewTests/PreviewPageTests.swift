@@ -219,6 +219,29 @@ final class PreviewPageTests: XCTestCase {
         XCTAssertTrue((renamed["old"] as? String ?? "").hasSuffix("（旧）"), "old -> new name")
     }
 
+    /// The s_ids a plan contests or orphans are listed under "Identities to decide", each with
+    /// the row of raw/identity.csv that decides it (and ringed on the map).
+    func testTheIdentitiesToDecideAreListed() async throws {
+        let national = try await NationalPreview.shared()
+        let review = IdentityReview(kept: 1, entries: [
+            IdentityReview.Entry(stationID: 1274, kind: .contested, name: "田町 (JR東日本)", reason: "another name 2483 m away",
+                                 decision: "1274,same,station=田町,the same station"),
+            IdentityReview.Entry(stationID: 7, kind: .orphaned, name: "仁山 (JR北海道)", reason: "lives on as s_id 99", successor: 99,
+                                 decision: "7,same,station=仁山,keep the s_id"),
+            IdentityReview.Entry(stationID: 5, kind: .renamed, name: "五稜郭 (JR北海道)"),
+        ])
+        let page = try scratch() + "/page.html"
+        try PreviewPage.write(candidate: national.candidate, baseline: national.baseline, to: page, identity: review)
+        let body = try XCTUnwrap(try shownPins(page, [Self.views[0]]).first)
+        XCTAssertEqual(body["data-identities"], "contested:1274,orphaned:7", "the renamed s_id is no decision's")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let open = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"preview-data\">"))
+        let close = try XCTUnwrap(html[open.upperBound...].range(of: "</script>"))
+        let data = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(html[open.upperBound..<close.lowerBound].utf8)) as? [String: Any])
+        let marks = try XCTUnwrap(data["identity"] as? [[String: Any]])
+        XCTAssertEqual(marks.compactMap { $0["decision"] as? String }, ["1274,same,station=田町,the same station", "7,same,station=仁山,keep the s_id"])
+    }
+
     func testWithoutLeafletItIsAnEnvironmentErrorNamingThePackage() async throws {
         let national = try await NationalPreview.shared()
         let out = national.folder + "/no-leaflet.html"

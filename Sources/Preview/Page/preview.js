@@ -15,7 +15,8 @@
   function main() {
     var DATA = JSON.parse(document.getElementById('preview-data').textContent);
     var PIN_CHOICES = DATA.pinChoices, ASPECT = DATA.aspect;
-    var HIGHLIGHT = '#e0148c';
+    var HIGHLIGHT = '#e0148c', CONTESTED = '#d00000';
+    var identities = DATA.identity || [];
     // Fill colour and radius (px) by weight: hand weights 1..10 from purple
     // through red and orange to brown, neighbours in clearly different hues
     // (a real master's hand weights crowd into two or three adjacent values);
@@ -334,6 +335,7 @@
         ctx.fillRect(Math.round(x0[h] * f.scale) - f.ox - d / 2, Math.round(y0[h] * f.scale) - f.oy - d / 2, d, d);
       }
       if (state.highlight && changes.length) drawChangeMarks(side, ctx, onTop);
+      drawIdentityMarks(side, ctx);
       // Last row first, so the first row of the query is drawn on top.
       for (k = shown.length - 1; k >= 0; k--) {
         var i = shown[k], p = pointOf(f, i), st = pinStyle(side.weight[i]);
@@ -347,6 +349,23 @@
         ctx.lineWidth = 1.2; ctx.strokeStyle = '#ffffff'; ctx.stroke();
         ctx.beginPath(); ctx.arc(p.x, p.y, st[1] + 1.1, 0, 2 * Math.PI);
         ctx.lineWidth = 0.8; ctx.strokeStyle = 'rgba(0,0,0,0.35)'; ctx.stroke();
+      }
+    }
+
+    // An s_id that waits for the maintainer's decision: a wide double ring, shown or not,
+    // enabled or not, whatever the highlight says: it is what a plan cannot pass.
+    function drawIdentityMarks(side, ctx) {
+      var b = pinLayer._bounds;
+      for (var k = 0; k < identities.length; k++) {
+        var i = side.index.get(identities[k].id);
+        if (i === undefined) continue;
+        var p = point(side, i);
+        if (!b.contains(p)) continue;
+        ctx.strokeStyle = CONTESTED;
+        ctx.lineWidth = 2.5;
+        ctx.beginPath(); ctx.arc(p.x, p.y, 11, 0, 2 * Math.PI); ctx.stroke();
+        ctx.lineWidth = 1.2;
+        ctx.beginPath(); ctx.arc(p.x, p.y, 15, 0, 2 * Math.PI); ctx.stroke();
       }
     }
 
@@ -399,6 +418,13 @@
       tr.insertCell().textContent = 'changed (small ring: changed, not shown)';
       tr.insertCell();
       tr.hidden = !changes.length;
+      tr = legend.insertRow();
+      var contested = document.createElement('span');
+      contested.className = 'ring contested';
+      tr.insertCell().appendChild(contested);
+      tr.insertCell().textContent = 's_id to decide (raw/identity.csv)';
+      tr.insertCell().textContent = identities.length ? String(identities.length) : '';
+      tr.hidden = !identities.length;
     })();
 
     function updateLegend(side) {
@@ -571,6 +597,23 @@
       }
     });
     document.addEventListener('click', function (e) { if (!document.getElementById('finder').contains(e.target)) results.hidden = true; });
+
+    // The s_ids to decide, each with its evidence and the row that settles it.
+    if (identities.length) {
+      document.getElementById('identities').hidden = false;
+      var identityList = document.getElementById('identity-list');
+      identities.forEach(function (c) {
+        var b = el('button');
+        b.type = 'button';
+        b.className = 'identity';
+        b.appendChild(document.createTextNode(c.name + ' '));
+        b.appendChild(el('span', 'dim', 's_id ' + c.id + ' \u00b7 ' + c.kind + ': ' + c.reason));
+        b.appendChild(el('code', null, c.decision));
+        b.addEventListener('click', function () { focusStation(c.id); });
+        identityList.appendChild(b);
+      });
+      body.dataset.identities = identities.map(function (c) { return c.kind + ':' + c.id; }).join(',');
+    }
 
     // The change list, as computed from the two bundles when the page was written.
     if (DATA.changes) {

@@ -35,8 +35,8 @@ public enum StationName {
 
 /// Operator and line names across sources ("JR東日本" / "東日本旅客鉄道") rarely
 /// match as text; they are matched through the stations they share instead.
-enum OperatorName {
-    static func normalized(_ name: String) -> String {
+public enum OperatorName {
+    public static func normalized(_ name: String) -> String {
         var s = NFKC.normalize(name)
         s.removeAll { $0.isWhitespace }
         return s
@@ -44,8 +44,8 @@ enum OperatorName {
 }
 
 /// Unicode NFKC through the system's ICU, which libxml2 loads anyway (FoundationEssentials has none).
-enum NFKC {
-    static func normalize(_ s: String) -> String {
+public enum NFKC {
+    public static func normalize(_ s: String) -> String {
         // NFKC leaves every ASCII character as it is.
         if s.utf8.allSatisfy({ $0 < 0x80 }) { return s }
         let source = Array(s.utf16)

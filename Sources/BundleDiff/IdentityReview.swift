@@ -1,0 +1,241 @@
+import StationIO
+import StationModel
+
+/// What a new version does to identities, s_id by s_id, against the published one: the
+/// apps keep users' records by s_id, so the question for every s_id is whether it still
+/// names the station it named. Worked out from the two bundles themselves (what the apps
+/// see), whatever made the new one: ingest's linkage, a native master's own s_ids, a fix.
+///
+/// - **kept**: the same station, as it was; **renamed** where it stands (within 300 m),
+///   **moved** under its name, or **transferred** to another operator (a line passed to
+///   a third-sector company): the same station still;
+/// - **new**: an s_id never published before; **retired**: live before, disabled now;
+/// - **contested**, refused by the guards with no `--force` past them until the
+///   maintainer decides it in raw/identity.csv (IdentityDecisions): an s_id that would
+///   name a station with another name more than 300 m away, or a station of another
+///   operator while its own still runs a station of its kind there, or flip between
+///   Shinkansen and conventional, or a closed s_id re-enabled under another operator;
+/// - **orphaned**: a retired s_id whose station lives on under a new one (the same name
+///   within a kilometre, or its operator's within 300 m, of its kind). A retirement is no
+///   move: `--force` passes it as it passes removed stations, and the plan lists it, with
+///   the decision that would keep the s_id.
+public struct IdentityReview: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case renamed, moved, transferred, new, retired, contested, orphaned
+    }
+
+    public struct Entry: Sendable, Codable, Equatable {
+        public var stationID: Int
+        public var kind: Kind
+        /// The station as published now ("東京 (JR東日本)"), or as last published for a retired one.
+        public var name: String
+        /// How it was and is: "新橋 (JR東日本) 35.666195 139.758587".
+        public var was: String?
+        public var now: String?
+        public var metres: Double?
+        /// Why it is contested, or orphaned: the evidence.
+        public var reason: String?
+        /// An orphan's station, live under this new s_id.
+        public var successor: Int?
+        /// The decision of raw/identity.csv that applies ("same", "new"), if one does.
+        public var decided: String?
+        /// The row of raw/identity.csv a maintainer would write to settle it.
+        public var decision: String?
+
+        enum CodingKeys: String, CodingKey {
+            case stationID = "s_id", kind, name, was, now, metres, reason, successor, decided, decision
+        }
+
+        public init(stationID: Int, kind: Kind, name: String, was: String? = nil, now: String? = nil, metres: Double? = nil, reason: String? = nil,
+                    successor: Int? = nil, decided: String? = nil, decision: String? = nil) {
+            self.stationID = stationID; self.kind = kind; self.name = name; self.was = was; self.now = now; self.metres = metres
+            self.reason = reason; self.successor = successor; self.decided = decided; self.decision = decision
+        }
+    }
+
+    /// Stations in both versions whose name, place and operator are as they were (another
+    /// column, a weight say, may have changed).
+    public var kept: Int
+    public var entries: [Entry]
+
+    public init(kept: Int, entries: [Entry]) { self.kept = kept; self.entries = entries }
+
+    /// What the guards refuse whatever `--force` says: a decision is missing.
+    public var undecided: [Entry] { entries.filter { $0.kind == .contested } }
+    public var orphans: [Entry] { entries.filter { $0.kind == .orphaned } }
+
+    /// How far a station renamed where it stands may have moved.
+    public static let samePlaceMetres = 300.0
+    /// How far a station may move under its name.
+    public static let sameNameMetres = 1_000.0
+
+    /// The review of `difference` (OLD the published bundle at `oldPath`, NEW the candidate
+    /// at `newPath`); `same` and `new` are the s_ids raw/identity.csv decides, each with the
+    /// `expect` the station it concerns must meet (StagingMeta.decided).
+    public static func make(_ difference: BundleDifference, oldPath: String, newPath: String, same: [Int: String], new decidedNew: [Int: String]) throws -> IdentityReview {
+        guard let stations = difference[BundleSchema.stations.name] else { return IdentityReview(kept: 0, entries: []) }
+        return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
+            let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
+            defer { db.close() }
+            return try review(stations, db: db, same: same, new: decidedNew)
+        }
+    }
+
+    struct Row {
+        var id: Int, name: String, pref: Int, lat: Int, lng: Int, operatorID: Int, enabled: Bool
+        init(_ shape: BundleSchema.Table, _ row: [SQLValue]) {
+            func value(_ column: String) -> SQLValue { row[shape.columns.firstIndex(of: column)!] }
+            id = value("s_id").intValue ?? 0
+            name = value("station").textValue ?? ""
+            pref = value("pref").intValue ?? 0
+            lat = value("lat").intValue ?? 0
+            lng = value("lng").intValue ?? 0
+            operatorID = value("o_id").intValue ?? 0
+            enabled = value("enabled").intValue == 1
+        }
+    }
+
+    static func review(_ stations: TableDiff, db: SQLiteDatabase, same: [Int: String], new decidedNew: [Int: String]) throws -> IdentityReview {
+        func ids(_ sql: String) throws -> Set<Int> { Set(try db.query(sql).compactMap { $0.first?.intValue }) }
+        let shinkansen = (old: try ids(Self.shinkansenQuery("old_bundle")), new: try ids(Self.shinkansenQuery("new_bundle")))
+        let onLines = (old: try ids("SELECT DISTINCT s_id FROM old_bundle.stations_lines"), new: try ids("SELECT DISTINCT s_id FROM new_bundle.stations_lines"))
+        var operators: [Int: String] = [:]
+        for row in try db.query("SELECT o_id, operator FROM new_bundle.operators UNION SELECT o_id, operator FROM old_bundle.operators") {
+            if let id = row[0].intValue, operators[id] == nil { operators[id] = row[1].textValue ?? "" }
+        }
+        func label(_ r: Row) -> String { "\(r.name) (\(operators[r.operatorID] ?? "o_id \(r.operatorID)"))" }
+        func place(_ r: Row) -> String { "\(label(r)) \(MicroDegrees.format(r.lat)) \(MicroDegrees.format(r.lng))" }
+        let shape = stations.shape
+        var entries: [Entry] = []
+        var retired: [Row] = []
+        for change in stations.changed {
+            let old = Row(shape, change.old), new = Row(shape, change.new)
+            let metres = MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: new.lat, lng2: new.lng)
+            var entry = Entry(stationID: new.id, kind: .renamed, name: label(new), was: place(old), now: place(new),
+                              metres: metres > 0 ? metres : nil)
+            if old.enabled && !new.enabled {
+                retired.append(old)
+                entry.kind = .retired
+                entry.name = label(old)
+                entries.append(entry)
+                continue
+            }
+            var reasons: [String] = []
+            if new.enabled {
+                if StationName.base(old.name) != StationName.base(new.name) && metres > samePlaceMetres {
+                    reasons.append("another name \(Int(metres.rounded())) m away")
+                }
+                if onLines.old.contains(new.id) && onLines.new.contains(new.id) && shinkansen.old.contains(new.id) != shinkansen.new.contains(new.id) {
+                    reasons.append(shinkansen.old.contains(new.id) ? "a Shinkansen station would become a conventional one" : "a conventional station would become a Shinkansen one")
+                }
+                if old.operatorID != new.operatorID {
+                    if !old.enabled {
+                        reasons.append("closed under \(operators[old.operatorID] ?? "o_id \(old.operatorID)"), re-enabled under another operator")
+                    } else if try operatorRuns(old.operatorID, shinkansen: shinkansen.new.contains(new.id), near: new, db: db, shinkansenStations: shinkansen.new) {
+                        reasons.append("another operator's station, while \(operators[old.operatorID] ?? "o_id \(old.operatorID)") still runs one there")
+                    }
+                }
+            }
+            if !reasons.isEmpty {
+                entry.reason = reasons.joined(separator: "; ")
+                let pref = new.pref
+                if let text = same[new.id], let expect = StationExpectation(text),
+                   expect.isMet(name: new.name, operatorID: new.operatorID, pref: pref, enabled: new.enabled) {
+                    entry.decided = IdentityDecisionText.same
+                } else {
+                    if let text = same[new.id] { entry.reason! += "; raw/identity.csv decides same for \(text), which it is not" }
+                    entry.kind = .contested
+                    entry.decision = IdentityDecisionText.row(new.id, .same, station: new.name, note: "the same station (\(entry.reason!))")
+                    entries.append(entry)
+                    continue
+                }
+            }
+            if old.name != new.name {
+                entry.kind = .renamed
+            } else if metres > 0 {
+                entry.kind = .moved
+            } else if old.operatorID != new.operatorID {
+                entry.kind = .transferred
+            } else if entry.decided != nil {
+                entry.kind = .moved   // a flip or a re-enabling the maintainer consented to: its reason says which
+            } else {
+                continue   // another column changed: the same station
+            }
+            entries.append(entry)
+        }
+        var added: [Row] = []
+        for row in stations.added {
+            let r = Row(shape, row)
+            added.append(r)
+            entries.append(Entry(stationID: r.id, kind: .new, name: label(r), now: place(r)))
+        }
+        // Orphans: a retired s_id whose station lives on under a new one.
+        let liveAdded = added.filter(\.enabled)
+        for (k, old) in entries.enumerated() where old.kind == .retired {
+            guard let was = retired.first(where: { $0.id == old.stationID }) else { continue }
+            let wasShinkansen = shinkansen.old.contains(was.id)
+            let heirs = liveAdded.compactMap { a -> (Row, Double)? in
+                let metres = MicroDegrees.distanceMetres(lat1: was.lat, lng1: was.lng, lat2: a.lat, lng2: a.lng)
+                let like = (StationName.base(a.name) == StationName.base(was.name) && metres <= sameNameMetres)
+                    || (a.operatorID == was.operatorID && metres <= samePlaceMetres)
+                return like && shinkansen.new.contains(a.id) == wasShinkansen ? (a, metres) : nil
+            }.sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+            guard let (heir, metres) = heirs.first else { continue }
+            if decidedNew[was.id] != nil {
+                entries[k].decided = IdentityDecisionText.new
+                continue
+            }
+            entries[k].kind = .orphaned
+            entries[k].successor = heir.id
+            entries[k].reason = "lives on as s_id \(heir.id) \(label(heir)), \(Int(metres.rounded())) m away"
+            entries[k].decision = IdentityDecisionText.row(was.id, .same, station: heir.name, note: "keep the s_id: the same station as s_id \(heir.id)")
+        }
+        // A `same` decision the version does not keep: its s_id must name, live, what it expects.
+        let contested = Set(entries.filter { $0.kind == .contested }.map(\.stationID))
+        for (id, text) in same.sorted(by: { $0.key < $1.key }) where !contested.contains(id) {
+            let row = try db.query("SELECT station, o_id, pref, enabled, lat, lng FROM new_bundle.stations WHERE s_id = ?", [.integer(Int64(id))]).first
+            let name = row?[0].textValue ?? "", operatorID = row?[1].intValue ?? 0
+            let met = row.map { r in
+                StationExpectation(text)?.isMet(name: name, operatorID: operatorID, pref: r[2].intValue, enabled: r[3].intValue == 1) ?? false
+            } ?? false
+            guard !met || row?[3].intValue != 1 else { continue }
+            entries.removeAll { $0.stationID == id }
+            entries.append(Entry(stationID: id, kind: .contested, name: row.map { _ in "\(name) (\(operators[operatorID] ?? "o_id \(operatorID)"))" } ?? "s_id \(id)",
+                                 now: row.map { "\(name) \(MicroDegrees.format($0[4].intValue ?? 0)) \(MicroDegrees.format($0[5].intValue ?? 0))\($0[3].intValue == 1 ? "" : ", disabled")" },
+                                 reason: "raw/identity.csv decides same for \(text), and this version does not keep it so: correct the decision, or remove it"))
+        }
+        let order = Dictionary(uniqueKeysWithValues: Kind.allCases.enumerated().map { ($1, $0) })
+        entries.sort { (order[$0.kind]!, $0.stationID) < (order[$1.kind]!, $1.stationID) }
+        return IdentityReview(kept: stations.oldCount - stations.removed.count - entries.count { $0.kind != .new }, entries: entries)
+    }
+
+    static func shinkansenQuery(_ schema: String) -> String {
+        "SELECT DISTINCT s_id FROM \(schema).stations_lines JOIN \(schema).lines USING (l_id) WHERE l_type = \(LineType.shinkansen)"
+    }
+
+    /// Whether operator `o` runs, in the new version, a live station of this kind within a kilometre of `r`.
+    static func operatorRuns(_ o: Int, shinkansen: Bool, near r: Row, db: SQLiteDatabase, shinkansenStations: Set<Int>) throws -> Bool {
+        // A degree of latitude is 111 km; of longitude at least 75 km in Japan.
+        let dLat = 10_000, dLng = 14_000
+        return try db.query("""
+            SELECT s_id, lat, lng FROM new_bundle.stations WHERE o_id = ? AND enabled = 1 AND s_id != ?
+            AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ?
+            """, [.integer(Int64(o)), .integer(Int64(r.id)), .integer(Int64(r.lat - dLat)), .integer(Int64(r.lat + dLat)),
+                  .integer(Int64(r.lng - dLng)), .integer(Int64(r.lng + dLng))]).contains { row in
+            let id = row[0].intValue ?? 0
+            return shinkansenStations.contains(id) == shinkansen
+                && MicroDegrees.distanceMetres(lat1: row[1].intValue ?? 0, lng1: row[2].intValue ?? 0, lat2: r.lat, lng2: r.lng) <= sameNameMetres
+        }
+    }
+}
+
+/// How raw/identity.csv's rows are written, for the plan to show the one that settles a case.
+public enum IdentityDecisionText {
+    public static let same = "same", new = "new"
+    public enum Kind: String { case same, new }
+
+    /// "1274,same,station=新橋,the same station (...)", quoted where CSV needs it.
+    public static func row(_ id: Int, _ kind: Kind, station: String, note: String) -> String {
+        String(CSVWriter.line([String(id), kind.rawValue, "station=\(station)", note]).dropLast())
+    }
+}
