@@ -28,6 +28,28 @@ public enum DistLayout {
     /// Prefix of the folders a publish builds in.
     public static let temporaryPrefix = ".tmp-"
     public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }
+
+    /// Why `path`, which latest.json or a manifest gives relative to the dist, is not a
+    /// path inside it ("3/stations.sqlite"), or nil when it is: relative, each of its
+    /// segments a name (no "..", ".", empty or control character).
+    public static func problem(withPath path: String) -> String? {
+        if path.hasPrefix("/") { return "\"\(printable(path))\" is absolute; a dist names its files relative to itself, inside it" }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if let problem = problem(withName: String(segment)) {
+                return "\"\(printable(path))\" is not a path inside the dist: \"\(printable(String(segment)))\" \(problem)"
+            }
+        }
+        return nil
+    }
+
+    /// Why `name` is not the name of a file in a folder, or nil when it is.
+    public static func problem(withName name: String) -> String? {
+        if name.isEmpty { return "is empty" }
+        if name == "." || name == ".." { return "leads out of its folder" }
+        if name.contains("/") { return "holds a \"/\"" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "holds a control character" }
+        return nil
+    }
 }
 
 /// A bundle's version is its PRAGMA user_version, a signed 32-bit integer: 1...2,147,483,647.
@@ -120,23 +142,36 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
         }
         self.version = try version(.version) ?? c.decode(Int.self, forKey: .version)
         previousVersion = try version(.previousVersion)
-        database = try c.decode(String.self, forKey: .database)
+        // Every reader joins these to the dist folder (or the URL it is served at): one that
+        // climbed out would have verify hash, and diff or preview open, any file of the machine.
+        func path(_ key: CodingKeys) throws -> String? {
+            guard let value = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            if let problem = DistLayout.problem(withPath: value) {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: problem)
+            }
+            return value
+        }
+        database = try path(.database) ?? c.decode(String.self, forKey: .database)
         sha256 = try c.decode(String.self, forKey: .sha256)
         bytes = try c.decode(Int.self, forKey: .bytes)
-        gzip = try c.decode(String.self, forKey: .gzip)
+        gzip = try path(.gzip) ?? c.decode(String.self, forKey: .gzip)
         gzipSHA256 = try c.decode(String.self, forKey: .gzipSHA256)
         gzipBytes = try c.decode(Int.self, forKey: .gzipBytes)
-        manifest = try c.decodeIfPresent(String.self, forKey: .manifest) ?? ""
-        summary = try c.decodeIfPresent(String.self, forKey: .summary) ?? ""
-        patch = try c.decodeIfPresent(String.self, forKey: .patch)
+        manifest = try path(.manifest) ?? ""
+        summary = try path(.summary) ?? ""
+        patch = try path(.patch)
         patchSHA256 = try c.decodeIfPresent(String.self, forKey: .patchSHA256)
         rows = try c.decodeIfPresent([String: Int].self, forKey: .rows) ?? [:]
         sources = try c.decodeIfPresent([String: String].self, forKey: .sources) ?? [:]
         renumbered = try c.decodeIfPresent([Renumbered].self, forKey: .renumbered) ?? []
         warnings = try c.decodeIfPresent(Int.self, forKey: .warnings)
         files = try c.decodeIfPresent([String: String].self, forKey: .files)
+        // A manifest's files are joined to its version's folder: names in it, nothing more.
+        if let name = files?.keys.sorted().first(where: { DistLayout.problem(withName: $0) != nil }) {
+            throw DecodingError.dataCorruptedError(forKey: .files, in: c, debugDescription: "\"\(printable(name))\" \(DistLayout.problem(withName: name)!)")
+        }
         license = try c.decodeIfPresent(String.self, forKey: .license)
-        credits = try c.decodeIfPresent(String.self, forKey: .credits)
+        credits = try path(.credits)
     }
 
     /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
