@@ -43,6 +43,7 @@ public struct PublishedDist: Sendable {
         }
         let latestPath = joinPath(dist, DistLayout.latest)
         guard Files.exists(latestPath) else {
+            try PublishedBundle.refuseLostLatest(in: dist)
             throw InputError(SourceLocation(file: latestPath), "missing: nothing is published in \(dist) yet; run make first")
         }
         let latestBytes = try Files.read(latestPath)

@@ -212,9 +212,33 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     /// The published version of a dist folder, or nil when nothing is published there yet.
+    /// A dist that published versions and lost latest.json is damaged (exit 3), never
+    /// "nothing published": the next version would go out with no guard and no patch.
     public static func latest(in dist: String) throws -> PublishedBundle? {
         let path = joinPath(dist, DistLayout.latest)
-        return Files.exists(path) ? try read(path: path) : nil
+        if Files.exists(path) { return try read(path: path) }
+        try refuseLostLatest(in: dist)
+        return nil
+    }
+
+    /// Version folders with no latest.json: a version was published when one of them
+    /// follows another (latest.json named the one it was built against) or when a publish
+    /// left its record (written after latest.json). Without either, they are first
+    /// versions whose publish died before naming them, and the next version skips them.
+    public static func refuseLostLatest(in dist: String) throws {
+        let folders = try BundleVersion.named(Files.names(in: dist).filter { Files.isFolder(joinPath(dist, $0)) }, in: dist)
+        guard !folders.isEmpty else { return }
+        let recorded = Files.exists(StageRecord.path(for: joinPath(dist, DistLayout.latest)))
+        let followed = folders.contains { version in
+            (try? read(path: joinPath(joinPath(dist, String(version)), DistLayout.manifest)))?.previousVersion != nil
+        }
+        guard recorded || followed else { return }
+        let listed = folders.prefix(10).map(String.init).joined(separator: ", ") + (folders.count > 10 ? " and \(folders.count - 10) more" : "")
+        throw DamagedError(SourceLocation(file: joinPath(dist, DistLayout.latest)),
+                           "missing, but version folders \(listed) are published in \(dist): the dist is damaged, and a version made now "
+                           + "would be compared with nothing. Restore it: copy the latest.json the web server serves (BASE/latest.json) "
+                           + "into \(dist), or make it from the manifest.json of the version the apps have (the same facts without "
+                           + "\"files\"); then `stationdb verify \(dist)`")
     }
 }
 

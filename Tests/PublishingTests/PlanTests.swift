@@ -69,6 +69,40 @@ final class PlanTests: XCTestCase {
         database.close()
     }
 
+    /// With versions 1 to 3 in dist and latest.json gone, plan said "version 4 would be
+    /// published (against nothing published yet)" and a publish went out with no guard
+    /// against version 3. Version folders without latest.json are a damaged dist (exit 3),
+    /// and the message says how to restore it; nothing is written.
+    func testVersionFoldersWithoutLatestAreADamagedDist() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().publish()
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 2)
+        try FileManager.default.removeItem(atPath: dist + "/latest.json")
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+        let before = try published()
+        for run in [{ _ = try await self.pipeline().plan() }, { _ = try await self.pipeline().publish() }] {
+            do {
+                try await run()
+                XCTFail("expected a damaged dist")
+            } catch let error as DamagedError {
+                XCTAssertEqual(error.problems.diagnostics.first?.location.file, dist + "/latest.json", "\(error)")
+                for words in ["missing", "version folders 1, 2", "copy the latest.json the web server serves", "stationdb verify"] {
+                    XCTAssertTrue("\(error)".contains(words), "\(words): \(error)")
+                }
+            }
+            XCTAssertEqual(try published(), before, "dist/ and raw/ are as they were")
+        }
+
+        // A first publish killed between its folder's rename and latest.json left a folder no
+        // one was told of: that is no damage, and its number is skipped.
+        let fresh = folder + "/fresh"
+        try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dist + "/1", toPath: fresh + "/1")
+        let first = try await Pipeline(PublishSettings(raw: raw, build: build, dist: fresh)).publish()
+        XCTAssertEqual(first.version, 2)
+    }
+
     func modified(_ path: String) throws -> Date {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
     }
