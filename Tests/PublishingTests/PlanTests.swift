@@ -209,6 +209,56 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try Files.read(build + "/baseline/registry.csv"), try Files.read(dist + "/1/registry.csv"))
     }
 
+    /// Local dist at 2, the server at 1: `plan --against` named version 2, and the `make`
+    /// after it published 3 against the local 2. The plan names the version the next
+    /// publish makes, says that the dist is ahead of production, and compares with both:
+    /// the changes the apps will see against the served version, the guards against both,
+    /// and the candidate is the one the publish after it takes.
+    func testAPlanAgainstProductionNamesTheVersionMakePublishesAndComparesWithBoth() async throws {
+        _ = try await pipeline().publish()
+        let served = folder + "/served"
+        try FileManager.default.copyItem(atPath: dist, toPath: served)
+        let server = try StaticServer(root: served)
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+
+        let (plan, events) = try await Events.collect { try await self.pipeline().plan(against: .url(server.baseURL)) }
+        XCTAssertEqual(plan.report.version, 3, "the version the next publish makes, after the local 2")
+        XCTAssertEqual(plan.report.baseline?.version, 1)
+        XCTAssertEqual(plan.report.baseline?.source, server.baseURL)
+        XCTAssertEqual(plan.report.changes["stations"], ["changed": 2], "what the apps at version 1 will see: both yomi")
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        let said = events.compactMap { $0 as? PublishEvent }
+        XCTAssertTrue(said.contains(.distAhead(dist: dist, versions: [2], url: server.baseURL, served: 1)), "\(said)")
+        XCTAssertTrue(said.contains(.againstDist(dist: dist, version: 2, next: 3, changes: "stations +0 -0 ~1, 0 weight changes", violations: [])), "\(said)")
+        XCTAssertTrue(try plan.report.render(.text).contains("version 3 would be published (against version 1 of \(server.baseURL))"))
+
+        // The publish after it takes that very candidate, as version 3.
+        let (published, publishEvents) = try await Events.collect { try await self.pipeline().publish() }
+        XCTAssertEqual(published.version, 3)
+        XCTAssertTrue(publishEvents.contains { ($0 as? PublishEvent) == .candidateTaken(version: 3, folder: build + "/staging.bin.candidate") }, "\(publishEvents)")
+
+        // Nothing new since, and version 3 not deployed: nothing would change, against the dist's 3.
+        let (same, sameEvents) = try await Events.collect { try await self.pipeline().plan(against: .url(server.baseURL)) }
+        XCTAssertEqual(same.report.outcome, .unchanged)
+        XCTAssertEqual(same.report.version, 3)
+        XCTAssertEqual(same.report.baseline?.source, dist)
+        XCTAssertTrue(sameEvents.contains { ($0 as? PublishEvent) == .distAhead(dist: dist, versions: [2, 3], url: server.baseURL, served: 1) }, "\(sameEvents)")
+
+        // A dist that is not on production's line (behind it, or another publication): said, with what to do.
+        let behind = folder + "/behind"
+        try FileManager.default.createDirectory(atPath: behind, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: served + "/1", toPath: behind + "/1")
+        try FileManager.default.copyItem(atPath: served + "/latest.json", toPath: behind + "/latest.json")
+        let ahead = try StaticServer(root: dist)
+        let (_, offEvents) = try await Events.collect {
+            try await Pipeline(PublishSettings(raw: self.raw, build: self.build, dist: behind)).plan(against: .url(ahead.baseURL))
+        }
+        XCTAssertTrue(offEvents.contains { ($0 as? PublishEvent) == .distOffProduction(dist: behind, version: 1, url: ahead.baseURL, served: 3, next: 2) },
+                      "\(offEvents)")
+    }
+
     func testALiveLineWithoutStationsIsRefusedAndLintNamesIt() async throws {
         try "l_id,line,o_id,enabled,l_type\n11,山手線,1,1,\n21,銀座線,2,1,\n31,空線,2,1,\n".write(toFile: raw + "/lines.csv", atomically: true, encoding: .utf8)
         let plan = try await pipeline().plan()
