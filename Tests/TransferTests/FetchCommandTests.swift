@@ -121,6 +121,21 @@ final class FetchCommandTests: XCTestCase {
         }
     }
 
+    /// A server that answers 304 Not Modified for a file raw/ does not have (a broken cache,
+    /// a mirror that ignores the request) was reported as "unchanged": raw/ has nothing to
+    /// keep, so the source is refused and left as it was.
+    func testA304ForAFileRawLacksIsNotUnchanged() throws {
+        try server.setFaults(["/N02.xml": "304"])
+        let before = try rawSnapshot()
+        let run = try fetch()
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertFalse(run.err.contains("raw/N02-stations.xml: unchanged"), run.err)
+        XCTAssertTrue(run.err.contains("\(server.baseURL)/N02.xml: not usable as raw/N02-stations.xml: the server answered 304 Not Modified"), run.err)
+        XCTAssertTrue(run.err.contains("N02-stations.xml (n02) left as it was"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/raw/N02-stations.xml"))
+        XCTAssertNil(before["N02-stations.xml"])
+    }
+
     func testFetchRefusesWhatItsSourcesReadersWouldRefuse() throws {
         let first = try fetch()
         XCTAssertEqual(first.status, 0, first.err)
