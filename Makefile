@@ -34,6 +34,9 @@ AGAINST ?=
 # make fetch UPSTREAM=https://...: read the station_database sources from a mirror laid out as the
 # upstream's repository (out/main/*.csv, src/company.csv, latest_info.json) instead of their url.
 UPSTREAM ?=
+# make fetch ALLOW_OLDER_RELEASE=1: take an upstream release older than raw/'s (or whose files
+# are older than the version it claims), which fetch otherwise refuses: the apps would go back.
+ALLOW_OLDER_RELEASE ?=
 # make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
 # web server serves the dist from; CHECK=https://...: read it back there as the apps do;
 # DRY_RUN=1: list what would be copied.
@@ -91,7 +94,8 @@ help:
 	@echo '                    copy dist/ to where the apps download it: new version folders, then latest.json'
 	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
-	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream]'
+	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream;'
+	@echo '                    ALLOW_OLDER_RELEASE=1 takes a release older than raw/s]'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
 	@echo '                    what changed between two bundles (succeeds whether same or different)'
@@ -126,7 +130,7 @@ $(RELEASE): $(SOURCES)
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: $(BIN)
-	@$(BIN) fetch --raw $(RAW) $(if $(UPSTREAM),--upstream $(UPSTREAM)); $(EXPLAIN)
+	@$(BIN) fetch --raw $(RAW) $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release); $(EXPLAIN)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: $(BIN)
