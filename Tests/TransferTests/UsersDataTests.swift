@@ -178,6 +178,24 @@ extension BundleClientTests {
         }
     }
 
+    /// A first pull (no database yet) never replaces one an app made while it ran: the
+    /// app's file and its record stay, and the pull says to pull again.
+    func testAFirstPullNeverReplacesADatabaseAnAppMadeMeanwhile() throws {
+        try fixture.publish(1)
+        let local = self.local
+        XCTAssertThrowsError(try Events.sending(to: { event in
+            guard event is PullReplacing, !Files.exists(local) else { return }
+            guard let app = try? SQLiteDatabase(path: local, mode: .create) else { return }
+            defer { app.close() }
+            try? app.execute("CREATE TABLE completions (s_id INTEGER PRIMARY KEY, memo TEXT); INSERT INTO completions VALUES (1, 'made by the app')")
+        }) { try client().pull() }) { error in
+            guard case .io(let message)? = error as? TransferError else { return XCTFail("expected an I/O failure (exit 3), got \(error)") }
+            XCTAssertTrue(message.contains("it appeared while this pull ran"), message)
+        }
+        XCTAssertEqual(try rows("SELECT memo FROM completions"), [[.text("made by the app")]])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch + "/app"), ["stations.sqlite"], "nothing left beside it")
+    }
+
     func testCompletionsAsAViewOfTheUsersTableAreKept() throws {
         try fixture.publish(1)
         _ = try client().pull()
