@@ -219,6 +219,7 @@ public struct Pipeline: Sendable {
         let staged = try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false))
         var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
                                                      staging: staged.staging, weights: staged.weights)
+        if case .unchanged = outcome, let made { try refuseLaggingRegistry(behind: made) }
         var reportBaseline = baseline
         if let local {
             switch outcome {
@@ -236,6 +237,22 @@ public struct Pipeline: Sendable {
                         baseline: reportBaseline)
         plan.preview = writePreview(plan)
         return plan
+    }
+
+    /// After an exit 5 (a version published, raw/registry.csv not written), raw/registry.csv
+    /// lags the registry `published` was made with, while ingest, reading the published
+    /// copy's IDs back, makes that very registry again and nothing changes: every run says
+    /// so with exit 5, naming the copy, until it is there; a plan too, never "nothing would
+    /// change".
+    func refuseLaggingRegistry(behind published: Baseline) throws {
+        let pending = pendingRegistry(for: staging)
+        guard let kept = published.registryPath, Files.exists(registry), Files.exists(pending),
+              try Files.read(pending) == Files.read(kept), try Files.read(registry) != Files.read(kept) else { return }
+        let version = published.bundle.version
+        let named = published.label == settings.dist ? joinPath(joinPath(settings.dist, String(version)), DistLayout.registry) : kept
+        Events.send(PublishEvent.registryNotUpdated(version: version, dist: published.label, registry: registry, kept: named,
+                                                    error: "it is not the registry version \(version) was published with (a publish that exited 5?)"))
+        throw ReportedFailure(status: .publishedWithoutRegistry)
     }
 
     static func same(_ a: PublishedBundle, _ b: PublishedBundle) -> Bool {
