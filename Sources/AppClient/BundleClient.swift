@@ -342,7 +342,7 @@ public final class BundleClient {
             try TransferError.locally { try AtomicFile.commit(temporary: temporaryBase + ".registry", to: registry) }
             registryPath = registry
         }
-        return Baseline(bundle: manifest, databasePath: databasePath, registryPath: registryPath, label: baseURL)
+        return Baseline(bundle: manifest, databasePath: databasePath, registryPath: registryPath, label: baseURL, files: files)
     }
 
     // MARK: - Helpers

@@ -253,9 +253,12 @@ public struct Baseline: Sendable {
     public var registryPath: String?
     /// How messages name it: the dist folder or the URL.
     public var label: String
+    /// Its manifest's "files" (name -> sha256), when it was read: what the version published
+    /// besides its tables (CREDITS.md, the data's attribution).
+    public var files: [String: String]?
 
-    public init(bundle: PublishedBundle, databasePath: String, registryPath: String?, label: String) {
-        self.bundle = bundle; self.databasePath = databasePath; self.registryPath = registryPath; self.label = label
+    public init(bundle: PublishedBundle, databasePath: String, registryPath: String?, label: String, files: [String: String]? = nil) {
+        self.bundle = bundle; self.databasePath = databasePath; self.registryPath = registryPath; self.label = label; self.files = files
     }
 
     /// The version latest.json names in `dist`, or nil when nothing is published there yet.
@@ -271,14 +274,15 @@ public struct Baseline: Sendable {
         let folder = joinPath(dist, String(latest.version)), manifest = joinPath(folder, DistLayout.manifest)
         let registry = joinPath(folder, DistLayout.registry)
         var expected = [(database, latest.sha256, joinPath(dist, DistLayout.latest))]
-        if Files.exists(registry), let files = try? PublishedBundle.read(path: manifest).files {
+        let files = try? PublishedBundle.read(path: manifest).files
+        if Files.exists(registry), let files {
             expected.append((registry, files[DistLayout.registry] ?? "none", manifest))
         }
         for (path, sha256, source) in expected where try SHA256.hex(fileAt: path) != sha256 {
             throw EnvironmentError("\(path) is not as published: its sha256 differs from the one \(source) gives; a published version never changes, "
                                    + "so put the file back as it was published (the web server keeps a copy) before publishing or planning against it")
         }
-        return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist)
+        return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist, files: files)
     }
 }
 

@@ -103,6 +103,31 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(first.version, 2)
     }
 
+    /// A change to raw/CREDITS.md alone was never published: the tables were equal, so
+    /// nothing changed, and the attribution CC BY-SA asks for stayed stale until the next
+    /// change of the data. The credits (and the licence latest.json names) are part of what
+    /// a version publishes: a change to them alone is a new version, the same tables.
+    func testACreditsChangeAloneIsPublished() async throws {
+        try "Data: the small network, CC BY-SA 4.0\n".write(toFile: raw + "/CREDITS.md", atomically: true, encoding: .utf8)
+        _ = try await pipeline().publish()
+        try "Data: the small network, by its maintainers, CC BY-SA 4.0\n".write(toFile: raw + "/CREDITS.md", atomically: true, encoding: .utf8)
+        let (plan, events) = try await Events.collect { try await self.pipeline().plan() }
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        XCTAssertEqual(plan.report.version, 2)
+        XCTAssertTrue(events.contains { ($0 as? AttributionChanged) == AttributionChanged(credits: true, license: false) }, "\(events)")
+        let published = try await pipeline().publish()
+        XCTAssertEqual(published.outcome, .published)
+        XCTAssertEqual(try String(contentsOfFile: dist + "/2/CREDITS.md", encoding: .utf8), "Data: the small network, by its maintainers, CC BY-SA 4.0\n")
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.credits, "2/CREDITS.md")
+        let difference = try BundleDifference.between(oldPath: dist + "/1/stations.sqlite", newPath: dist + "/2/stations.sqlite")
+        XCTAssertTrue(difference.isEmpty, "the same tables")
+        // A pull from 1 applies its patch, which changes nothing but the version.
+        XCTAssertEqual(try String(contentsOfFile: dist + "/2/patch-from-1.sql", encoding: .utf8), "PRAGMA user_version = 2;\n")
+        // And nothing more to publish after it.
+        let again = try await pipeline().plan()
+        XCTAssertEqual(again.report.outcome, .unchanged)
+    }
+
     func modified(_ path: String) throws -> Date {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
     }
