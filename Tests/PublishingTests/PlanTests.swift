@@ -128,6 +128,32 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(again.report.outcome, .unchanged)
     }
 
+    /// A fix that re-enabled a station the sources no longer give published a live station
+    /// on no line, without a word: the apps show its pin but list it under no line. The run
+    /// warns at the fix's line, and `make lint` lists it (rule no-line).
+    func testAFixEnablingAStationOnNoLineIsWarnedOf() async throws {
+        _ = try await pipeline().publish()
+        // The source drops station 7 (and its place on the line): it is kept, disabled.
+        let stations = try String(contentsOfFile: raw + "/stations.csv", encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("7,") }
+        try (stations.joined(separator: "\n") + "\n").write(toFile: raw + "/stations.csv", atomically: true, encoding: .utf8)
+        let lines = try String(contentsOfFile: raw + "/stations_lines.csv", encoding: .utf8).split(separator: "\n").filter { $0 != "11,7,7" }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: raw + "/stations_lines.csv", atomically: true, encoding: .utf8)
+        try writeFixes("enable,stations,s_id=7,,,station=駅7,brought back")
+        let (plan, events) = try await Events.collect { try await self.pipeline().plan() }
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        let warnings = events.compactMap { ($0 as? StationIO.Warning)?.diagnostic }.filter { $0.location.file.hasSuffix("fixes.csv") }
+        XCTAssertEqual(warnings.map(\.location.line), [2], "\(events)")
+        XCTAssertTrue(warnings.first?.message.contains("s_id 7 駅7") ?? false, "\(warnings)")
+        XCTAssertTrue(warnings.first?.message.contains("on no line") ?? false, "\(warnings)")
+        let lint = try await Lint.run(IngestOptions(rawFolder: raw), handWeights: nil)
+        XCTAssertEqual(lint.findings.filter { $0.rule == LintRule.noLine.rawValue }.map(\.line), [2])
+
+        // Given a line again, it is no news.
+        try SmallNetwork.write(to: raw)
+        let (_, again) = try await Events.collect { try await self.pipeline().plan() }
+        XCTAssertFalse(again.contains { ($0 as? StationIO.Warning)?.diagnostic.location.file.hasSuffix("fixes.csv") ?? false }, "\(again)")
+    }
+
     func modified(_ path: String) throws -> Date {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
     }
