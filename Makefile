@@ -125,7 +125,7 @@ help:
 	@echo '  0 success/same  1 different (diff) or would publish (plan)  4 refused by a guard'
 	@echo '  5 published, but raw/registry.csv not updated'
 	@echo '  2 bad input: what was given is wrong (a value, a path that names nothing or no file, a URL that'
-	@echo '    serves no dist: a 404 for latest.json; for deploy, a target that differs or is at a higher version)'
+	@echo '    serves no dist: a 404 for latest.json; for deploy, a target that differs or whose version the dist does not descend from)'
 	@echo '  3 I/O: what it leads to failed or is damaged (the disk, the network, a lock with NO_WAIT; a dist'
 	@echo '    whose latest.json or manifest names a file that is missing or differs; a failed copy or --check)'
 
