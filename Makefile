@@ -2,7 +2,17 @@
 # `make test` runs the tests; `make help` lists every target and variable.
 # Paths may be overridden from anywhere, e.g.
 #   make -f /path/to/stationdb/Makefile RAW=/data/raw DIST=/srv/dist
-ROOT  := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+#
+# Every value make hands the shell goes through q (single-quoted, a ' inside spelled '\''):
+# a path with a space stays one argument, and no value is ever run as shell text
+# (UPSTREAM='http://x/;touch FILE;#' is a URL, nothing more). qw quotes each word of a
+# list on its own (GUARDS="--max-removed 5" is two arguments).
+q  = '$(subst ','\'',$(1))'
+qw = $(foreach w,$(1),$(call q,$(w)))
+# This Makefile's folder. Nothing is included before this line, so MAKEFILE_LIST is this
+# file's path alone (after a space), which may hold spaces: make's word functions
+# ($(dir), $(lastword)) would split it, the shell does not.
+ROOT  := $(shell f=$(call q,$(MAKEFILE_LIST)); f=$${f# }; cd -- "$$(dirname -- "$$f")" && pwd)
 RAW   ?= $(ROOT)/raw
 BUILD ?= $(ROOT)/build
 DIST  ?= $(ROOT)/dist
@@ -34,6 +44,9 @@ AGAINST ?=
 # make fetch UPSTREAM=https://...: read the station_database sources from a mirror laid out as the
 # upstream's repository (out/main/*.csv, src/company.csv, latest_info.json) instead of their url.
 UPSTREAM ?=
+# make fetch ALLOW_OLDER_RELEASE=1: take an upstream release older than raw/'s (or whose files
+# are older than the version it claims), which fetch otherwise refuses: the apps would go back.
+ALLOW_OLDER_RELEASE ?=
 # make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
 # web server serves the dist from; CHECK=https://...: read it back there as the apps do;
 # DRY_RUN=1: list what would be copied.
@@ -46,9 +59,10 @@ export PATH := $(PATH):/opt/swift/usr/bin
 RELEASE := $(ROOT)/.build/release/stationdb
 # The tests run make with the debug build: BIN=.../.build/debug/stationdb.
 BIN     ?= $(RELEASE)
-SOURCES := $(ROOT)/Package.swift $(wildcard $(ROOT)/Sources/*/* $(ROOT)/Sources/*/*/*)
 
-.PHONY: all help setup fetch lint plan deploy install test bench diff clean
+.PHONY: all help setup fetch lint plan deploy install test bench diff clean binary release-binary
+# One target at a time, in the order given: `make -j2 plan all` plans, then publishes.
+.NOTPARALLEL:
 
 # What make says when stationdb fails: its own exit status, which make turns into 2.
 EXPLAIN = status=$$?; case $$status in \
@@ -61,24 +75,26 @@ EXPLAIN = status=$$?; case $$status in \
 # Every stage runs only when what it reads changed (by content: a deleted fix or
 # hand weight is a change too); stationdb decides that, not file times, so the
 # stages run by hand agree with make. The dist is locked for the whole run.
-STAGE_OPTIONS = --raw $(RAW) --build $(BUILD) --dist $(DIST) $(if $(SEED),--seed $(SEED)) $(if $(METHOD),--method $(METHOD)) \
-	$(if $(VERSION),--as-version $(VERSION)) $(GUARDS) $(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait)
+STAGE_OPTIONS = --raw $(call q,$(RAW)) --build $(call q,$(BUILD)) --dist $(call q,$(DIST)) $(if $(SEED),--seed $(call q,$(SEED))) \
+	$(if $(METHOD),--method $(call q,$(METHOD))) $(if $(VERSION),--as-version $(call q,$(VERSION))) $(call qw,$(GUARDS)) \
+	$(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait)
+STATIONDB = $(call q,$(BIN))
 
-all: $(BIN)
-	@$(BIN) publish $(STAGE_OPTIONS); $(EXPLAIN)
+all: binary
+	@$(STATIONDB) publish $(STAGE_OPTIONS); $(EXPLAIN)
 
 # What the next `make` would publish, without publishing anything: the report on
 # stdout and build/preview.html. Succeeds when nothing (stationdb's 0) or a new
 # version (its 1) would be published; a `make` after it publishes that very version.
-plan: $(BIN)
-	@$(BIN) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(AGAINST)) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
+plan: binary
+	@$(STATIONDB) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(call q,$(AGAINST))) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
 	if [ $$status -gt 1 ]; then (exit $$status); $(EXPLAIN); fi
 
 # Copies $(DIST) to where the apps download it: the version folders the target lacks, each
 # whole, then latest.json; never deletes there. See `stationdb deploy --help`.
-deploy: $(BIN)
-	@test -n "$(TARGET)" || { echo "usage: make deploy TARGET=/srv/www/stations|host:/srv/www/stations [CHECK=https://stations.example.org] [DRY_RUN=1]" >&2; exit 2; }
-	@$(BIN) deploy $(if $(CHECK),--check="$(CHECK)") $(if $(DRY_RUN),--dry-run) $(if $(NO_WAIT),--no-wait) -- "$(DIST)" "$(TARGET)"; status=$$?; case $$status in \
+deploy: binary
+	@test -n $(call q,$(TARGET)) || { echo "usage: make deploy TARGET=/srv/www/stations|host:/srv/www/stations [CHECK=https://stations.example.org] [DRY_RUN=1]" >&2; exit 2; }
+	@$(STATIONDB) deploy $(if $(CHECK),--check=$(call q,$(CHECK))) $(if $(DRY_RUN),--dry-run) $(if $(NO_WAIT),--no-wait) -- $(call q,$(DIST)) $(call q,$(TARGET)); status=$$?; case $$status in \
 	2) echo "make: deploy refused (exit 2 from stationdb): see the message above; nothing was copied" >&2 ;; \
 	3) echo "make: deploy failed (exit 3 from stationdb): see the message above; the target still serves a whole version (the old or the new one); make deploy again once mended" >&2 ;; \
 	esac; exit $$status
@@ -91,46 +107,60 @@ help:
 	@echo '                    copy dist/ to where the apps download it: new version folders, then latest.json'
 	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
-	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream]'
+	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream;'
+	@echo '                    ALLOW_OLDER_RELEASE=1 takes a release older than raw/s]'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
 	@echo '                    what changed between two bundles (succeeds whether same or different)'
 	@echo 'make test           the tests;  make bench: speed against sqlite3, sqldiff, xmllint'
 	@echo 'make setup          install the Debian packages the build needs'
-	@echo 'make install        put stationdb on PATH: PREFIX/bin/stationdb (PREFIX=$(PREFIX))'
+	@printf 'make install        put stationdb on PATH: PREFIX/bin/stationdb (PREFIX=%s)\n' $(call q,$(PREFIX))
 	@echo 'make clean          remove build/ (published versions in dist/ are kept)'
-	@echo 'Variables: RAW=$(RAW) BUILD=$(BUILD) DIST=$(DIST)'
+	@printf 'Variables: RAW=%s BUILD=%s DIST=%s\n' $(call q,$(RAW)) $(call q,$(BUILD)) $(call q,$(DIST))
 	@echo '  SEED=N  METHOD=mesh-lottery  VERSION=N  GUARDS="--max-removed 5"  FORCE_PUBLISH=1  NO_WAIT=1  BIN=path/to/stationdb'
-	@echo '  PREFIX=$(PREFIX) (make install)  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)'
+	@printf '  PREFIX=%s (make install)  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)\n' $(call q,$(PREFIX))
 	@echo '  STATIONDB_MAX_SOURCE_BYTES=N  read files up to N bytes (default 2000000000)'
 	@echo '  TARGET=folder|host:path  CHECK=URL  DRY_RUN=1 (make deploy)'
 	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
 	@echo '  0 success/same  1 different (diff) or would publish (plan)  4 refused by a guard'
 	@echo '  5 published, but raw/registry.csv not updated'
 	@echo '  2 bad input: what was given is wrong (a value, a path that names nothing or no file, a URL that'
-	@echo '    serves no dist: a 404 for latest.json; for deploy, a target that differs or is at a higher version)'
+	@echo '    serves no dist: a 404 for latest.json; for deploy, a target that differs or whose version the dist does not descend from)'
 	@echo '  3 I/O: what it leads to failed or is damaged (the disk, the network, a lock with NO_WAIT; a dist'
 	@echo '    whose latest.json or manifest names a file that is missing or differs; a failed copy or --check)'
 
 setup:
-	@$(ROOT)/scripts/setup
+	@$(call q,$(ROOT)/scripts/setup)
 
 # The Swift runtime is linked in (--static-swift-stdlib), so the binary runs on a
 # machine with Debian's C libraries and no Swift toolchain. The Debian packages are
 # checked when the binary is built (they are what it builds and links against),
-# not on every run.
-$(RELEASE): $(SOURCES)
-	@$(ROOT)/scripts/setup
-	cd $(ROOT) && swift build -c release --product stationdb --static-swift-stdlib
-	@touch $@
+# not on every run. It is built when Package.swift or a file under Sources/ is newer
+# than it; the shell compares, since a make prerequisite cannot hold a path with a space.
+BUILD_RELEASE = root=$(call q,$(ROOT)); release=$(call q,$(RELEASE)); \
+	if [ ! -x "$$release" ] || [ -n "$$(find "$$root/Package.swift" "$$root/Sources" -newer "$$release" -print 2>/dev/null | head -n 1)" ]; then \
+	    "$$root/scripts/setup" || exit $$?; \
+	    echo "cd $$root && swift build -c release --product stationdb --static-swift-stdlib"; \
+	    (cd "$$root" && swift build -c release --product stationdb --static-swift-stdlib) || exit $$?; \
+	    touch "$$release"; \
+	fi
+
+# The stationdb the targets run: BIN, or the release binary, built when it is stale.
+binary:
+	@if [ $(call q,$(BIN)) = $(call q,$(RELEASE)) ]; then $(BUILD_RELEASE); \
+	elif [ ! -x $(call q,$(BIN)) ]; then printf 'make: BIN=%s is not an executable stationdb\n' $(call q,$(BIN)) >&2; exit 2; fi
+
+# The release binary alone (scripts/ci-plan, bench/run, make test and make install build it so).
+release-binary:
+	@$(BUILD_RELEASE)
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
-fetch: $(BIN)
-	@$(BIN) fetch --raw $(RAW) $(if $(UPSTREAM),--upstream $(UPSTREAM)); $(EXPLAIN)
+fetch: binary
+	@$(STATIONDB) fetch --raw $(call q,$(RAW)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release); $(EXPLAIN)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
-lint: $(BIN)
-	@$(BIN) lint --raw $(RAW); $(EXPLAIN)
+lint: binary
+	@$(STATIONDB) lint --raw $(call q,$(RAW)); $(EXPLAIN)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
 # `stationdb diff` against, python3 for their HTTP server and Python's gzip reader, chromium, which opens the
@@ -139,28 +169,28 @@ lint: $(BIN)
 # them, their summary ("Executed N tests, with M failures") is the last line before make's.
 # The release binary, which make runs, is built too and run by ReleaseBinaryTests.
 test:
-	@$(ROOT)/scripts/setup sqlite3-tools python3 chromium rsync
-	cd $(ROOT) && scripts/build-tests
-	@$(MAKE) -s -f $(ROOT)/Makefile $(RELEASE)
-	cd $(ROOT) && STATIONDB_RELEASE_BIN=$(RELEASE) swift test --disable-swift-testing
+	@$(call q,$(ROOT)/scripts/setup) sqlite3-tools python3 chromium rsync
+	cd $(call q,$(ROOT)) && scripts/build-tests
+	@$(MAKE) -s -f $(call q,$(ROOT)/Makefile) release-binary
+	cd $(call q,$(ROOT)) && STATIONDB_RELEASE_BIN=$(call q,$(RELEASE)) swift test --disable-swift-testing
 
 bench: setup
-	$(ROOT)/bench/run
+	$(call q,$(ROOT)/bench/run)
 
 # Succeeds when the diff ran, whether the bundles are the same (stationdb's 0)
 # or different (its 1); CI that must tell them apart calls `stationdb diff`.
-diff: $(BIN)
-	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...> [FORMAT=text|json|markdown|sql]" >&2; exit 2; }
-	@$(BIN) diff $(OLD) $(NEW) $(if $(FORMAT),--format $(FORMAT)); status=$$?; \
+diff: binary
+	@test -n $(call q,$(OLD)) -a -n $(call q,$(NEW)) || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...> [FORMAT=text|json|markdown|sql]" >&2; exit 2; }
+	@$(STATIONDB) diff $(call q,$(OLD)) $(call q,$(NEW)) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
 # Puts the release binary on PATH: PREFIX/bin/stationdb, by default in the user's own
 # ~/.local/bin (no root needed; Debian's login shell puts it on PATH once it exists).
 PREFIX ?= $(HOME)/.local
-install: $(RELEASE)
-	install -D -m 755 $(RELEASE) $(PREFIX)/bin/stationdb
-	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "make install: $(PREFIX)/bin is not on PATH; add it (export PATH=\"$(PREFIX)/bin:\$$PATH\") or log in again" >&2 ;; esac
+install: release-binary
+	install -D -m 755 $(call q,$(RELEASE)) $(call q,$(PREFIX)/bin/stationdb)
+	@bin=$(call q,$(PREFIX)/bin); case ":$$PATH:" in *":$$bin:"*) ;; *) echo "make install: $$bin is not on PATH; add it (export PATH=\"$$bin:\$$PATH\") or log in again" >&2 ;; esac
 
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:
-	rm -rf $(BUILD)
+	rm -rf -- $(call q,$(BUILD))

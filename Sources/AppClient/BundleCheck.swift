@@ -72,18 +72,25 @@ enum BundleCheck {
     }
 
     /// The objects of a client's database that are the user's: its tables (completions
-    /// among them) and views, and the indexes and triggers on them, in the order they were
-    /// made. Not the bundle's, nor what is attached to a bundle table (a trigger on stations
-    /// is what a hostile download brings), nor SQLite's own (sqlite_*, and the indexes it
-    /// makes for a table's keys, which come with their table).
+    /// among them) and views, and the indexes and triggers on them or on the bundle's
+    /// tables (an index of the user's on stations(station, yomi)), in the order they were
+    /// made. Not the bundle's, nor SQLite's own (sqlite_*, and the indexes it makes for a
+    /// table's keys, which come with their table). Only a client's own database is read
+    /// so: a download holding anything but the bundle is refused before (schemaProblem),
+    /// so an index or trigger on a bundle table here is one the user made.
     static func userObjects(in db: SQLiteDatabase, schema: String = "main") throws -> [SQLiteRow] {
         let bundle = try reference()
-        let bundleTables = Set(bundle.values.compactMap { $0["tbl_name"].textValue?.lowercased() })
         return try db.rows("SELECT type, name, tbl_name, sql FROM \(schema).sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").filter {
-            bundle[$0["name"].textValue ?? ""] == nil && !bundleTables.contains($0["tbl_name"].textValue?.lowercased() ?? "")
-                && !($0["name"].textValue ?? "").lowercased().hasPrefix("sqlite_")
+            bundle[$0["name"].textValue ?? ""] == nil && !($0["name"].textValue ?? "").lowercased().hasPrefix("sqlite_")
         }
     }
+
+    /// Whether `table` is one of the bundle's (renumbered_stations included).
+    static func isBundleTable(_ table: String) -> Bool {
+        (BundleSchema.tables.map(\.name) + [BundleSchema.renumberedStations.name]).contains { $0.lowercased() == table.lowercased() }
+    }
+
+    static func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }
 
     /// Carries every object of the user's in the database at `source` into `db` (a new
     /// bundle) as it is: tables with their rows and rowids, then indexes, views and
@@ -94,7 +101,6 @@ enum BundleCheck {
         try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS old")
         defer { try? db.execute("DETACH DATABASE old") }
         let objects = try userObjects(in: db, schema: "old")
-        func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }
         var current = ""
         do {
             try db.transaction {

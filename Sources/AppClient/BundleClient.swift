@@ -157,6 +157,9 @@ public final class BundleClient {
         }
 
         removeDatabaseFiles(copyPath)
+        // From the copy of the user's data until the patched copy is in place, no app writes.
+        let hold = try holdAgainstWriters()
+        defer { release(hold) }
         do {
             let local = try SQLiteDatabase(path: databasePath, mode: .readOnly)
             defer { local.close() }
@@ -172,8 +175,20 @@ public final class BundleClient {
             try db.limitSize(toBytes: limit)
             let before = try Self.stationIDs(in: db)
             let recorded = try Self.recordedIDs(in: db)
-            let mine = Set(try BundleCheck.userObjects(in: db).compactMap { $0["name"].textValue } + ["completions"])
+            let objects = try BundleCheck.userObjects(in: db)
+            let mine = Set(objects.compactMap { $0["name"].textValue } + ["completions"])
+            // The user's triggers on the bundle's tables would fire on the patch's own writes,
+            // which a full download never makes them do: off while it runs, then back as they were.
+            let triggers = objects.filter { $0["type"].textValue == "trigger" && BundleCheck.isBundleTable($0["tbl_name"].textValue ?? "") }
+            for trigger in triggers { try db.execute("DROP TRIGGER main.\(BundleCheck.quoted(trigger["name"].textValue ?? ""))") }
             try runPatch(sql, on: db, url: patchURL, limit: limit)
+            for trigger in triggers {
+                do {
+                    try db.execute(trigger["sql"].textValue ?? "")
+                } catch let error as SQLiteError {
+                    throw TransferError.corrupt(what: patchURL, reason: "after the patch, the user's trigger \(shown(trigger["name"].textValue ?? "")) no longer applies (\(error.message))")
+                }
+            }
             if let problem = try BundleCheck.schemaProblem(in: db, user: mine) {
                 throw TransferError.corrupt(what: patchURL, reason: "after the patch: \(problem)")
             }
@@ -188,7 +203,7 @@ public final class BundleClient {
             try Self.checkStationsKept(before, recorded: recorded, in: db, renumbered: pairs, what: patchURL,
                                        rule: "a patch may change or remove an s_id only as renumbered_stations says")
             db.close()
-            try commit(copyPath)
+            try commit(copyPath, held: hold != nil)
             return copied
         } catch {
             db.close()
@@ -196,13 +211,27 @@ public final class BundleClient {
         }
     }
 
-    /// Runs a downloaded patch as the Android client does, under PatchPolicy, saying
-    /// what went wrong in a download's terms.
+    /// The steps of SQLite's virtual machine a patch may take: 10,000 for each of its lines
+    /// and 100,000,000 besides (about a second). PatchWriter's patches take a few hundred
+    /// steps a statement (each changes rows by their key); what takes more is no patch.
+    static func workBound(ofPatch sql: String) -> Int {
+        100_000_000 + 10_000 * sql.utf8.count { $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// Runs a downloaded patch as the Android client does, under PatchPolicy and the work
+    /// bound, saying what went wrong in a download's terms.
     private func runPatch(_ sql: String, on db: SQLiteDatabase, url patchURL: String, limit: Int) throws {
+        let bound = Self.workBound(ofPatch: sql)
         do {
-            try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL, authorizer: PatchPolicy.authorizer)
+            try db.limitingWork(to: bound) {
+                try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL, authorizer: PatchPolicy.authorizer)
+            }
         } catch let failure as SQLScript.Failure {
             let line = "line \(failure.location.line ?? 0)", statement = "(in: \(shown(failure.statement)))"
+            if failure.isInterrupted {
+                throw TransferError.corrupt(what: patchURL, reason: "\(line): more work than a patch may do (past \(bound) steps of SQLite, "
+                                            + "where a patch changes rows by their key) \(statement)")
+            }
             if let refusal = failure.refusal {
                 throw TransferError.corrupt(what: patchURL, reason: "\(line): refused: \(refusal); a patch may only change the bundle's tables"
                                             + " and set PRAGMA user_version \(statement)")
@@ -223,6 +252,9 @@ public final class BundleClient {
         let newPath = temporaryBase
         defer { removeDatabaseFiles(newPath) }
         try downloadDatabase(manifest, to: newPath)
+        // From the read of the user's data until the new file is in place, no app writes.
+        let hold = try holdAgainstWriters()
+        defer { release(hold) }
         let (kept, recorded) = try localRecords()
         let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
         do {
@@ -232,7 +264,7 @@ public final class BundleClient {
             try Self.checkStationsKept(kept, recorded: recorded, in: db, renumbered: pairs, what: url(manifest.database),
                                        rule: "a station with a user's record may go only as renumbered_stations says")
             db.close()
-            try commit(newPath)
+            try commit(newPath, held: hold != nil)
             return copied
         } catch {
             db.close()
@@ -310,7 +342,7 @@ public final class BundleClient {
             try TransferError.locally { try AtomicFile.commit(temporary: temporaryBase + ".registry", to: registry) }
             registryPath = registry
         }
-        return Baseline(bundle: manifest, databasePath: databasePath, registryPath: registryPath, label: baseURL)
+        return Baseline(bundle: manifest, databasePath: databasePath, registryPath: registryPath, label: baseURL, files: files)
     }
 
     // MARK: - Helpers
@@ -441,9 +473,54 @@ public final class BundleClient {
         }
     }
 
-    private func commit(_ temporary: String) throws {
+    /// How long pull waits for an app's write in progress before it gives up (exit 3).
+    static let writerWait = 10_000
+
+    /// Holds the database against other writers (an app recording a completion) from the
+    /// moment its user data is read until the new file is in place: a write made between
+    /// the two would land in the old file and be lost with it. The app's write waits (its
+    /// busy timeout) or fails with SQLITE_BUSY; once the new file is in place, SQLite refuses
+    /// a write through a connection opened on the old one (SQLITE_READONLY_DBMOVED). Nil
+    /// when there is no database yet.
+    private func holdAgainstWriters() throws -> SQLiteDatabase? {
+        guard Files.exists(databasePath) else { return nil }
         do {
-            try AtomicFile.commit(temporary: temporary, to: databasePath)
+            let hold = try SQLiteDatabase(path: databasePath, mode: .readWrite)
+            hold.waitWhileBusy(milliseconds: Self.writerWait)
+            do { try hold.execute("BEGIN IMMEDIATE") } catch { hold.close(); throw error }
+            return hold
+        } catch {
+            throw TransferError.io("cannot hold \(databasePath) against other writers while the new version is made (\(error)): "
+                                   + "another program has been writing it for \(Self.writerWait / 1000) s; try again")
+        }
+    }
+
+    private func release(_ hold: SQLiteDatabase?) {
+        guard let hold else { return }
+        try? hold.execute("ROLLBACK")
+        hold.close()
+    }
+
+    /// Puts `temporary` in place of the database. Without a hold there was no database when
+    /// the pull began: one that appeared since (an app made it) is never replaced.
+    private func commit(_ temporary: String, held: Bool = true) throws {
+        Events.send(PullReplacing(database: databasePath))
+        do {
+            if held {
+                try AtomicFile.commit(temporary: temporary, to: databasePath)
+                return
+            }
+            try Files.sync(temporary)
+            // link(2) never replaces: the new file goes in only where there is none.
+            if link(temporary, databasePath) != 0 {
+                let reason = errno == EEXIST ? "it appeared while this pull ran (an app made it); pull again" : systemError()
+                throw TransferError.io("cannot put the new version in place at \(databasePath): \(reason)")
+            }
+            unlink(temporary)
+            let folder = parentFolder(of: databasePath)
+            try Files.sync(folder.isEmpty ? "." : folder)
+        } catch let error as TransferError {
+            throw error
         } catch {
             throw TransferError.io("\(error)")
         }
@@ -458,4 +535,11 @@ public final class BundleClient {
 public struct PatchNotUsed: Event, Equatable {
     public var reason: String
     public var description: String { "pull: patch not used (\(reason)); downloading the full database" }
+}
+
+/// The new version is about to replace the database: the last moment an app's write could
+/// be lost, were the database not held against writers (a test writes there).
+public struct PullReplacing: Event, Equatable {
+    public var database: String
+    public var description: String { "pull: replacing \(database) with the new version" }
 }

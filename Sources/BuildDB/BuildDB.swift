@@ -51,6 +51,29 @@ public struct BuildRequest: Sendable {
     }
 }
 
+/// A version whose tables equal the baseline's is made all the same when the data's
+/// attribution changed: raw/CREDITS.md (published as CREDITS.md) or the licence latest.json
+/// names.
+public struct AttributionChanged: Event, Equatable {
+    public var credits: Bool
+    public var license: Bool
+
+    public init(credits: Bool, license: Bool) { self.credits = credits; self.license = license }
+
+    /// What `meta` (the staging file's) publishes against `baseline`; credits are compared by
+    /// the sha256 the baseline's manifest gives them, when it was read.
+    init(_ meta: [String: String], against baseline: Baseline) {
+        let credits = meta[StagingMeta.credits].map { SHA256.hex(Array($0.utf8)) }
+        self.credits = baseline.files.map { $0[DistLayout.credits] != credits } ?? false
+        license = meta[StagingMeta.license] != baseline.bundle.license
+    }
+
+    public var description: String {
+        let what = [credits ? "CREDITS.md" : nil, license ? "the licence" : nil].compactMap { $0 }.joined(separator: " and ")
+        return "build: the tables equal the published version's, but \(what) changed: a new version publishes \(credits && license ? "them" : "it")"
+    }
+}
+
 /// The steps of a publish, in order; a test can fail any of them through `BundleBuilder.beforeStep`.
 public enum PublishStep: String, CaseIterable, Sendable {
     case writeDatabase, writeGzip, writePatch, writeSummary, writeManifest, syncFiles, renameFolder, writeLatest
@@ -175,9 +198,15 @@ public struct BundleBuilder: Sendable {
             if let baseline {
                 let d = try BundleDifference.between(oldPath: baseline.databasePath, newPath: database)
                 if d.isEmpty {
-                    _ = try? await (gzipped, databaseDigest)
-                    Files.remove(folder)
-                    return .unchanged(version: baseline.bundle.version)
+                    // The same tables; a version publishes the data's attribution too, which the
+                    // licence asks to be current: a change of it alone is a version of its own.
+                    let attribution = AttributionChanged(request.staging.meta, against: baseline)
+                    guard attribution.credits || attribution.license else {
+                        _ = try? await (gzipped, databaseDigest)
+                        Files.remove(folder)
+                        return .unchanged(version: baseline.bundle.version)
+                    }
+                    Events.send(attribution)
                 }
                 try Self.checkRenumberingHistory(d, request: request, version: version)
                 difference = d

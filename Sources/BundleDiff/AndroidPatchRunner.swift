@@ -107,6 +107,9 @@ public struct SQLScript: Sendable {
         /// The statement wrote past `limitSize(toBytes:)`.
         public var isFull: Bool { error?.isFull ?? false }
 
+        /// The statement stopped past `limitingWork(to:)`'s bound.
+        public var isInterrupted: Bool { error?.isInterrupted ?? false }
+
         public var description: String {
             "\(location): \(refusal.map { "refused: \($0)" } ?? problem) in: \(shown(statement))"
         }

@@ -138,15 +138,14 @@ public final class Deployment {
         var targetVersion: Int?
         if let bytes = state.latestBytes {
             let path = joinPath(target.label, DistLayout.latest)
+            let served: PublishedBundle
             do {
-                targetVersion = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes)).version
+                served = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
             } catch let error as DecodingError {
                 throw InputError(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
             }
-            if let targetVersion, targetVersion > dist.latest.version {
-                throw InputError(SourceLocation(file: path, field: "version"),
-                                 "names version \(targetVersion), above the dist's \(dist.latest.version) (\(joinPath(dist.path, DistLayout.latest))): deploying would take the apps back to an older version. Deploy the dist that published version \(targetVersion), or publish a version above it first; nothing was copied")
-            }
+            targetVersion = served.version
+            try refuseAnythingButAFastForward(from: served, at: path, to: dist)
         }
         let atTarget = try BundleVersion.named(state.entries.keys, in: target.label)
         let present = Set(atTarget)
@@ -157,6 +156,29 @@ public final class Deployment {
         return DeployPlan(latest: dist.latest, latestManifestSHA256: dist.latestFolder.manifestDigest, targetVersion: targetVersion, toCopy: toCopy,
                           alreadyThere: shared.map(\.version), onlyAtTarget: atTarget.filter { !distVersions.contains($0) },
                           unannounced: dist.unannounced, copiesLatest: state.latestBytes != dist.latestBytes)
+    }
+
+    /// The apps move along one line of versions, each made from the one before (its
+    /// previous_version): the target's version, the very publication of it (its sha256), must
+    /// be the dist's latest or one the dist's latest was made from. Anything else would
+    /// undo, for every app that pulls, what the target's line published since they parted:
+    /// another clone's dist, a dist made again from scratch, a dist that lags behind.
+    func refuseAnythingButAFastForward(from served: PublishedBundle, at path: String, to dist: PublishedDist) throws {
+        let line = dist.line
+        if line.contains(where: { $0.version == served.version && $0.sha256 == served.sha256.lowercased() }) { return }
+        let carryOn = "Carry on from what the apps have: copy the served dist into \(dist.path) (its latest.json and every version folder, "
+            + "e.g. rsync -a TARGET/ \(dist.path)/), then publish again (make); or see what would change against it first with "
+            + "make plan AGAINST=<the URL it is served at>; nothing was copied"
+        if served.version > dist.latest.version {
+            throw InputError(SourceLocation(file: path, field: "version"),
+                             "names version \(served.version), above the dist's \(dist.latest.version) (\(joinPath(dist.path, DistLayout.latest))): deploying would take the apps back to an older version. \(carryOn)")
+        }
+        let shown = line.prefix(8).map { String($0.version) }.joined(separator: " <- ") + (line.count > 8 ? " <- ..." : "")
+        let sameNumber = line.contains { $0.version == served.version }
+        throw InputError(SourceLocation(file: path, field: "version"),
+                         "names version \(served.version) (sha256 \(served.sha256.prefix(12))...), which is not version \(dist.latest.version) nor one it follows in \(dist.path) (\(shown))"
+                         + (sameNumber ? ": the dist's version \(served.version) is another publication of that number" : "")
+                         + ": deploying would undo, for every app, what the target published since. \(carryOn)")
     }
 
     /// A version is published once: the target's folder of a version must hold the very

@@ -12,6 +12,10 @@ public struct VersionFolder: Sendable, Equatable {
     public var manifestDigest: String
     /// Bytes of every published file (for progress).
     public var bytes: Int
+    /// The version it was made from (its manifest's previous_version), and the sha256 of its
+    /// database: the line of versions a deploy may move the target along.
+    public var previousVersion: Int?
+    public var sha256: String = ""
 
     public var name: String { String(version) }
 
@@ -43,6 +47,7 @@ public struct PublishedDist: Sendable {
         }
         let latestPath = joinPath(dist, DistLayout.latest)
         guard Files.exists(latestPath) else {
+            try PublishedBundle.refuseLostLatest(in: dist)
             throw InputError(SourceLocation(file: latestPath), "missing: nothing is published in \(dist) yet; run make first")
         }
         let latestBytes = try Files.read(latestPath)
@@ -92,7 +97,8 @@ public struct PublishedDist: Sendable {
             }
             for name in files.keys.sorted() { _ = plain(joinPath(folder, name)) }
             let bytes = files.keys.reduce(manifestBytes.count) { $0 + (Files.size(of: joinPath(folder, $1)) ?? 0) }
-            versions.append(VersionFolder(version: version, files: files, manifestDigest: SHA256.hex(manifestBytes), bytes: bytes))
+            versions.append(VersionFolder(version: version, files: files, manifestDigest: SHA256.hex(manifestBytes), bytes: bytes,
+                                          previousVersion: manifest.previousVersion, sha256: manifest.sha256.lowercased()))
         }
         try notPlain.check()
         try problems.check(damaged: true)
@@ -104,6 +110,16 @@ public struct PublishedDist: Sendable {
     }
 
     public var latestFolder: VersionFolder { versions.last! }
+
+    /// latest.json's version and every one it was made from, back to the first, newest
+    /// first: what the apps went through to reach it (a folder off this line, announced
+    /// before a rollback or made by another dist, is none of them).
+    public var line: [VersionFolder] {
+        let byVersion = Dictionary(versions.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
+        var out = [latestFolder]
+        while let previous = out.last?.previousVersion, previous < out.last!.version, let folder = byVersion[previous] { out.append(folder) }
+        return out
+    }
 
     /// Checks, before anything is copied, that latest.json agrees with its version's
     /// manifest and that every file of `folders` (and of latest.json's folder) has the

@@ -79,6 +79,10 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
         for (i, source) in config.sources.enumerated() {
             if source.path.hasPrefix("/") || source.path.split(separator: "/").contains("..") {
                 problems.add(at("sources.\(i).path"), "\"\(shown(source.path))\" leaves the raw folder; expected a path inside it (no \"..\", not absolute)")
+            } else if let own = SourcesConfig(sources: [source]).files(rawFolder: ".").first(where: ownFiles.contains) {
+                // fetch writes a source's files: raw/registry.csv overwritten by a download would lose every s_id.
+                problems.add(at("sources.\(i).path"), "\"\(shown(source.path))\" names \(joinPath(label, own)), one of raw/'s own files "
+                             + "(\(ownFiles.sorted().joined(separator: ", "))), which no source may be or replace; give the source a file or folder of its own")
             } else if source.path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 // The C library ends a path at a NUL: "station_database\0x" would be another folder than it says.
                 problems.add(at("sources.\(i).path"), "\"\(printable(source.path))\" holds a control character; expected a file or folder name")
@@ -87,6 +91,9 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
         try problems.check()
         return config
     }
+
+    /// The files of raw/ that are the maintainers' and stationdb's own, never a source's.
+    static let ownFiles: Set<String> = [fileName, creditsFile, Registry.fileName, DataFixes.fileName, HandWeights.fileName, "renumbered.csv"]
 
     /// Every file of raw/ a publish takes from besides the fixes and the registry: each
     /// source's files and CREDITS.md, for the stage's record and latest.json's digests.

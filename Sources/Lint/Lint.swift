@@ -32,6 +32,7 @@ public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible 
 
 public enum LintRule: String, CaseIterable, Sendable {
     case text, yomi, code, far, pref, sameName = "same-name", handWeight = "hand-weight", fix, review, emptyLine = "empty-line"
+    case noLine = "no-line"
 
     /// What the rule finds, as `stationdb lint --help` lists it.
     public var summary: String {
@@ -46,6 +47,7 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .fix: "a fix whose value the sources already hold"
         case .review: "a fix that moves a station over 1 km from where it was\npublished, or renames it (right station?), until published"
         case .emptyLine: "a live line on which no live station lies (build refuses it)"
+        case .noLine: "a station a fix enables that is on no line (the sources no longer\ngive its lines): the apps would show it, listed under no line"
         }
     }
 
@@ -120,6 +122,7 @@ public enum Lint {
             LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
                         "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
         }
+        findings += stationsEnabledOnNoLine(fixes, network)
         findings += geography(network, origins: outcome.stationOrigins)
         if let handWeights, Files.exists(handWeights) {
             // What stops a publish stops a lint, in the same words at the same line: a station
@@ -130,6 +133,29 @@ public enum Lint {
             findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
         }
         return LintReport(findings)
+    }
+
+    /// The live stations an enable fix names that lie on no line, at the fix's line: a
+    /// station the sources dropped, brought back by hand with nothing to list it under.
+    /// Said by every run (a warning) and listed by lint.
+    public static func stationsEnabledOnNoLine(_ fixes: [DataFix], _ network: RailNetwork) -> [LintFinding] {
+        let enabling = fixes.filter { $0.action == .enable && $0.table == .stations }
+        guard !enabling.isEmpty else { return [] }
+        let onALine = Set(network.stationLines.map(\.stationID))
+        let columns = BundleSchema.masterColumns(Station.schema)
+        let candidates = network.stations.filter { $0.enabled && !onALine.contains($0.id) }
+        var findings: [LintFinding] = []
+        for fix in enabling {
+            for station in candidates where fix.match.allSatisfy({ pair in
+                columns.firstIndex(of: pair.column).map { station.masterFields[$0] == pair.value } ?? false
+            }) {
+                findings.append(LintFinding(.noLine, SourceLocation(file: fix.location.file, line: fix.location.line, field: "match"),
+                                            "enables s_id \(station.id) \(station.name), which is on no line (the sources no longer give its lines): "
+                                            + "the apps would show it live, listed under no line; give it a line, or leave it disabled",
+                                            station: station.id))
+            }
+        }
+        return findings
     }
 
     // MARK: - Text values

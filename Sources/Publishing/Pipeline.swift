@@ -192,24 +192,104 @@ public struct Pipeline: Sendable {
         defer { withExtendedLifetime(buildLock) {} }
         let baseline: Baseline?
         let version: Int
+        // The version a publish here compares with, when it is not the one the apps have.
+        var local: Baseline?
         switch source {
         case .dist:
             baseline = try Baseline.local(dist: settings.dist)
             version = try BundleBuilder.version(for: settings.dist, previous: baseline, requested: settings.requestedVersion)
         case .url(let url):
-            baseline = try downloadBaseline(url)
-            version = try BundleBuilder.nextVersion(previous: baseline?.bundle.version, requested: settings.requestedVersion)
+            let production = try downloadBaseline(url)
+            baseline = production
+            if let mine = try Baseline.local(dist: settings.dist) {
+                // The version the next publish makes is this dist's next, whatever is served.
+                version = try BundleBuilder.version(for: settings.dist, previous: mine, requested: settings.requestedVersion)
+                if !Self.same(mine.bundle, production.bundle) {
+                    local = mine
+                    sayWhere(mine, standsTo: production, url: url, next: version)
+                }
+            } else {
+                // Nothing published here (CI): the version after the served one, as a dist copied from it would make.
+                version = try BundleBuilder.nextVersion(previous: production.bundle.version, requested: settings.requestedVersion)
+            }
         }
-        let staged = try await runStages(baseline: baseline, registry: try missingRegistry(baseline: baseline, restore: false))
-        let outcome = try await buildStage.candidate(version: version, baseline: baseline, record: staged.buildCheck.record,
+        // The stages and the candidate as the publish after this plan makes them: against this
+        // dist's version when it is not the served one, so that the publish takes this candidate.
+        let made = local ?? baseline
+        let staged = try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false))
+        var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
                                                      staging: staged.staging, weights: staged.weights)
-        var report = RunReport(outcome, command: "plan", baseline: baseline, lint: try? BuildStage.lintReport(lint), force: settings.force,
+        if case .unchanged = outcome, let made { try refuseLaggingRegistry(behind: made) }
+        var reportBaseline = baseline
+        if let local {
+            switch outcome {
+            case .prepared(let candidate):
+                outcome = .prepared(try compare(candidate, madeAgainst: local, with: baseline!))
+            default:
+                // Equal to this dist's version, which the apps do not have yet: nothing new to publish.
+                reportBaseline = local
+            }
+        }
+        var report = RunReport(outcome, command: "plan", baseline: reportBaseline, lint: try? BuildStage.lintReport(lint), force: settings.force,
                                listingChanges: true)
-        report.baselineSource = baseline.map { _ in source.label(dist: settings.dist) }
-        var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? baseline?.databasePath,
-                        baseline: baseline)
+        report.baselineSource = reportBaseline.map { $0.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist) }
+        var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? reportBaseline?.databasePath,
+                        baseline: reportBaseline)
         plan.preview = writePreview(plan)
         return plan
+    }
+
+    /// After an exit 5 (a version published, raw/registry.csv not written), raw/registry.csv
+    /// lags the registry `published` was made with, while ingest, reading the published
+    /// copy's IDs back, makes that very registry again and nothing changes: every run says
+    /// so with exit 5, naming the copy, until it is there; a plan too, never "nothing would
+    /// change".
+    func refuseLaggingRegistry(behind published: Baseline) throws {
+        let pending = pendingRegistry(for: staging)
+        guard let kept = published.registryPath, Files.exists(registry), Files.exists(pending),
+              try Files.read(pending) == Files.read(kept), try Files.read(registry) != Files.read(kept) else { return }
+        let version = published.bundle.version
+        let named = published.label == settings.dist ? joinPath(joinPath(settings.dist, String(version)), DistLayout.registry) : kept
+        Events.send(PublishEvent.registryNotUpdated(version: version, dist: published.label, registry: registry, kept: named,
+                                                    error: "it is not the registry version \(version) was published with (a publish that exited 5?)"))
+        throw ReportedFailure(status: .publishedWithoutRegistry)
+    }
+
+    static func same(_ a: PublishedBundle, _ b: PublishedBundle) -> Bool {
+        a.version == b.version && a.sha256.lowercased() == b.sha256.lowercased()
+    }
+
+    /// Says how this dist stands to the one served: ahead of it (versions published here and
+    /// not deployed: the served version is on this dist's line), or off its line (behind it,
+    /// or another publication), which a deploy of the next version would refuse.
+    func sayWhere(_ local: Baseline, standsTo production: Baseline, url: String, next: Int) {
+        var line: [PublishedBundle] = [local.bundle]
+        while let previous = line.last?.previousVersion, previous < line.last!.version,
+              let earlier = try? PublishedBundle.read(path: joinPath(joinPath(settings.dist, String(previous)), DistLayout.manifest)) {
+            line.append(earlier)
+        }
+        if let at = line.firstIndex(where: { Self.same($0, production.bundle) }) {
+            Events.send(PublishEvent.distAhead(dist: settings.dist, versions: line[..<at].map(\.version).reversed(), url: url,
+                                               served: production.bundle.version))
+        } else {
+            Events.send(PublishEvent.distOffProduction(dist: settings.dist, version: local.bundle.version, url: url,
+                                                       served: production.bundle.version, next: next))
+        }
+    }
+
+    /// The candidate made against this dist's `local` version, as the apps at `production`
+    /// will see it: its changes against `production`, and the guards against both (a publish
+    /// here checks them against `local`; the apps go from `production` to it at once).
+    func compare(_ candidate: Candidate, madeAgainst local: Baseline, with production: Baseline) throws -> Candidate {
+        Events.send(PublishEvent.againstDist(dist: settings.dist, version: local.bundle.version, next: candidate.bundle.version,
+                                             changes: BundleBuilder.changesText(candidate.difference), violations: candidate.violations))
+        let difference = try BundleDifference.between(oldPath: production.databasePath, newPath: candidate.database)
+        var seen = Candidate(folder: candidate.folder, bundle: candidate.bundle, difference: difference,
+                             changes: try ChangeList(DiffReport.make(difference, oldPath: production.databasePath, newPath: candidate.database)))
+        let label = "against version \(local.bundle.version) of \(settings.dist) (what the publish compares with)"
+        seen.violations = try PublishGuards.violations(of: seen, against: production, guards: settings.guards)
+            + candidate.violations.filter { !seen.violations.contains($0) }.map { "\(label): \($0)" }
+        return seen
     }
 
     /// build/preview.html: the candidate against the baseline as the apps would show

@@ -35,6 +35,13 @@ public enum PublishEvent: Event, Equatable {
     case noPreview(String)
     case readingBaseline(url: String)
     case baselineRead(version: Int, url: String, sha256: String)
+    /// plan --against: the local dist holds `versions`, published after the served one and not deployed.
+    case distAhead(dist: String, versions: [Int], url: String, served: Int)
+    /// plan --against: the served version is not on the local dist's line (it is behind, or
+    /// another publication); a deploy of the next version would be refused.
+    case distOffProduction(dist: String, version: Int, url: String, served: Int, next: Int)
+    /// plan --against, the local dist not the served one: the candidate against the local version.
+    case againstDist(dist: String, version: Int, next: Int, changes: String, violations: [String])
 
     public var description: String {
         switch self {
@@ -75,6 +82,15 @@ public enum PublishEvent: Event, Equatable {
         case .noPreview(let error): "warning: no preview written: \(error)"
         case .readingBaseline(let url): "plan: reading the version published at \(url)"
         case .baselineRead(let version, let url, let sha256): "plan: version \(version) of \(url), checked (sha256 \(sha256.prefix(12))...)"
+        case .distAhead(let dist, let versions, let url, let served):
+            "plan: \(dist) is ahead of \(url): version\(versions.count == 1 ? "" : "s") \(versions.map(String.init).joined(separator: ", ")) "
+                + "published here after the served \(served), not deployed yet; the report compares with \(served), what the apps have"
+        case .distOffProduction(let dist, let version, let url, let served, let next):
+            "warning: \(url) serves version \(served), which is not on the line of \(dist) (at \(version)): the next publish here makes "
+                + "version \(next) after \(version), and a deploy of it would be refused. Copy the served dist into \(dist) first (docs/hosting.md)"
+        case .againstDist(let dist, let version, let next, let changes, let violations):
+            "plan: against version \(version) of \(dist), which the publish compares with, version \(next) changes \(changes); guards: "
+                + (violations.isEmpty ? "passed" : "would refuse (\(violations.count) reason\(violations.count == 1 ? "" : "s"), in the report)")
         }
     }
 }

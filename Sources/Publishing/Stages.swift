@@ -122,6 +122,9 @@ public struct IngestStage: Stage {
         if newStations > 0 || gone > 0 { summary += "; \(newStations) new station IDs, \(gone) vanished stations kept disabled" }
         if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
         for w in outcome.report.warnings { Events.send(Warning(w)) }
+        for found in Lint.stationsEnabledOnNoLine(fixes, outcome.staging.network) {
+            Events.send(Warning(Diagnostic(SourceLocation(file: found.file, line: found.line, field: found.field), found.message)))
+        }
         if check {
             Events.send(PublishEvent.ingested(summary: summary, staging: nil))
             return outcome

@@ -53,12 +53,24 @@ public struct RemoteSource: Sendable {
     /// Refuses a source folder (the staging folder of a fetch, with the files the server
     /// left unchanged beside the new ones) that its reader refuses: the files of a release
     /// must name each other's stations and lines, not only each have the right columns.
-    public func check(folder: String) throws {
+    /// An upstream release that would take raw/ back (UpstreamRelease) is refused too,
+    /// unless `allowOlder`.
+    public func check(folder: String, allowOlder: Bool = false) throws {
         guard declaration.kind != .n02 else { return }   // one file, read whole by its format's check
         do {
             _ = try declaration.kind.read(folder, label: declaration.path)
         } catch let error as InputError {
-            throw TransferError.badContent(url: files.first?.url ?? "", file: declaration.path, reason: FileFormat.firstProblem(of: error))
+            // Named by the file the problem is in (register.csv's url, not the source's first file's).
+            let named = error.diagnostics.first.map { fileName(of: $0.location.file) }
+            let file = files.first { fileName(of: $0.path) == named } ?? files.first
+            throw TransferError.badContent(url: file?.url ?? "", file: file?.path ?? declaration.path, reason: FileFormat.firstProblem(of: error))
+        }
+        guard declaration.kind == .stationDatabase, !allowOlder, let release = files.first(where: { $0.format == .upstreamRelease }) else { return }
+        let source = parentFolder(of: release.path)
+        if let problem = try UpstreamRelease(current: source, candidate: folder, label: source).problem() {
+            throw InputError(SourceLocation(file: release.url), "\(problem). Fetching it would have the next make take every app back, "
+                             + "so \(source) is left as it was; to take it all the same (the upstream withdrew a release), "
+                             + "fetch with --allow-older-release (make fetch ALLOW_OLDER_RELEASE=1)")
         }
     }
 }

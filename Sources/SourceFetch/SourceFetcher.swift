@@ -116,6 +116,12 @@ public final class SourceFetcher {
             let part = staged + ".part"
             let result = try http.download(file.url, to: part, conditional: conditional)
             if result.notModified {
+                // Unchanged only from the copy raw/ holds and asked about: a 304 to anything else
+                // (a broken cache or mirror) leaves nothing to keep.
+                guard conditional != nil, Files.exists(file.path) else {
+                    throw TransferError.badContent(url: file.url, file: file.path, reason: "the server answered 304 Not Modified, "
+                                                   + "but \(Files.exists(file.path) ? "it was not asked about a copy" : "raw/ has no copy of it to keep")")
+                }
                 reports.append(FetchReport(file: file, outcome: .unchanged))
                 continue
             }

@@ -145,6 +145,25 @@ public final class SQLiteDatabase {
         return try body()
     }
 
+    /// While another connection holds a lock this one needs, retry for up to `milliseconds`
+    /// before failing with SQLITE_BUSY (0: fail at once, SQLite's default).
+    public func waitWhileBusy(milliseconds: Int) {
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    }
+
+    /// Runs `body` with every statement of this connection bounded to `steps` steps of
+    /// SQLite's virtual machine in all: past them, the statement running stops with
+    /// SQLITE_INTERRUPT (`isInterrupted`), as if it had failed. SQLite has no other bound on
+    /// what one statement may cost: a join of a table with itself three times ran for hours.
+    public func limitingWork<T>(to steps: Int, _ body: () throws -> T) throws -> T {
+        let budget = WorkBudget(steps)
+        sqlite3_progress_handler(handle, WorkBudget.interval, { context in
+            Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue().spend()
+        }, Unmanaged.passUnretained(budget).toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        return try withExtendedLifetime(budget) { try body() }
+    }
+
     public var userVersion: Int { get throws { try scalarInt("PRAGMA user_version") ?? 0 } }
 
     /// Whether `schema` (main, or an attached database) has the table.
@@ -239,4 +258,17 @@ private final class AuthorizerBox {
     /// The first thing refused in the statement being prepared: the reason its prepare failed.
     var refusal: String?
     init(_ authorizer: @escaping SQLiteAuthorizer) { self.authorizer = authorizer }
+}
+
+/// What `limitingWork` has left to spend, counted by SQLite's progress handler.
+private final class WorkBudget {
+    /// The steps between two calls of the handler.
+    static let interval: Int32 = 10_000
+    var left: Int
+    init(_ steps: Int) { left = steps }
+    /// Nonzero stops the statement.
+    func spend() -> Int32 {
+        left -= Int(Self.interval)
+        return left < 0 ? 1 : 0
+    }
 }

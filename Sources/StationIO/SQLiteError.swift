@@ -15,6 +15,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The file is damaged or not SQLite at all.
     public var isDamage: Bool { switch code { case .SQLITE_CORRUPT, .SQLITE_NOTADB: true; default: false } }
 
+    /// A statement stopped past `limitingWork(to:)`'s bound.
+    public var isInterrupted: Bool { switch code { case .SQLITE_INTERRUPT: true; default: false } }
+
     /// A write went past `limitSize(toBytes:)`, or the disk is full.
     public var isFull: Bool { switch code { case .SQLITE_FULL, .SQLITE_TOOBIG: true; default: false } }
 }

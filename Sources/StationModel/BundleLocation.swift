@@ -55,7 +55,7 @@ public struct BundleLocation: Sendable, Equatable {
         case .dist:
             let latest = inside(latestName)
             let database = try databaseNamed(byLatest: latest)
-            let path = database.hasPrefix("/") ? database : inside(database)
+            let path = inside(database)
             guard Files.exists(path) else {
                 throw DamagedError(SourceLocation(file: latest, field: "database"), "names \(database), which does not exist: the dist is damaged")
             }
@@ -80,10 +80,15 @@ public struct BundleLocation: Sendable, Equatable {
         }
     }
 
+    /// The "database" latest.json names, which must be a path inside the dist (any other
+    /// key it lacks is no concern of a diff's).
     static func databaseNamed(byLatest path: String) throws -> String {
         struct Latest: Decodable { var database: String }
         guard let latest = try? JSONDecoder().decode(Latest.self, from: Data(Files.read(path))), !latest.database.isEmpty else {
             throw InputError(SourceLocation(file: path, field: "database"), "missing or unreadable: latest.json must name the published database")
+        }
+        if let problem = DistLayout.problem(withPath: latest.database) {
+            throw InputError(SourceLocation(file: path, field: "database"), problem)
         }
         return latest.database
     }

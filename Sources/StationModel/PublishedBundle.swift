@@ -28,6 +28,28 @@ public enum DistLayout {
     /// Prefix of the folders a publish builds in.
     public static let temporaryPrefix = ".tmp-"
     public static func patch(from previous: Int) -> String { "patch-from-\(previous).sql" }
+
+    /// Why `path`, which latest.json or a manifest gives relative to the dist, is not a
+    /// path inside it ("3/stations.sqlite"), or nil when it is: relative, each of its
+    /// segments a name (no "..", ".", empty or control character).
+    public static func problem(withPath path: String) -> String? {
+        if path.hasPrefix("/") { return "\"\(printable(path))\" is absolute; a dist names its files relative to itself, inside it" }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if let problem = problem(withName: String(segment)) {
+                return "\"\(printable(path))\" is not a path inside the dist: \"\(printable(String(segment)))\" \(problem)"
+            }
+        }
+        return nil
+    }
+
+    /// Why `name` is not the name of a file in a folder, or nil when it is.
+    public static func problem(withName name: String) -> String? {
+        if name.isEmpty { return "is empty" }
+        if name == "." || name == ".." { return "leads out of its folder" }
+        if name.contains("/") { return "holds a \"/\"" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "holds a control character" }
+        return nil
+    }
 }
 
 /// A bundle's version is its PRAGMA user_version, a signed 32-bit integer: 1...2,147,483,647.
@@ -120,23 +142,36 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
         }
         self.version = try version(.version) ?? c.decode(Int.self, forKey: .version)
         previousVersion = try version(.previousVersion)
-        database = try c.decode(String.self, forKey: .database)
+        // Every reader joins these to the dist folder (or the URL it is served at): one that
+        // climbed out would have verify hash, and diff or preview open, any file of the machine.
+        func path(_ key: CodingKeys) throws -> String? {
+            guard let value = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            if let problem = DistLayout.problem(withPath: value) {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: problem)
+            }
+            return value
+        }
+        database = try path(.database) ?? c.decode(String.self, forKey: .database)
         sha256 = try c.decode(String.self, forKey: .sha256)
         bytes = try c.decode(Int.self, forKey: .bytes)
-        gzip = try c.decode(String.self, forKey: .gzip)
+        gzip = try path(.gzip) ?? c.decode(String.self, forKey: .gzip)
         gzipSHA256 = try c.decode(String.self, forKey: .gzipSHA256)
         gzipBytes = try c.decode(Int.self, forKey: .gzipBytes)
-        manifest = try c.decodeIfPresent(String.self, forKey: .manifest) ?? ""
-        summary = try c.decodeIfPresent(String.self, forKey: .summary) ?? ""
-        patch = try c.decodeIfPresent(String.self, forKey: .patch)
+        manifest = try path(.manifest) ?? ""
+        summary = try path(.summary) ?? ""
+        patch = try path(.patch)
         patchSHA256 = try c.decodeIfPresent(String.self, forKey: .patchSHA256)
         rows = try c.decodeIfPresent([String: Int].self, forKey: .rows) ?? [:]
         sources = try c.decodeIfPresent([String: String].self, forKey: .sources) ?? [:]
         renumbered = try c.decodeIfPresent([Renumbered].self, forKey: .renumbered) ?? []
         warnings = try c.decodeIfPresent(Int.self, forKey: .warnings)
         files = try c.decodeIfPresent([String: String].self, forKey: .files)
+        // A manifest's files are joined to its version's folder: names in it, nothing more.
+        if let name = files?.keys.sorted().first(where: { DistLayout.problem(withName: $0) != nil }) {
+            throw DecodingError.dataCorruptedError(forKey: .files, in: c, debugDescription: "\"\(printable(name))\" \(DistLayout.problem(withName: name)!)")
+        }
         license = try c.decodeIfPresent(String.self, forKey: .license)
-        credits = try c.decodeIfPresent(String.self, forKey: .credits)
+        credits = try path(.credits)
     }
 
     /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
@@ -177,9 +212,33 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     /// The published version of a dist folder, or nil when nothing is published there yet.
+    /// A dist that published versions and lost latest.json is damaged (exit 3), never
+    /// "nothing published": the next version would go out with no guard and no patch.
     public static func latest(in dist: String) throws -> PublishedBundle? {
         let path = joinPath(dist, DistLayout.latest)
-        return Files.exists(path) ? try read(path: path) : nil
+        if Files.exists(path) { return try read(path: path) }
+        try refuseLostLatest(in: dist)
+        return nil
+    }
+
+    /// Version folders with no latest.json: a version was published when one of them
+    /// follows another (latest.json named the one it was built against) or when a publish
+    /// left its record (written after latest.json). Without either, they are first
+    /// versions whose publish died before naming them, and the next version skips them.
+    public static func refuseLostLatest(in dist: String) throws {
+        let folders = try BundleVersion.named(Files.names(in: dist).filter { Files.isFolder(joinPath(dist, $0)) }, in: dist)
+        guard !folders.isEmpty else { return }
+        let recorded = Files.exists(StageRecord.path(for: joinPath(dist, DistLayout.latest)))
+        let followed = folders.contains { version in
+            (try? read(path: joinPath(joinPath(dist, String(version)), DistLayout.manifest)))?.previousVersion != nil
+        }
+        guard recorded || followed else { return }
+        let listed = folders.prefix(10).map(String.init).joined(separator: ", ") + (folders.count > 10 ? " and \(folders.count - 10) more" : "")
+        throw DamagedError(SourceLocation(file: joinPath(dist, DistLayout.latest)),
+                           "missing, but version folders \(listed) are published in \(dist): the dist is damaged, and a version made now "
+                           + "would be compared with nothing. Restore it: copy the latest.json the web server serves (BASE/latest.json) "
+                           + "into \(dist), or make it from the manifest.json of the version the apps have (the same facts without "
+                           + "\"files\"); then `stationdb verify \(dist)`")
     }
 }
 
@@ -194,9 +253,12 @@ public struct Baseline: Sendable {
     public var registryPath: String?
     /// How messages name it: the dist folder or the URL.
     public var label: String
+    /// Its manifest's "files" (name -> sha256), when it was read: what the version published
+    /// besides its tables (CREDITS.md, the data's attribution).
+    public var files: [String: String]?
 
-    public init(bundle: PublishedBundle, databasePath: String, registryPath: String?, label: String) {
-        self.bundle = bundle; self.databasePath = databasePath; self.registryPath = registryPath; self.label = label
+    public init(bundle: PublishedBundle, databasePath: String, registryPath: String?, label: String, files: [String: String]? = nil) {
+        self.bundle = bundle; self.databasePath = databasePath; self.registryPath = registryPath; self.label = label; self.files = files
     }
 
     /// The version latest.json names in `dist`, or nil when nothing is published there yet.
@@ -212,14 +274,15 @@ public struct Baseline: Sendable {
         let folder = joinPath(dist, String(latest.version)), manifest = joinPath(folder, DistLayout.manifest)
         let registry = joinPath(folder, DistLayout.registry)
         var expected = [(database, latest.sha256, joinPath(dist, DistLayout.latest))]
-        if Files.exists(registry), let files = try? PublishedBundle.read(path: manifest).files {
+        let files = try? PublishedBundle.read(path: manifest).files
+        if Files.exists(registry), let files {
             expected.append((registry, files[DistLayout.registry] ?? "none", manifest))
         }
         for (path, sha256, source) in expected where try SHA256.hex(fileAt: path) != sha256 {
             throw EnvironmentError("\(path) is not as published: its sha256 differs from the one \(source) gives; a published version never changes, "
                                    + "so put the file back as it was published (the web server keeps a copy) before publishing or planning against it")
         }
-        return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist)
+        return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist, files: files)
     }
 }
 

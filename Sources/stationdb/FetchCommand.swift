@@ -17,6 +17,9 @@ struct FetchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Read every station_database source from this base URL instead of its url: a mirror laid out as the upstream's repository (the Makefile's UPSTREAM).", valueName: "URL"))
     var upstream: String?
 
+    @Flag(help: ArgumentHelp("Take an upstream release older than raw/'s, or whose files are (the Makefile's ALLOW_OLDER_RELEASE=1)."))
+    var allowOlderRelease = false
+
     @OptionGroup var network: TransferOptionGroup
 
     func run() throws {
@@ -30,7 +33,7 @@ struct FetchCommand: ParsableCommand {
         var worst: ExitStatus = .success
         for source in remote {
             do {
-                let reports = try fetcher.fetch(source.files, checkSource: source.check)
+                let reports = try fetcher.fetch(source.files) { try source.check(folder: $0, allowOlder: allowOlderRelease) }
                 for report in reports {
                     switch report.outcome {
                     case .unchanged:
@@ -45,6 +48,10 @@ struct FetchCommand: ParsableCommand {
                     note("fetch: \(source.declaration.path) (\(source.declaration.kind.rawValue)) left as it was")
                 }
                 if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
+            } catch let error as InputError {
+                note("\(error)")
+                note("fetch: \(source.declaration.path) (\(source.declaration.kind.rawValue)) left as it was")
+                if ExitStatus.badInput.rawValue > worst.rawValue { worst = .badInput }
             }
         }
         if worst != .success { throw ReportedFailure(status: worst) }

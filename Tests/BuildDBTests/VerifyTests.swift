@@ -171,6 +171,66 @@ final class VerifyTests: XCTestCase {
         XCTAssertThrowsError(try BundleVerifier.verify(path: junk)) { XCTAssertTrue($0 is InputError, "\($0)") }
     }
 
+    /// latest.json said `"database": "../../../../etc/passwd"`, and verify printed that file's
+    /// sha256 and size, and diff, preview and priority report opened it. Every path a dist names
+    /// (latest.json's and a manifest's, and a manifest's file names) must stay inside the dist.
+    func testEveryPathADistNamesStaysInsideIt() throws {
+        let latest = dist + "/latest.json", manifest = dist + "/1/manifest.json"
+        let original = try String(contentsOfFile: latest, encoding: .utf8), originalManifest = try String(contentsOfFile: manifest, encoding: .utf8)
+        let passwd = try SHA256.hex(fileAt: "/etc/passwd"), passwdBytes = Files.size(of: "/etc/passwd") ?? 0
+        for (field, hostile) in [("database", "../../../../etc/passwd"), ("database", "/etc/passwd"), ("gzip", "1/../../../x.gz"),
+                                 ("summary", "1/./summary.txt"), ("patch", "1//patch.sql"), ("credits", "..")] {
+            var document = try JSONSerialization.jsonObject(with: Data(original.utf8)) as! [String: Any]
+            document[field] = hostile
+            try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: latest))
+            // diff, preview and priority report take a dist through BundleLocation, which reads "database" only.
+            let attempts = [{ _ = try BundleVerifier.verify(path: self.dist) }, { _ = try PublishedBundle.read(path: latest) }]
+                + (field == "database" ? [{ _ = try BundleLocation.resolve(self.dist) }] : [])
+            for attempt in attempts {
+                XCTAssertThrowsError(try attempt(), "\(field): \(hostile)") { error in
+                    guard let input = error as? InputError else { return XCTFail("expected bad input (exit 2), got \(error)") }
+                    XCTAssertEqual(input.diagnostics.first?.location.file, latest, "\(input)")
+                    XCTAssertEqual(input.diagnostics.first?.location.field, field, "\(input)")
+                    XCTAssertFalse("\(input)".contains(passwd), "\(input)")
+                }
+            }
+        }
+        // The commands, as a user runs them: each refuses (exit 2) and says nothing of the file.
+        var document = try JSONSerialization.jsonObject(with: Data(original.utf8)) as! [String: Any]
+        document["database"] = "../../../../etc/passwd"
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: latest))
+        for arguments in [["verify", dist], ["diff", dist, dist + "/1"], ["preview", dist, "--out", folder + "/p.html"],
+                          ["priority", "report", "--bundle", dist]] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: try BuiltTools.stationdb())
+            p.arguments = arguments
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 2, "\(arguments): \(said)")
+            XCTAssertTrue(said.contains("\(latest): database: "), "\(arguments): \(said)")
+            XCTAssertFalse(said.contains(passwd) || said.contains("\(passwdBytes) bytes"), "\(arguments): \(said)")
+        }
+        try original.write(toFile: latest, atomically: true, encoding: .utf8)
+        XCTAssertNoThrow(try BundleVerifier.verify(path: dist))
+
+        // A manifest's "files" are names in its version's folder.
+        document = try JSONSerialization.jsonObject(with: Data(originalManifest.utf8)) as! [String: Any]
+        var files = document["files"] as! [String: String]
+        files["../../../../etc/passwd"] = files.removeValue(forKey: "summary.txt")
+        document["files"] = files
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: manifest))
+        XCTAssertThrowsError(try BundleVerifier.verify(path: dist)) { error in
+            guard let input = error as? InputError else { return XCTFail("expected bad input (exit 2), got \(error)") }
+            XCTAssertEqual(input.diagnostics.first?.location.file, manifest, "\(input)")
+            XCTAssertEqual(input.diagnostics.first?.location.field, "files", "\(input)")
+            XCTAssertFalse("\(input)".contains(passwd), "\(input)")
+        }
+    }
+
     func testNeitherDistNorBundle() throws {
         XCTAssertThrowsError(try BundleVerifier.verify(path: folder)) { XCTAssertTrue("\($0)".contains("neither a dist folder"), "\($0)") }
         XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0 is InputError, "a missing path is bad input, as for diff and preview: \($0)") }

@@ -104,8 +104,69 @@ final class DeployTests: XCTestCase {
             XCTAssertEqual(run.status, 2, run.err)
             XCTAssertTrue(run.err.contains("\(f.target)/latest.json: version: names version 3, above the dist's 1"), run.err)
             XCTAssertTrue(run.err.contains("take the apps back to an older version"), run.err)
+            XCTAssertFalse(run.err.contains("publish a version above it"), "a version above it would undo what 2 and 3 published: \(run.err)")
+            XCTAssertTrue(run.err.contains("copy the served dist into \(v1)"), run.err)
             XCTAssertEqual(try DeployFixture.inodes(f.target), before)
         }
+    }
+
+    /// Clone A deployed versions 1 to 3; clone B, from a fresh dist whose version 1 is
+    /// byte-identical to A's, published VERSION=10 after 1 and deployed it over A's 3: every
+    /// app then lost what 2 and 3 published. Deploy only fast-forwards: the target's version
+    /// (its sha256 as the dist's manifest gives it) must be the new one or one it descends
+    /// from in the dist, else nothing is copied and the message says how to carry on.
+    func testDeployOnlyFastForwards() throws {
+        let v3 = try PublishedDists.shared().atVersion3
+        XCTAssertEqual(try f.stationdb("deploy", v3, f.target).status, 0)
+        let other = try f.dist(\.atVersion1, as: "clone-b")
+        let raw = f.folder + "/raw-b"
+        try SmallNetwork.write(to: raw)
+        let stations = raw + "/stations.csv"
+        try String(contentsOfFile: stations, encoding: .utf8).replacingOccurrences(of: "5,駅5,", with: "5,駅五,")
+            .write(toFile: stations, atomically: true, encoding: .utf8)
+        let publish = try f.stationdb("publish", "--raw", raw, "--build", f.folder + "/build-b", "--dist", other, "--as-version", "10")
+        XCTAssertEqual(publish.status, 0, publish.err)
+        XCTAssertEqual(try PublishedBundle.latest(in: other)?.previousVersion, 1)
+
+        let before = try DeployFixture.inodes(f.target)
+        for arguments in [[other, f.target], [other, f.target, "--dry-run"]] {
+            let run = try DeployFixture.runStationDB(["deploy"] + arguments)
+            XCTAssertEqual(run.status, 2, run.err)
+            for words in ["\(f.target)/latest.json: version: names version 3", "which is not version 10 nor one it follows in \(other) (10 <- 1)",
+                          "copy the served dist into \(other)", "make plan AGAINST=", "nothing was copied"] {
+                XCTAssertTrue(run.err.contains(words), "\(words): \(run.err)")
+            }
+            XCTAssertFalse(run.err.contains("publish a version above it"), run.err)
+            XCTAssertEqual(try DeployFixture.inodes(f.target), before)
+        }
+
+        // The target's version, by number, in the dist's line, but another publication of it
+        // (its sha256 differs): refused as well, though its folder is not the dist's to compare.
+        try f.resetTarget(to: try PublishedDists.shared().atVersion1)
+        var latest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.target + "/latest.json"))) as! [String: Any]
+        latest["sha256"] = String(repeating: "0", count: 64)
+        try JSONSerialization.data(withJSONObject: latest).write(to: URL(fileURLWithPath: f.target + "/latest.json"))
+        try FileManager.default.removeItem(atPath: f.target + "/1")
+        let run = try f.stationdb("deploy", v3, f.target)
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.contains("names version 1 (sha256 000000000000...), which is not version 3 nor one it follows"), run.err)
+
+        // A dist that descends from the target's version deploys as ever.
+        try f.resetTarget(to: try PublishedDists.shared().atVersion1)
+        XCTAssertEqual(try f.stationdb("deploy", v3, f.target).status, 0)
+        try f.assertDeployed(v3, to: f.target, "fast-forward from 1 to 3")
+    }
+
+    /// A dist that lost latest.json but holds its versions is damaged (exit 3), not "nothing
+    /// published yet", and says how to restore it.
+    func testADistThatLostLatestIsDamaged() throws {
+        let dist = try f.dist(\.atVersion3, as: "dist")
+        try FileManager.default.removeItem(atPath: dist + "/latest.json")
+        let run = try f.stationdb("deploy", dist, f.target)
+        XCTAssertEqual(run.status, 3, run.err)
+        XCTAssertTrue(run.err.contains("\(dist)/latest.json: missing, but version folders 1, 2, 3 are published"), run.err)
+        XCTAssertTrue(run.err.contains("copy the latest.json the web server serves"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.target))
     }
 
     func testADamagedDistIsNeverDeployed() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import StationIO
 import Glibc
 import XCTest
 
@@ -73,6 +74,35 @@ final class NothingLostTests: XCTestCase {
         let run = try f.make()
         XCTAssertEqual(run.status, 0, run.err)
         XCTAssertTrue(run.err.contains("nothing changed"), run.err)
+    }
+
+    /// After an exit 5 (version 2 published with a new s_id, raw/registry.csv left at version
+    /// 1's), `make plan` said "nothing would change" with exit 0: raw/registry.csv lags the
+    /// published version, and a plan says so as every run does, exit 5, naming the copy.
+    func testAPlanAfterAnExit5SaysTheRegistryLags() throws {
+        let f = try MakeFixture()
+        defer { try? setReadOnly(f.raw, false); f.remove() }
+        XCTAssertEqual(try f.make().status, 0)
+        try MakeFixture.writeSmallNetwork(to: f.raw, stations: 101)
+        let before = try Files.read(f.raw + "/registry.csv")
+        try setReadOnly(f.raw, true)
+        let published = try f.make()
+        XCTAssertTrue(published.lastMessage.contains("(exit 5 from stationdb)"), published.err)
+        XCTAssertEqual(try f.latestVersion(), 2)
+        try setReadOnly(f.raw, false)
+        XCTAssertEqual(try Files.read(f.raw + "/registry.csv"), before, "raw/registry.csv lags version 2")
+        let plan = try f.make("plan")
+        XCTAssertEqual(plan.status, 2, plan.out + plan.err)
+        XCTAssertTrue(plan.lastMessage.contains("(exit 5 from stationdb)"), plan.err)
+        XCTAssertTrue(plan.err.contains("copy \(f.dist)/2/registry.csv"), plan.err)
+        XCTAssertFalse(plan.out.contains("nothing would change"), plan.out)
+        XCTAssertEqual(try Files.read(f.raw + "/registry.csv"), before, "a plan writes nothing in raw/")
+
+        try FileManager.default.removeItem(atPath: f.raw + "/registry.csv")
+        try FileManager.default.copyItem(atPath: f.dist + "/2/registry.csv", toPath: f.raw + "/registry.csv")
+        let mended = try f.make("plan")
+        XCTAssertEqual(mended.status, 0, mended.err)
+        XCTAssertTrue(mended.out.contains("nothing would change"), mended.out)
     }
 
     /// A native master whose stations_lines.csv lost its rows would empty every line list.

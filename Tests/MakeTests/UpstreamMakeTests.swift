@@ -171,6 +171,44 @@ final class UpstreamMakeTests: XCTestCase {
         XCTAssertNotEqual(fetched.status, 0)
         XCTAssertTrue(fetched.err.contains("exit 2 from stationdb"), fetched.err)
         XCTAssertTrue(fetched.err.contains("line_code"), "names the field: \(fetched.err)")
+        // The file at fault, by its URL: register.csv's, not the first file of the source (company.csv).
+        XCTAssertTrue(fetched.err.contains("\(server.baseURL)/out/main/register.csv: not usable as"), fetched.err)
+        XCTAssertFalse(fetched.err.contains("company.csv"), fetched.err)
         XCTAssertEqual(try MakeFixture.snapshot(f.raw), before)
+    }
+
+    /// Over raw/ at v20260529, `make fetch UPSTREAM=` of a v20260227 mirror exited 0, and the
+    /// next make rolled every app back; so did a latest_info.json claiming a newer version over
+    /// the older files. An older release, or one whose files contradict the version it claims
+    /// against what raw/ holds, is refused, raw/ as it was; ALLOW_OLDER_RELEASE=1 takes it.
+    func testAReleaseOlderThanRawsIsRefusedUnlessAllowed() throws {
+        let f = try fixture(copyingRaw: RepositoryData.raw)
+        let before = try MakeFixture.snapshot(f.raw)
+        let older = f.folder + "/older", claiming = f.folder + "/claiming", same = f.folder + "/same"
+        try mirror(of: RepositoryData.stationDatabaseEarlier, at: older)
+        try mirror(of: RepositoryData.stationDatabaseEarlier, at: claiming)
+        try "{\n  \"version\": 20260601,\n  \"size\": 5562238\n}\n".write(toFile: claiming + "/latest_info.json", atomically: true, encoding: .utf8)
+        try mirror(of: RepositoryData.stationDatabase, at: same)
+        try (try String(contentsOfFile: same + "/out/main/station.csv", encoding: .utf8)).replacingOccurrences(of: ",函館,函館,", with: ",函舘,函館,")
+            .write(toFile: same + "/out/main/station.csv", atomically: true, encoding: .utf8)
+        let server = try StaticServer(root: f.folder)
+        for (site, words) in [("older", ["release 20260227, older than 20260529, the release \(f.raw)/station_database/latest_info.json records"]),
+                              ("claiming", ["claims release 20260601, but its files are older than raw/'s (20260529)",
+                                            "reopens 6 stations raw/'s release closed (仁山, 二股, 北一已, 秩父別, 北秩父別, 石狩沼田)", "1 line"]),
+                              ("same", ["claims release 20260529, the one raw/ holds, but its station.csv differs from raw/'s"])] {
+            let refused = try f.make("fetch", "UPSTREAM=\(server.baseURL)/\(site)/")
+            XCTAssertNotEqual(refused.status, 0, "\(site): \(refused.err)")
+            XCTAssertTrue(refused.err.contains("exit 2 from stationdb"), "\(site): \(refused.err)")
+            for w in words + ["ALLOW_OLDER_RELEASE=1", "station_database (station_database) left as it was"] {
+                XCTAssertTrue(refused.err.contains(w), "\(site): \(w): \(refused.err)")
+            }
+            XCTAssertEqual(try MakeFixture.snapshot(f.raw), before, "\(site): raw/ as it was")
+        }
+
+        let allowed = try f.make("fetch", "UPSTREAM=\(server.baseURL)/older/", "ALLOW_OLDER_RELEASE=1")
+        XCTAssertEqual(allowed.status, 0, allowed.err)
+        for name in ["station.csv", "line.csv", "register.csv", "company.csv", "latest_info.json"] {
+            XCTAssertEqual(try Files.read(f.raw + "/station_database/" + name), try Files.read(RepositoryData.stationDatabaseEarlier + "/" + name), name)
+        }
     }
 }

@@ -69,6 +69,91 @@ final class PlanTests: XCTestCase {
         database.close()
     }
 
+    /// With versions 1 to 3 in dist and latest.json gone, plan said "version 4 would be
+    /// published (against nothing published yet)" and a publish went out with no guard
+    /// against version 3. Version folders without latest.json are a damaged dist (exit 3),
+    /// and the message says how to restore it; nothing is written.
+    func testVersionFoldersWithoutLatestAreADamagedDist() async throws {
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().publish()
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 2)
+        try FileManager.default.removeItem(atPath: dist + "/latest.json")
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+        let before = try published()
+        for run in [{ _ = try await self.pipeline().plan() }, { _ = try await self.pipeline().publish() }] {
+            do {
+                try await run()
+                XCTFail("expected a damaged dist")
+            } catch let error as DamagedError {
+                XCTAssertEqual(error.problems.diagnostics.first?.location.file, dist + "/latest.json", "\(error)")
+                for words in ["missing", "version folders 1, 2", "copy the latest.json the web server serves", "stationdb verify"] {
+                    XCTAssertTrue("\(error)".contains(words), "\(words): \(error)")
+                }
+            }
+            XCTAssertEqual(try published(), before, "dist/ and raw/ are as they were")
+        }
+
+        // A first publish killed between its folder's rename and latest.json left a folder no
+        // one was told of: that is no damage, and its number is skipped.
+        let fresh = folder + "/fresh"
+        try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dist + "/1", toPath: fresh + "/1")
+        let first = try await Pipeline(PublishSettings(raw: raw, build: build, dist: fresh)).publish()
+        XCTAssertEqual(first.version, 2)
+    }
+
+    /// A change to raw/CREDITS.md alone was never published: the tables were equal, so
+    /// nothing changed, and the attribution CC BY-SA asks for stayed stale until the next
+    /// change of the data. The credits (and the licence latest.json names) are part of what
+    /// a version publishes: a change to them alone is a new version, the same tables.
+    func testACreditsChangeAloneIsPublished() async throws {
+        try "Data: the small network, CC BY-SA 4.0\n".write(toFile: raw + "/CREDITS.md", atomically: true, encoding: .utf8)
+        _ = try await pipeline().publish()
+        try "Data: the small network, by its maintainers, CC BY-SA 4.0\n".write(toFile: raw + "/CREDITS.md", atomically: true, encoding: .utf8)
+        let (plan, events) = try await Events.collect { try await self.pipeline().plan() }
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        XCTAssertEqual(plan.report.version, 2)
+        XCTAssertTrue(events.contains { ($0 as? AttributionChanged) == AttributionChanged(credits: true, license: false) }, "\(events)")
+        let published = try await pipeline().publish()
+        XCTAssertEqual(published.outcome, .published)
+        XCTAssertEqual(try String(contentsOfFile: dist + "/2/CREDITS.md", encoding: .utf8), "Data: the small network, by its maintainers, CC BY-SA 4.0\n")
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.credits, "2/CREDITS.md")
+        let difference = try BundleDifference.between(oldPath: dist + "/1/stations.sqlite", newPath: dist + "/2/stations.sqlite")
+        XCTAssertTrue(difference.isEmpty, "the same tables")
+        // A pull from 1 applies its patch, which changes nothing but the version.
+        XCTAssertEqual(try String(contentsOfFile: dist + "/2/patch-from-1.sql", encoding: .utf8), "PRAGMA user_version = 2;\n")
+        // And nothing more to publish after it.
+        let again = try await pipeline().plan()
+        XCTAssertEqual(again.report.outcome, .unchanged)
+    }
+
+    /// A fix that re-enabled a station the sources no longer give published a live station
+    /// on no line, without a word: the apps show its pin but list it under no line. The run
+    /// warns at the fix's line, and `make lint` lists it (rule no-line).
+    func testAFixEnablingAStationOnNoLineIsWarnedOf() async throws {
+        _ = try await pipeline().publish()
+        // The source drops station 7 (and its place on the line): it is kept, disabled.
+        let stations = try String(contentsOfFile: raw + "/stations.csv", encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("7,") }
+        try (stations.joined(separator: "\n") + "\n").write(toFile: raw + "/stations.csv", atomically: true, encoding: .utf8)
+        let lines = try String(contentsOfFile: raw + "/stations_lines.csv", encoding: .utf8).split(separator: "\n").filter { $0 != "11,7,7" }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: raw + "/stations_lines.csv", atomically: true, encoding: .utf8)
+        try writeFixes("enable,stations,s_id=7,,,station=駅7,brought back")
+        let (plan, events) = try await Events.collect { try await self.pipeline().plan() }
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        let warnings = events.compactMap { ($0 as? StationIO.Warning)?.diagnostic }.filter { $0.location.file.hasSuffix("fixes.csv") }
+        XCTAssertEqual(warnings.map(\.location.line), [2], "\(events)")
+        XCTAssertTrue(warnings.first?.message.contains("s_id 7 駅7") ?? false, "\(warnings)")
+        XCTAssertTrue(warnings.first?.message.contains("on no line") ?? false, "\(warnings)")
+        let lint = try await Lint.run(IngestOptions(rawFolder: raw), handWeights: nil)
+        XCTAssertEqual(lint.findings.filter { $0.rule == LintRule.noLine.rawValue }.map(\.line), [2])
+
+        // Given a line again, it is no news.
+        try SmallNetwork.write(to: raw)
+        let (_, again) = try await Events.collect { try await self.pipeline().plan() }
+        XCTAssertFalse(again.contains { ($0 as? StationIO.Warning)?.diagnostic.location.file.hasSuffix("fixes.csv") ?? false }, "\(again)")
+    }
+
     func modified(_ path: String) throws -> Date {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
     }
@@ -173,6 +258,56 @@ final class PlanTests: XCTestCase {
         // The version read as the apps read it, and the registry it was published with.
         XCTAssertEqual(try SHA256.hex(fileAt: build + "/baseline/stations.sqlite"), try SHA256.hex(fileAt: dist + "/1/stations.sqlite"))
         XCTAssertEqual(try Files.read(build + "/baseline/registry.csv"), try Files.read(dist + "/1/registry.csv"))
+    }
+
+    /// Local dist at 2, the server at 1: `plan --against` named version 2, and the `make`
+    /// after it published 3 against the local 2. The plan names the version the next
+    /// publish makes, says that the dist is ahead of production, and compares with both:
+    /// the changes the apps will see against the served version, the guards against both,
+    /// and the candidate is the one the publish after it takes.
+    func testAPlanAgainstProductionNamesTheVersionMakePublishesAndComparesWithBoth() async throws {
+        _ = try await pipeline().publish()
+        let served = folder + "/served"
+        try FileManager.default.copyItem(atPath: dist, toPath: served)
+        let server = try StaticServer(root: served)
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,")
+        _ = try await pipeline().publish()
+        try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
+
+        let (plan, events) = try await Events.collect { try await self.pipeline().plan(against: .url(server.baseURL)) }
+        XCTAssertEqual(plan.report.version, 3, "the version the next publish makes, after the local 2")
+        XCTAssertEqual(plan.report.baseline?.version, 1)
+        XCTAssertEqual(plan.report.baseline?.source, server.baseURL)
+        XCTAssertEqual(plan.report.changes["stations"], ["changed": 2], "what the apps at version 1 will see: both yomi")
+        XCTAssertEqual(plan.report.outcome, .wouldPublish)
+        let said = events.compactMap { $0 as? PublishEvent }
+        XCTAssertTrue(said.contains(.distAhead(dist: dist, versions: [2], url: server.baseURL, served: 1)), "\(said)")
+        XCTAssertTrue(said.contains(.againstDist(dist: dist, version: 2, next: 3, changes: "stations +0 -0 ~1, 0 weight changes", violations: [])), "\(said)")
+        XCTAssertTrue(try plan.report.render(.text).contains("version 3 would be published (against version 1 of \(server.baseURL))"))
+
+        // The publish after it takes that very candidate, as version 3.
+        let (published, publishEvents) = try await Events.collect { try await self.pipeline().publish() }
+        XCTAssertEqual(published.version, 3)
+        XCTAssertTrue(publishEvents.contains { ($0 as? PublishEvent) == .candidateTaken(version: 3, folder: build + "/staging.bin.candidate") }, "\(publishEvents)")
+
+        // Nothing new since, and version 3 not deployed: nothing would change, against the dist's 3.
+        let (same, sameEvents) = try await Events.collect { try await self.pipeline().plan(against: .url(server.baseURL)) }
+        XCTAssertEqual(same.report.outcome, .unchanged)
+        XCTAssertEqual(same.report.version, 3)
+        XCTAssertEqual(same.report.baseline?.source, dist)
+        XCTAssertTrue(sameEvents.contains { ($0 as? PublishEvent) == .distAhead(dist: dist, versions: [2, 3], url: server.baseURL, served: 1) }, "\(sameEvents)")
+
+        // A dist that is not on production's line (behind it, or another publication): said, with what to do.
+        let behind = folder + "/behind"
+        try FileManager.default.createDirectory(atPath: behind, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: served + "/1", toPath: behind + "/1")
+        try FileManager.default.copyItem(atPath: served + "/latest.json", toPath: behind + "/latest.json")
+        let ahead = try StaticServer(root: dist)
+        let (_, offEvents) = try await Events.collect {
+            try await Pipeline(PublishSettings(raw: self.raw, build: self.build, dist: behind)).plan(against: .url(ahead.baseURL))
+        }
+        XCTAssertTrue(offEvents.contains { ($0 as? PublishEvent) == .distOffProduction(dist: behind, version: 1, url: ahead.baseURL, served: 3, next: 2) },
+                      "\(offEvents)")
     }
 
     func testALiveLineWithoutStationsIsRefusedAndLintNamesIt() async throws {

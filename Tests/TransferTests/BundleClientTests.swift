@@ -2,6 +2,7 @@ import BundleDiff
 import Foundation
 import StationIO
 import StationModel
+import TestSupport
 import XCTest
 @testable import AppClient
 @testable import SourceFetch
@@ -566,24 +567,55 @@ final class BundleClientTests: XCTestCase {
         XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202)])
     }
 
-    /// A client before the bundle check took a trigger in with a download; a patch
-    /// would keep it (and have it fire), the full download replaces it.
-    func testAPatchedDatabaseMustBeTheBundleAndTheUsersRecords() throws {
+    /// A trigger on stations in a client's database was once taken for what a download before
+    /// the bundle check brought, and dropped by the full download; it is the user's (issue 35:
+    /// the user's objects on bundle tables are carried over; a download holding one is
+    /// refused), so the patch keeps it, and it does not fire on the patch's own updates,
+    /// which would have disabled every station the patch changed.
+    func testAPatchedDatabaseKeepsTheUsersTriggerWithoutFiringIt() throws {
         try installVersion1WithThreeCompletions()
+        let trigger = "CREATE TRIGGER on_stations AFTER UPDATE ON stations BEGIN UPDATE stations SET enabled = 0 WHERE s_id = NEW.s_id; END"
         do {
             let db = try SQLiteDatabase(path: local, mode: .readWrite)
             defer { db.close() }
-            try db.execute("CREATE TRIGGER on_stations AFTER UPDATE ON stations BEGIN UPDATE stations SET enabled = 0 WHERE s_id = NEW.s_id; END")
+            try db.execute(trigger)
         }
         try fixture.publish(2)
         let report = try client().pull()
-        XCTAssertEqual(report.kind, .replaced)
-        XCTAssertTrue(report.patchProblem?.contains("after the patch: holds trigger on_stations") ?? false, report.patchProblem ?? "no problem reported")
-        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(report.kind, .patched, report.patchProblem ?? "")
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"), "no station disabled by the trigger")
         let db = try SQLiteDatabase(path: local, mode: .readOnly)
         defer { db.close() }
-        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0)
+        XCTAssertEqual(try db.query("SELECT sql FROM sqlite_master WHERE type = 'trigger'"), [[.text(trigger)]])
         XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202)])
+    }
+
+    /// One statement, `... WHERE weight = (SELECT max(a.weight + b.weight + c.weight) FROM
+    /// stations a, stations b, stations c)` with a valid sha256, ran past 120 s: --timeout
+    /// bounds downloads only, and a killed pull left its files. A patch's work is bounded:
+    /// past the bound it is refused (the database as it was, nothing beside it) and the
+    /// full download does the job. Here the patch first grows stations_lines to 6,144 rows,
+    /// then joins it with itself three times: 2.3e11 rows, hours of work.
+    func testAPatchWhoseWorkNeverEndsIsRefused() throws {
+        try installVersion1WithThreeCompletions()
+        var lines = DistFixture.patch(from: 1, to: 2).split(separator: "\n").map(String.init)
+        for _ in 0..<11 {
+            lines.append("INSERT INTO stations_lines SELECT l_id + (SELECT max(l_id) FROM stations_lines), s_id, s_sort FROM stations_lines;")
+        }
+        lines.append("UPDATE stations SET weight = weight WHERE weight = (SELECT max(a.s_sort + b.s_sort + c.s_sort) FROM stations_lines a, stations_lines b, stations_lines c);")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: scratch + "/dist/2/patch-from-1.sql", atomically: true, encoding: .utf8)
+        try fixture.publish(2)
+        let started = Date()
+        let run = try runWithTimeout(try BuiltTools.stationdb(), ["pull", server.baseURL, "--db", local, "--max-bytes", String(1 << 20), "--attempts", "1"],
+                                     in: scratch, timeout: 90)
+        XCTAssertFalse(run.timedOut, "the patch ran on past 90 s")
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.err.contains("pull: patch not used (\(server.baseURL)/2/patch-from-1.sql: line \(lines.count): more work than a patch may do"), run.err)
+        XCTAssertTrue(run.err.contains("pull: replaced \(local) (version 1) with the full version 2"), run.err)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/2/stations.sqlite"))
+        XCTAssertEqual(try completions().map { $0[0] }, [.integer(100), .integer(101), .integer(102), .integer(202)])
+        XCTAssertEqual(try appFolderSnapshot().keys.sorted(), ["stations.sqlite"], "temporary files left behind")
     }
 
     func testAPatchMayNotGrowTheDatabasePastMaxBytes() throws {

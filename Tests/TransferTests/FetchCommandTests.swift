@@ -101,6 +101,41 @@ final class FetchCommandTests: XCTestCase {
                        "nothing new beside raw/")
     }
 
+    /// `{"kind":"n02","path":"registry.csv","url":...}` made fetch overwrite raw/registry.csv,
+    /// the memory of every s_id; so for sources.json, fixes.csv and weights.csv. A source may
+    /// not name raw/'s own files, however the path is spelled.
+    func testASourceNamingRawsOwnFilesIsRefused() throws {
+        for name in ["registry.csv", "sources.json", "fixes.csv", "weights.csv", "./registry.csv", ".//weights.csv"] {
+            try "kept\n".write(toFile: scratch + "/raw/registry.csv", atomically: true, encoding: .utf8)
+            try "action,table,match,field,value,expect,note\n".write(toFile: scratch + "/raw/fixes.csv", atomically: true, encoding: .utf8)
+            try "s_id,weight,note\n".write(toFile: scratch + "/raw/weights.csv", atomically: true, encoding: .utf8)
+            try "{ \"sources\": [ { \"kind\": \"n02\", \"path\": \"\(name)\", \"url\": \"\(server.baseURL)/N02.xml\" } ] }\n"
+                .write(toFile: scratch + "/raw/sources.json", atomically: true, encoding: .utf8)
+            let before = try rawSnapshot()
+            let run = try fetch()
+            XCTAssertEqual(run.status, 2, "\(name): \(run.err)")
+            XCTAssertTrue(run.err.contains("raw/sources.json:1: sources.0.path: "), "\(name): \(run.err)")
+            XCTAssertTrue(run.err.contains("one of raw/'s own files"), "\(name): \(run.err)")
+            XCTAssertEqual(try rawSnapshot(), before, name)
+            XCTAssertFalse(server.requests().contains { $0.hasPrefix("/N02.xml") }, "nothing was even downloaded")
+        }
+    }
+
+    /// A server that answers 304 Not Modified for a file raw/ does not have (a broken cache,
+    /// a mirror that ignores the request) was reported as "unchanged": raw/ has nothing to
+    /// keep, so the source is refused and left as it was.
+    func testA304ForAFileRawLacksIsNotUnchanged() throws {
+        try server.setFaults(["/N02.xml": "304"])
+        let before = try rawSnapshot()
+        let run = try fetch()
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertFalse(run.err.contains("raw/N02-stations.xml: unchanged"), run.err)
+        XCTAssertTrue(run.err.contains("\(server.baseURL)/N02.xml: not usable as raw/N02-stations.xml: the server answered 304 Not Modified"), run.err)
+        XCTAssertTrue(run.err.contains("N02-stations.xml (n02) left as it was"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/raw/N02-stations.xml"))
+        XCTAssertNil(before["N02-stations.xml"])
+    }
+
     func testFetchRefusesWhatItsSourcesReadersWouldRefuse() throws {
         let first = try fetch()
         XCTAssertEqual(first.status, 0, first.err)

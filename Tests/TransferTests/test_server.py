@@ -47,6 +47,13 @@ class Handler(BaseHTTPRequestHandler):
                 return self.plain(path, 500, "failing once")
         if fault == "404":
             return self.plain(path, 404, "not here")
+        if fault == "304":
+            # A broken cache or mirror: Not Modified, whatever the request asked.
+            self.log(path, 304)
+            self.send_response(304)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            return
         if fault == "claims-3GB":
             # A length far past any limit, and then nothing: only the header says how large.
             self.log(path, 200)
