@@ -156,56 +156,44 @@ enum IdentityLinker {
 
         func linkOperators() -> [Int] {
             let ops = input.operators
-            var result = [Int?](repeating: nil, count: ops.count)
-            var taken = Set<Int>()
-            for (i, o) in ops.enumerated() { if let f = o.fixedID, taken.insert(f).inserted { result[i] = f } }
-            let order = ops.indices.filter { result[$0] == nil }.sorted { (ops[$0].keys.min() ?? "") < (ops[$1].keys.min() ?? "") }
-            let (keyToID, maxRegistered) = registry.keyToID(.operator_)
-            // A key.
-            for i in order {
-                if let id = ops[i].keys.compactMap({ keyToID[$0] }).filter({ !taken.contains($0) }).min() { result[i] = id; taken.insert(id) }
-            }
+            var linking = Linking(.operator_, registry: registry, keys: ops.map(\.keys), fixedIDs: ops.map(\.fixedID))
+            linking.pairByKeys(ops.map(\.keys))
             // The formal name, one registered operator to one.
             var byName: [String: [Int]] = [:]
-            for id in registry.ids(.operator_) where !taken.contains(id) { byName[OperatorName.formal(registry.name(.operator_, id)), default: []].append(id) }
-            for i in order where result[i] == nil {
+            for id in registry.ids(.operator_) where !linking.taken.contains(id) {
+                byName[OperatorName.formal(registry.name(.operator_, id)), default: []].append(id)
+            }
+            for i in linking.left {
                 let names = Set(([ops[i].name] + ops[i].otherNames).map(OperatorName.formal))
-                let ids = Set(names.flatMap { byName[$0] ?? [] }).filter { !taken.contains($0) }
-                if ids.count == 1, let id = ids.first { result[i] = id; taken.insert(id) }
+                let ids = Set(names.flatMap { byName[$0] ?? [] }).filter { !linking.taken.contains($0) }
+                if ids.count == 1, let id = ids.first { linking.pair(i, id) }
             }
             // The stations it runs: most of them, by name and place.
-            let left = order.filter { result[$0] == nil }
-            if !left.isEmpty, registry.ids(.operator_).contains(where: { !taken.contains($0) }) {
+            let left = linking.left
+            if !left.isEmpty, registry.ids(.operator_).contains(where: { !linking.taken.contains($0) }) {
                 let operatorOf = input.stations.map(\.operatorIndex)
                 var votes: [Int: [Int: Double]] = [:]
                 let wanted = Set(left)
                 for v in nameVotes() where wanted.contains(operatorOf[v.station]) {
-                    guard let r = registered(v.id), !taken.contains(r.operatorID) else { continue }
+                    guard let r = registered(v.id), !linking.taken.contains(r.operatorID) else { continue }
                     votes[operatorOf[v.station], default: [:]][r.operatorID, default: 0] += v.weight
                 }
-                for (i, id) in Self.bestPairs(votes, accept: { total, best in best >= 1 && best * 2 >= total }) where !taken.contains(id) {
-                    result[i] = id
-                    taken.insert(id)
+                for (i, id) in Self.bestPairs(votes, accept: { total, best in best >= 1 && best * 2 >= total }) where !linking.taken.contains(id) {
+                    linking.pair(i, id)
                 }
             }
-            return Self.numbered(result, order: order, above: max(maxRegistered, ops.compactMap(\.fixedID).max() ?? 0))
+            return linking.numbered()
         }
 
         // MARK: - Lines
 
         func linkLines(operators operatorIDs: [Int]) -> [Int] {
             let lines = input.lines
-            var result = [Int?](repeating: nil, count: lines.count)
-            var taken = Set<Int>()
-            for (i, l) in lines.enumerated() { if let f = l.fixedID, taken.insert(f).inserted { result[i] = f } }
-            let order = lines.indices.filter { result[$0] == nil }.sorted { (lines[$0].keys.min() ?? "") < (lines[$1].keys.min() ?? "") }
-            let (keyToID, maxRegistered) = registry.keyToID(.line)
-            for i in order {
-                if let id = lines[i].keys.compactMap({ keyToID[$0] }).filter({ !taken.contains($0) }).min() { result[i] = id; taken.insert(id) }
-            }
+            var linking = Linking(.line, registry: registry, keys: lines.map(\.keys), fixedIDs: lines.map(\.fixedID))
+            linking.pairByKeys(lines.map(\.keys))
             // The stations it serves, whatever its name: at least half of both lines' stations in common.
-            var left = order.filter { result[$0] == nil }
-            if !left.isEmpty, registry.ids(.line).contains(where: { !taken.contains($0) }) {
+            var left = linking.left
+            if !left.isEmpty, registry.ids(.line).contains(where: { !linking.taken.contains($0) }) {
                 var registeredSize: [Int: Int] = [:]
                 for id in registry.ids(.station) { for l in registry.lines(station: id) { registeredSize[l, default: 0] += 1 } }
                 let wanted = Set(left)
@@ -223,7 +211,7 @@ enum IdentityLinker {
                     let voters = own.isEmpty ? ids : own
                     for id in voters {
                         guard let r = registered(id) else { continue }
-                        for l in ons { for m in r.lines where !taken.contains(m) { shared[l, default: [:]][m, default: 0] += 1 / Double(voters.count) } }
+                        for l in ons { for m in r.lines where !linking.taken.contains(m) { shared[l, default: [:]][m, default: 0] += 1 / Double(voters.count) } }
                     }
                 }
                 // Dice's coefficient of the two lines' stations.
@@ -231,25 +219,24 @@ enum IdentityLinker {
                 for (l, byLine) in shared {
                     for (m, common) in byLine { dice[l, default: [:]][m] = 2 * common / Double(stationsOfLine[l].count + (registeredSize[m] ?? 0)) }
                 }
-                for (i, id) in Self.bestPairs(dice, accept: { _, best in best >= 0.5 }) where !taken.contains(id) {
-                    result[i] = id
-                    taken.insert(id)
+                for (i, id) in Self.bestPairs(dice, accept: { _, best in best >= 0.5 }) where !linking.taken.contains(id) {
+                    linking.pair(i, id)
                 }
-                left = left.filter { result[$0] == nil }
+                left = linking.left
             }
             // Its name under the same operator, one to one.
             if !left.isEmpty {
                 var byName: [String: [Int]] = [:]
-                for id in registry.ids(.line) where !taken.contains(id) {
+                for id in registry.ids(.line) where !linking.taken.contains(id) {
                     if let row = registry.row(line: id) { byName["\(row.operatorID)|" + OperatorName.normalized(row.name), default: []].append(id) }
                 }
                 for i in left {
                     let names = Set(([lines[i].name] + lines[i].otherNames).map { "\(operatorIDs[lines[i].operatorIndex])|" + OperatorName.normalized($0) })
-                    let ids = Set(names.flatMap { byName[$0] ?? [] }).filter { !taken.contains($0) }
-                    if ids.count == 1, let id = ids.first { result[i] = id; taken.insert(id) }
+                    let ids = Set(names.flatMap { byName[$0] ?? [] }).filter { !linking.taken.contains($0) }
+                    if ids.count == 1, let id = ids.first { linking.pair(i, id) }
                 }
             }
-            return Self.numbered(result, order: order, above: max(maxRegistered, lines.compactMap(\.fixedID).max() ?? 0))
+            return linking.numbered()
         }
 
         /// From each entity's weights for registered IDs, one to one: the best weights first
@@ -270,14 +257,49 @@ enum IdentityLinker {
             return out
         }
 
-        /// The IDs found, and new ones, in `order`, above `above`, for the rest.
-        static func numbered(_ result: [Int?], order: [Int], above: Int) -> [Int] {
-            var result = result, next = above
-            for i in order where result[i] == nil {
-                next += 1
-                result[i] = next
+        /// One kind's linking as it goes: the ID each entity has found, the IDs taken, and the
+        /// order the rest are looked at in (by their keys, so file order never decides).
+        struct Linking {
+            var result: [Int?]
+            var taken = Set<Int>()
+            let order: [Int]
+            let keyToID: [String: Int]
+            /// New IDs go above every ID ever registered and every fixed one.
+            let above: Int
+
+            /// A native master's IDs first: they are its own.
+            init(_ kind: Registry.Kind, registry: Registry, keys: [[String]], fixedIDs: [Int?]) {
+                var result = [Int?](repeating: nil, count: keys.count)
+                for (i, f) in fixedIDs.enumerated() { if let f, taken.insert(f).inserted { result[i] = f } }
+                self.result = result
+                order = keys.indices.filter { result[$0] == nil }.sorted { (keys[$0].min() ?? "") < (keys[$1].min() ?? "") }
+                let (keyToID, maxRegistered) = registry.keyToID(kind)
+                self.keyToID = keyToID
+                above = max(maxRegistered, fixedIDs.compactMap { $0 }.max() ?? 0)
             }
-            return result.map { $0! }
+
+            var left: [Int] { order.filter { result[$0] == nil } }
+
+            mutating func pair(_ i: Int, _ id: Int) {
+                result[i] = id
+                taken.insert(id)
+            }
+
+            /// Each entity still without an ID takes the smallest registered ID of its keys not taken:
+            /// an operator's or a line's code is not handed on as a station's is.
+            mutating func pairByKeys(_ keys: [[String]]) {
+                for i in left { if let id = keys[i].compactMap({ keyToID[$0] }).filter({ !taken.contains($0) }).min() { pair(i, id) } }
+            }
+
+            /// The IDs found, and new ones for the rest, in order.
+            func numbered() -> [Int] {
+                var result = result, next = above
+                for i in order where result[i] == nil {
+                    next += 1
+                    result[i] = next
+                }
+                return result.map { $0! }
+            }
         }
 
         // MARK: - Stations
@@ -286,11 +308,8 @@ enum IdentityLinker {
             let stations = input.stations
             let operatorOf = stations.map { operatorIDs[$0.operatorIndex] }
             let lineSets = linesOfStation.map { Set($0.map { lineIDs[$0] }) }
-            var result = [Int?](repeating: nil, count: stations.count)
-            var taken = Set<Int>()
-            for (i, s) in stations.enumerated() { if let f = s.fixedID, taken.insert(f).inserted { result[i] = f } }
-            let order = stations.indices.filter { result[$0] == nil }.sorted { (stations[$0].keys.min() ?? "") < (stations[$1].keys.min() ?? "") }
-            let (keyToID, maxRegistered) = registry.keyToID(.station)
+            var linking = Linking(.station, registry: registry, keys: stations.map(\.keys), fixedIDs: stations.map(\.fixedID))
+            let keyToID = linking.keyToID
             // Where this run's stations stand, worked out only for a run that weighs pairs.
             var built: Context?
             func context() -> Context {
@@ -302,44 +321,38 @@ enum IdentityLinker {
             // The maintainer's decisions.
             var retired = Set<Int>()
             if !decisions.isEmpty {
-                try decide(decisions, context: context(), keyToID: keyToID, result: &result, taken: &taken, retired: &retired)
+                try decide(decisions, context: context(), linking: &linking, retired: &retired)
             }
 
             // A key whose registered row agrees in everything: that row.
-            for i in order where result[i] == nil {
+            for i in linking.left {
                 let s = stations[i]
-                let ids = Set(s.keys.compactMap { keyToID[$0] }).filter { !taken.contains($0) && !retired.contains($0) }
+                let ids = Set(s.keys.compactMap { keyToID[$0] }).filter { !linking.taken.contains($0) && !retired.contains($0) }
                 for id in ids.sorted() {
                     guard let r = registered(id), r.shinkansen == shinkansen[i], r.operatorID == operatorOf[i], metres(i, r) <= samePlaceMetres,
                           r.name == s.name || base(of: r) == base(i) else { continue }
-                    result[i] = id
-                    taken.insert(id)
+                    linking.pair(i, id)
                     break
                 }
             }
 
             // The rest, weighed against every registered row the evidence points at.
-            let open = order.filter { result[$0] == nil }
+            let open = linking.left
             if !open.isEmpty {
-                let rows = registry.ids(.station).filter { !taken.contains($0) && !retired.contains($0) }.compactMap { registered($0) }
+                let rows = registry.ids(.station).filter { !linking.taken.contains($0) && !retired.contains($0) }.compactMap { registered($0) }
                 if !rows.isEmpty {
-                    for (i, id) in context().match(open, rows: rows, keyToID: keyToID) {
-                        result[i] = id
-                        taken.insert(id)
-                    }
+                    for (i, id) in context().match(open, rows: rows, keyToID: keyToID) { linking.pair(i, id) }
                 }
             }
-            let fixedMax = stations.compactMap(\.fixedID).max() ?? 0
-            return Self.numbered(result, order: order, above: max(maxRegistered, fixedMax))
+            return linking.numbered()
         }
 
         /// Applies raw/identity.csv: `same` pairs an s_id with the station its `expect`
         /// describes among those the evidence points at; `new` retires it.
-        func decide(_ decisions: [IdentityDecision], context: Context, keyToID: [String: Int],
-                    result: inout [Int?], taken: inout Set<Int>, retired: inout Set<Int>) throws {
+        func decide(_ decisions: [IdentityDecision], context: Context, linking: inout Linking, retired: inout Set<Int>) throws {
             var problems = DiagnosticCollector()
             var idsOfEntity: [Int: Set<Int>] = [:]
-            for i in input.stations.indices { for k in input.stations[i].keys { if let id = keyToID[k] { idsOfEntity[i, default: []].insert(id) } } }
+            for i in input.stations.indices { for k in input.stations[i].keys { if let id = linking.keyToID[k] { idsOfEntity[i, default: []].insert(id) } } }
             for d in decisions.sorted(by: { ($0.location.line ?? 0) < ($1.location.line ?? 0) }) {
                 let here = SourceLocation(file: d.location.file, line: d.location.line, field: "s_id")
                 guard let r = registered(d.stationID) else {
@@ -373,16 +386,15 @@ enum IdentityLinker {
                     }
                     // The station carrying the s_id's keys is the one it names, as the fixes leave
                     // it: the guards check `expect` against the version.
-                    let keyed = input.stations.indices.filter { result[$0] == nil && idsOfEntity[$0]?.contains(r.id) == true }
+                    let keyed = input.stations.indices.filter { linking.result[$0] == nil && idsOfEntity[$0]?.contains(r.id) == true }
                     if let i = keyed.first(where: meets) {
-                        result[i] = r.id
-                        taken.insert(r.id)
+                        linking.pair(i, r.id)
                         continue
                     }
                     if !keyed.isEmpty { continue }
                     // Else one the evidence points at, best first, that no other s_id's keys claim.
                     var candidates: [(i: Int, score: Double)] = []
-                    for i in input.stations.indices where result[i] == nil && (idsOfEntity[i] ?? []).isEmpty {
+                    for i in input.stations.indices where linking.result[i] == nil && (idsOfEntity[i] ?? []).isEmpty {
                         let distance = metres(i, r)
                         guard (base(i) == base(of: r) && distance <= decisionReachMetres) || distance <= sameNameMetres else { continue }
                         candidates.append((i, context.evidence(i, r, keyed: false).score))
@@ -395,8 +407,7 @@ enum IdentityLinker {
                                      + (near.isEmpty ? "; there is none near it" : "; the nearest are \(near.joined(separator: ", "))"))
                         continue
                     }
-                    result[chosen.i] = r.id
-                    taken.insert(r.id)
+                    linking.pair(chosen.i, r.id)
                 }
             }
             try problems.check()
