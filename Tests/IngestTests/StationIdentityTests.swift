@@ -295,4 +295,28 @@ final class StationIdentityTests: XCTestCase {
                                                   decisions: [IdentityDecision(stationID: 1, kind: .new, expect: expect("station=東京"), note: "n", location: at)])
         XCTAssertEqual(retired.staging.network.stations.map { "\($0.id) \($0.name) \($0.enabled)" }, ["1 東京 false", "2 有楽町 true", "3 東京 true"])
     }
+
+    /// A registry written before rows said whether a station is a Shinkansen one and which lines
+    /// it served (raw/registry.csv as it was, its last two columns cut) is read and completed,
+    /// not rebuilt: the default raw/ gets the very IDs it gets with today's registry.
+    func testARegistryWrittenBeforeIsReadAndCompleted() throws {
+        let today = try Registry.load(path: RepositoryData.raw + "/registry.csv")
+        let table = try CSVReader.read(path: RepositoryData.raw + "/registry.csv")
+        XCTAssertEqual(table.header.suffix(2), ["shinkansen", "lines"])
+        var old: [UInt8] = []
+        CSVWriter.append(Array(table.header.dropLast(2)), to: &old)
+        for r in table.records { CSVWriter.append(Array(table.fields(r).dropLast(2)), to: &old) }
+        let before = try Registry.parse(CSVReader.parse(old, file: "registry.csv"))
+        XCTAssertEqual(before.ids(.station), today.ids(.station))
+        let shinkansen = today.ids(.station).filter { today.isShinkansen(station: $0) }
+        XCTAssertGreaterThan(shinkansen.count, 100)
+        XCTAssertEqual(before.ids(.station).filter { before.isShinkansen(station: $0) }, shinkansen, "its keys say which")
+
+        let upstream = try StationDatabaseReader.read(folder: RepositoryData.stationDatabase, label: "raw/station_database")
+        let withOld = try IngestPipeline.assemble(sources: [upstream], registry: before)
+        let withToday = try IngestPipeline.assemble(sources: [upstream], registry: today)
+        XCTAssertEqual(withOld.staging.network, withToday.staging.network)
+        XCTAssertEqual(withOld.report.newIDs.values.reduce(0, +), 0)
+        XCTAssertEqual(withOld.registryText, withToday.registryText, "completed as today's")
+    }
 }
