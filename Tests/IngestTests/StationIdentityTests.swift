@@ -319,4 +319,33 @@ final class StationIdentityTests: XCTestCase {
         XCTAssertEqual(withOld.report.newIDs.values.reduce(0, +), 0)
         XCTAssertEqual(withOld.registryText, withToday.registryText, "completed as today's")
     }
+
+    /// Two registered stations as good as each other for one station of the new source (a
+    /// master that had the same station twice): no proof for either, so neither s_id is handed
+    /// on (the guards then show both retired while the station lives on); the maintainer's
+    /// `same` picks one.
+    func testAnAmbiguityHandsNoIDOn() throws {
+        let here = SourceLocation(file: "m/stations.csv", line: 2)
+        var master = SourceNetwork(kind: .native, label: "m")
+        master.operators = [SourceOperator(key: "o:1", fixedID: 1, name: "東日本旅客鉄道", type: 1, enabled: true, origin: here)]
+        master.lines = [SourceLine(key: "l:1", fixedID: 1, name: "山手線", operatorKey: "o:1", enabled: true, type: nil, origin: here)]
+        for id in [1, 2] {
+            master.stations.append(SourceStation(key: "s:\(id)", fixedID: id, name: "有楽町駅", yomi: nil, wiki: nil, pref: 13, address: nil,
+                                                 lat: 35_675_441, lng: 139_763_806, operatorKey: "o:1", enabled: true, origin: here))
+            master.stationLines.append(SourceStationLine(lineKey: "l:1", stationKey: "s:\(id)", sort: id, origin: here))
+        }
+        let first = try IngestPipeline.assemble(sources: [master], registry: Registry())
+        var upstream = SourceNetwork(kind: .stationDatabase, label: "sd")
+        upstream.operators = [SourceOperator(key: "sd:company:2", name: "JR東日本", otherNames: ["東日本旅客鉄道株式会社"], type: 1, enabled: true, origin: here)]
+        upstream.lines = [SourceLine(key: "sd:line:1", name: "JR山手線", operatorKey: "sd:company:2", enabled: true, type: nil, origin: here)]
+        upstream.stations = [SourceStation(key: "sd:station:1302:company:2", keyIsIdentity: true, name: "有楽町", yomi: nil, wiki: nil, pref: 13,
+                                           address: nil, lat: 35_675_441, lng: 139_763_806, operatorKey: "sd:company:2", enabled: true, origin: here)]
+        upstream.stationLines = [SourceStationLine(lineKey: "sd:line:1", stationKey: "sd:station:1302:company:2", sort: 1, origin: here)]
+        let second = try IngestPipeline.assemble(sources: [upstream], registry: try first.registry)
+        XCTAssertEqual(second.staging.network.stations.map { "\($0.id) \($0.enabled)" }, ["1 false", "2 false", "3 true"])
+        XCTAssertEqual(second.staging.network.operators.map(\.id), [1], "the operator is linked by its formal name")
+        let decided = try IngestPipeline.assemble(sources: [upstream], registry: try first.registry, decisions: [
+            IdentityDecision(stationID: 1, kind: .same, expect: StationExpectation("station=有楽町")!, note: "the master's first row", location: here)])
+        XCTAssertEqual(decided.staging.network.stations.map { "\($0.id) \($0.enabled)" }, ["1 true", "2 false"])
+    }
 }
