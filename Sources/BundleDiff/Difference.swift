@@ -89,8 +89,9 @@ public struct BundleDifference: Sendable {
         for path in [oldPath, newPath] where !Files.exists(path) {
             throw EnvironmentError("cannot read \(path): no such file")
         }
-        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
-        try db.execute("ATTACH DATABASE ? AS old_bundle; ATTACH DATABASE ? AS new_bundle", [.text(oldPath), .text(newPath)])
+        let db = try SQLiteDatabase(path: ":memory:", mode: .memoryForReading)
+        try db.attachReadOnly(oldPath, as: "old_bundle")
+        try db.attachReadOnly(newPath, as: "new_bundle")
         // Both bundles are read through and through: mapped, their pages need no read() each.
         try db.execute("PRAGMA old_bundle.mmap_size = 268435456; PRAGMA new_bundle.mmap_size = 268435456")
         return db

@@ -16,7 +16,11 @@ public final class SQLiteDatabase {
     /// The authorizer `authorizing` installed, while its body runs.
     private var authorizerBox: AuthorizerBox?
 
-    public enum Mode: Sendable { case readOnly, readWrite, create }
+    public enum Mode: Sendable {
+        case readOnly, readWrite, create
+        /// A connection of its own in memory, to which files are attached read-only (`attachReadOnly`).
+        case memoryForReading
+    }
 
     /// An existing `path` must be a regular file (Files.openRegularFile's check, before
     /// SQLite opens it): a FIFO would block the open, a device never end.
@@ -28,6 +32,7 @@ public final class SQLiteDatabase {
         case .readOnly: SQLITE_OPEN_READONLY
         case .readWrite: SQLITE_OPEN_READWRITE
         case .create: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .memoryForReading: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_MEMORY
         }
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK else { throw error(rc, sql: nil) }  // deinit closes the handle
@@ -35,6 +40,23 @@ public final class SQLiteDatabase {
     }
 
     deinit { close() }
+
+    /// Attaches the database file at `path` as `schema`, read-only (a `mode=ro` URI, which a
+    /// `.memoryForReading` connection understands): a published bundle is never opened for
+    /// writing, so a journal left beside it can never be rolled back into it.
+    public func attachReadOnly(_ path: String, as schema: String) throws {
+        // A URI's path: '%', '?' and '#' would end or escape it.
+        var uri = "file:"
+        for c in path.unicodeScalars {
+            switch c {
+            case "%": uri += "%25"
+            case "?": uri += "%3f"
+            case "#": uri += "%23"
+            default: uri.unicodeScalars.append(c)
+            }
+        }
+        try execute("ATTACH DATABASE ? AS \(schema)", [.text(uri + "?mode=ro")])
+    }
 
     public func close() { if let h = handle { sqlite3_close_v2(h); handle = nil } }
 

@@ -41,6 +41,25 @@ final class SQLiteTests: XCTestCase {
         XCTAssertEqual(try db.userVersion, 12)
     }
 
+    /// A file attached for reading cannot be written through the attachment, whatever its
+    /// name holds ('?', '#', '%' and a space are a URI's to escape).
+    func testAFileAttachedForReadingIsNeverWritten() throws {
+        let file = path("v 1?#%.sqlite")
+        let writer = try SQLiteDatabase(path: file, mode: .create)
+        try writer.execute("CREATE TABLE t (k INTEGER PRIMARY KEY); INSERT INTO t VALUES (1)")
+        writer.close()
+        let before = try Files.read(file)
+        let db = try SQLiteDatabase(path: ":memory:", mode: .memoryForReading)
+        try db.attachReadOnly(file, as: "published")
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM published.t"), 1)
+        XCTAssertThrowsError(try db.execute("INSERT INTO published.t VALUES (2)")) { error in
+            XCTAssertEqual((error as? SQLiteError)?.code.primaryResultCode, .SQLITE_READONLY, "\(error)")
+        }
+        db.close()
+        XCTAssertEqual(try Files.read(file), before)
+        XCTAssertEqual(Files.names(in: folder).sorted(), ["v 1?#%.sqlite"], "no journal, no other file")
+    }
+
     func testTransactionRollsBackOnError() throws {
         let db = try SQLiteDatabase(path: path("t.sqlite"), mode: .create)
         try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)")
