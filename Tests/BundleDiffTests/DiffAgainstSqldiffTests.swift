@@ -17,6 +17,10 @@ final class DiffAgainstSqldiffTests: XCTestCase {
         let result = try DiffFixtures.run(sqldiff, [old, new])
         XCTAssertEqual(result.status, 0, result.err, file: file, line: line)
         let d = try DiffReport.make(oldPath: old, newPath: new).difference
+        // Both finding nothing would agree and prove nothing: the pairs compared always differ.
+        XCTAssertFalse(Self.keyedTables.allSatisfy { d[$0]?.rowChangeCount == 0 }, "no keyed row differs: the comparison checks nothing",
+                       file: file, line: line)
+        XCTAssertFalse(result.out.isEmpty, "sqldiff found no difference: the comparison checks nothing", file: file, line: line)
         for table in Self.keyedTables {
             let theirs = DiffFixtures.sqldiffKeys(result.out, table: table)
             let t = try XCTUnwrap(d[table])

@@ -19,8 +19,7 @@ struct MakeFixture {
     static func stationdb() throws -> String { try BuiltTools.stationdb() }
 
     static func make() throws -> String {
-        guard let path = BuiltTools.which("make") else { throw XCTSkip("make is not installed") }
-        return path
+        try BuiltTools.required("make", debianPackage: "make")
     }
 
     /// A fresh folder; `raw` is the small network below unless `copyingRaw` names another raw folder to copy.

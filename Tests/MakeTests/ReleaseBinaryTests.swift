@@ -17,7 +17,8 @@ final class ReleaseBinaryTests: XCTestCase {
 
     func release() throws -> String {
         guard let path = ProcessInfo.processInfo.environment["STATIONDB_RELEASE_BIN"] else {
-            throw XCTSkip("make test builds the release binary and names it in STATIONDB_RELEASE_BIN")
+            throw BuiltTools.FixtureFailure("STATIONDB_RELEASE_BIN is not set: run `make test`, which builds the release binary and names it there "
+                                            + "(or set it to .build/release/stationdb after `make`)")
         }
         return path
     }

@@ -95,11 +95,7 @@ final class EventTests: XCTestCase {
             """.utf8), to: raw + "/fixes.csv")
         let plan = try await pipeline.plan()
         func golden(_ name: String, _ text: String) throws {
-            let found = text.replacingOccurrences(of: folder, with: "<folder>")
-            let path = RepositoryData.root + "/Tests/PublishingTests/Golden/" + name
-            if ProcessInfo.processInfo.environment["STATIONDB_WRITE_GOLDEN"] != nil { try Files.write(Array(found.utf8), to: path) }
-            XCTAssertEqual(found, String(decoding: try Files.read(path), as: UTF8.self),
-                           "\(name) differs; if the change is meant, rerun with STATIONDB_WRITE_GOLDEN=1 and look at the diff")
+            try assertGolden(text.replacingOccurrences(of: folder, with: "<folder>"), at: "Tests/PublishingTests/Golden/" + name)
         }
         try golden("plan.txt", try plan.report.render(.text, preview: plan.preview))
         try golden("plan.md", try plan.report.render(.markdown, preview: plan.preview))

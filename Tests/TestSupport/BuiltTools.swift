@@ -17,11 +17,11 @@ public enum BuiltTools {
         return executable.deletingLastPathComponent()
     }
 
-    /// The stationdb binary built alongside these tests; the test is skipped without it.
+    /// The stationdb binary built alongside these tests; without it the test fails, saying how to build it.
     public static func stationdb() throws -> String {
         let path = productsFolder.appendingPathComponent("stationdb").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("\(path) absent: run swift build (with the same --scratch-path) first")
+            throw FixtureFailure("\(path) absent: run `swift build` (with the same --scratch-path) before the tests, as `make test` does")
         }
         return path
     }
@@ -34,6 +34,12 @@ public enum BuiltTools {
     public static func required(_ tool: String, debianPackage: String) throws -> String {
         guard let path = which(tool) else { throw MissingTool(tool: tool, debianPackage: debianPackage) }
         return path
+    }
+
+    /// A fixture the tests need that could not be made: the test fails, saying what to mend.
+    public struct FixtureFailure: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 
     public struct MissingTool: Error, CustomStringConvertible {

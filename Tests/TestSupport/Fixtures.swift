@@ -50,7 +50,7 @@ public final class StaticServer {
         let text = process.readLine() ?? ""
         guard let match = text.firstMatch(of: /port (\d+)/), let port = Int(match.1) else {
             process.stop()
-            throw XCTSkip("python3 -m http.server did not start: \(text)")
+            throw BuiltTools.FixtureFailure("python3 -m http.server did not start (\(text)); is python3 installed? `make test` installs it")
         }
         self.port = port
     }
