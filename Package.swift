@@ -87,7 +87,7 @@ let package = Package(
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest", "BuildDB", "Publishing"], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest", "BuildDB", "BundleDiff", "Publishing"], path: "Tests/TestSupport",
                 exclude: ["gzip_check.py"]),
         .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),

@@ -26,14 +26,6 @@ public struct BuildRequest: Sendable {
     public var renumberings: [Renumbering: SourceLocation]
     /// How messages name the renumbering file.
     public var renumberedLabel: String
-    public var dist: String
-    /// VERSION=N: must be larger than the published version.
-    public var requestedVersion: Int?
-    /// Checked against the published version before anything is written to dist/.
-    /// The first version has nothing to compare with, so no guard applies to it.
-    public var guards: DiffGuards
-    /// Publish even when a guard is exceeded (FORCE_PUBLISH=1): the reasons are still printed.
-    public var force: Bool
     /// How many values `stationdb lint` found worth a look, for latest.json.
     public var lintWarnings: Int?
     /// The ID registry file the staging file was made with (raw/registry.csv), kept with
@@ -42,11 +34,9 @@ public struct BuildRequest: Sendable {
 
     public init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.fileName,
-                dist: String, requestedVersion: Int? = nil,
-                guards: DiffGuards = .none, force: Bool = false, lintWarnings: Int? = nil, registryPath: String? = nil) {
+                lintWarnings: Int? = nil, registryPath: String? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
-        self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.dist = dist; self.requestedVersion = requestedVersion
-        self.guards = guards; self.force = force; self.lintWarnings = lintWarnings
+        self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.lintWarnings = lintWarnings
         self.registryPath = registryPath
     }
 }

@@ -318,7 +318,6 @@ public struct BuildStage: Stage {
             let request = BuildRequest(staging: try staging ?? StagingFile.read(from: self.staging), stagingPath: self.staging,
                                        weights: try weights ?? StationWeightsFile.read(from: self.weights), weightsPath: self.weights,
                                        renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
-                                       dist: dist, requestedVersion: requestedVersion, guards: guards,
                                        lintWarnings: try lint.map(Self.lintCount),
                                        registryPath: Files.exists(stagingRegistry) ? stagingRegistry : nil)
             let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)

@@ -15,7 +15,7 @@ public protocol Event: Sendable, CustomStringConvertible {}
 public enum Events {
     // The closure is bound inside a struct: Swift 6.3's optimizer passes a bad type for an
     // optional closure bound as a task-local, and the release binary crashed on its first
-    // event (EventsTests.testEventsReachTheSinkInTheReleaseBinary runs that binary).
+    // event (ReleaseBinaryTests runs that binary through make's main job, plan and deploy).
     private struct Sink: Sendable { let receive: @Sendable (any Event) -> Void }
     @TaskLocal private static var current: Sink?
 

@@ -1,12 +1,11 @@
 import Glibc
 
-// One publisher per dist: two nightly runs (a cron run overlapping a hand run)
-// would otherwise both take the next version number and the second would
-// replace a version the first had already announced. The lock is flock(2) on a
-// file: the kernel drops it when the process ends, however it ends, so a
-// killed run never leaves the dist locked. The file is never written (a run
-// with nothing to do changes nothing); whom a second run waits for comes from
-// the kernel's own list of locks, /proc/locks.
+// A lock one process holds at a time, for the jobs that must not overlap: one publish
+// into a dist (BuildDB's DistLock: two runs would take the same version number), one
+// user of a build folder, one deploy to a target. It is flock(2) on a file: the kernel
+// drops it when the process ends, however it ends, so a killed run never leaves it
+// held. The file is never written (a run with nothing to do changes nothing); whom a
+// second run waits for comes from the kernel's own list of locks, /proc/locks.
 
 public final class FileLock: Sendable {
     public let path: String

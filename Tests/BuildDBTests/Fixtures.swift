@@ -65,10 +65,11 @@ enum Fixtures {
     }()
 
     static func request(_ network: RailNetwork, dist: String, weights: [Int: Int]? = nil, version: Int? = nil,
-                        renumberings: [Renumbering: SourceLocation] = [:]) -> BuildRequest {
-        BuildRequest(staging: Staging(network: network, meta: meta), stagingPath: "staging.bin",
-                            weights: weights ?? Self.weights(for: network), weightsPath: "weights.csv",
-                            renumberings: renumberings, dist: dist, requestedVersion: version, registryPath: Self.registry)
+                        renumberings: [Renumbering: SourceLocation] = [:]) -> TestBuild {
+        TestBuild(BuildRequest(staging: Staging(network: network, meta: meta), stagingPath: "staging.bin",
+                               weights: weights ?? Self.weights(for: network), weightsPath: "weights.csv",
+                               renumberings: renumberings, registryPath: Self.registry),
+                  dist: dist, version: version)
     }
 
     /// A publish as the tests look at it: what latest.json now says and the

@@ -56,7 +56,7 @@ final class VerbatimMasterTests: XCTestCase {
         let outcome = try await IngestPipeline.run(IngestOptions(rawFolder: raw, rawLabel: "raw", registryPath: folder + "/registry.csv"))
         XCTAssertEqual(outcome.report.warnings.map(\.location.description), ["raw/operators.csv:5: type", "raw/lines.csv:3: l_type"])
         let weights = PriorityAssigner.assign(network: outcome.staging.network, hand: [])
-        let built = try await publish(BuildRequest(staging: outcome.staging, weights: weights, dist: folder + "/dist"))
+        let built = try await publish(TestBuild(BuildRequest(staging: outcome.staging, weights: weights), dist: folder + "/dist"))
         guard case .published(let candidate) = built else { return XCTFail("not published: \(built)") }
         let bundle = candidate.bundle
 

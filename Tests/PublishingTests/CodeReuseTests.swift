@@ -35,7 +35,7 @@ final class CodeReuseTests: XCTestCase {
         let registry = folder + "/registry-\(version).csv"
         try Files.write(outcome.registryText, to: registry)
         let weights = Dictionary(uniqueKeysWithValues: outcome.staging.network.stations.map { ($0.id, 13) })
-        return try await TestSupport.publish(BuildRequest(staging: outcome.staging, weights: weights, dist: folder + "/dist", registryPath: registry))
+        return try await TestSupport.publish(TestBuild(BuildRequest(staging: outcome.staging, weights: weights, registryPath: registry), dist: folder + "/dist"))
     }
 
     /// 英賀保's code given to the new 手柄山平和公園 (JR West, 2016), 英賀保 under the next code.
