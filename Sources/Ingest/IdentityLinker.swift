@@ -61,26 +61,27 @@ enum IdentityLinker {
     final class Run {
         let input: Input
         let registry: Registry
+        // Worked out when first asked: a native master's run, its IDs all its own, needs none
+        // of it (at 100 times national, a million arrays).
         /// Each station's lines (indexes into input.lines), and each line's stations.
-        let linesOfStation: [[Int]]
-        let stationsOfLine: [[Int]]
+        lazy var linesOfStation: [[Int]] = {
+            var out = [[Int]](repeating: [], count: input.stations.count)
+            for x in input.stationLines { out[x.stationIndex].append(x.lineIndex) }
+            return out
+        }()
+        lazy var stationsOfLine: [[Int]] = {
+            var out = [[Int]](repeating: [], count: input.lines.count)
+            for x in input.stationLines { out[x.lineIndex].append(x.stationIndex) }
+            return out
+        }()
         /// Each station a Shinkansen one: its key says so, or it is on a Shinkansen line.
-        let shinkansen: [Bool]
+        lazy var shinkansen: [Bool] = input.stations.indices.map { i in
+            ShinkansenKey.marks(input.stations[i].keys) || linesOfStation[i].contains { input.lines[$0].type == LineType.shinkansen }
+        }
 
         init(_ input: Input, registry: Registry) {
             self.input = input
             self.registry = registry
-            var linesOfStation = [[Int]](repeating: [], count: input.stations.count)
-            var stationsOfLine = [[Int]](repeating: [], count: input.lines.count)
-            for x in input.stationLines {
-                linesOfStation[x.stationIndex].append(x.lineIndex)
-                stationsOfLine[x.lineIndex].append(x.stationIndex)
-            }
-            self.linesOfStation = linesOfStation
-            self.stationsOfLine = stationsOfLine
-            shinkansen = input.stations.indices.map { i in
-                ShinkansenKey.marks(input.stations[i].keys) || linesOfStation[i].contains { input.lines[$0].type == LineType.shinkansen }
-            }
         }
 
         // MARK: - The registered stations, as values, when a run needs them
@@ -267,13 +268,14 @@ enum IdentityLinker {
             /// New IDs go above every ID ever registered and every fixed one.
             let above: Int
 
-            /// A native master's IDs first: they are its own.
+            /// A native master's IDs first: they are its own (and when they are all, the registry's
+            /// keys are not looked at).
             init(_ kind: Registry.Kind, registry: Registry, keys: [[String]], fixedIDs: [Int?]) {
                 var result = [Int?](repeating: nil, count: keys.count)
                 for (i, f) in fixedIDs.enumerated() { if let f, taken.insert(f).inserted { result[i] = f } }
                 self.result = result
                 order = keys.indices.filter { result[$0] == nil }.sorted { (keys[$0].min() ?? "") < (keys[$1].min() ?? "") }
-                let (keyToID, maxRegistered) = registry.keyToID(kind)
+                let (keyToID, maxRegistered) = order.isEmpty ? ([:], 0) : registry.keyToID(kind)
                 self.keyToID = keyToID
                 above = max(maxRegistered, fixedIDs.compactMap { $0 }.max() ?? 0)
             }
@@ -306,15 +308,16 @@ enum IdentityLinker {
 
         func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision]) throws -> [Int] {
             let stations = input.stations
-            let operatorOf = stations.map { operatorIDs[$0.operatorIndex] }
-            let lineSets = linesOfStation.map { Set($0.map { lineIDs[$0] }) }
             var linking = Linking(.station, registry: registry, keys: stations.map(\.keys), fixedIDs: stations.map(\.fixedID))
+            // A native master's run: every s_id its own.
+            if linking.order.isEmpty && decisions.isEmpty { return linking.numbered() }
             let keyToID = linking.keyToID
+            let operatorOf = stations.map { operatorIDs[$0.operatorIndex] }
             // Where this run's stations stand, worked out only for a run that weighs pairs.
             var built: Context?
             func context() -> Context {
                 if let built { return built }
-                built = Context(run: self, operatorOf: operatorOf, lineSets: lineSets)
+                built = Context(run: self, operatorOf: operatorOf, lineSets: linesOfStation.map { Set($0.map { lineIDs[$0] }) })
                 return built!
             }
 

@@ -221,7 +221,7 @@ public struct Registry: Sendable, Equatable {
     /// each station a Shinkansen one or not and on the lines it is on in `network`, or, on
     /// none there (gone from the sources), as it was.
     public func text(after network: RailNetwork, current: ByKind<[Int: [String]]>) -> [UInt8] {
-        let served = network.linesOfStations(), shinkansen = network.shinkansenStations()
+        let served = LinesOfStations(network), shinkansen = network.shinkansenStations()
         var owners = ByKind<[String: Int]?>(nil)
         func owner(_ kind: Kind, _ key: String) -> Int? {
             if owners[kind] == nil {
@@ -232,7 +232,7 @@ public struct Registry: Sendable, Equatable {
             return owners[kind]![key]
         }
         func facts(_ id: Int) -> StationFacts {
-            guard let lines = served[id] else { return (isShinkansen(station: id), self.lines(station: id)) }
+            guard let lines = served.lines(of: id) else { return (isShinkansen(station: id), self.lines(station: id)) }
             return (shinkansen.contains(id), lines)
         }
         func joined(_ kind: Kind, _ id: Int) -> String {
@@ -352,11 +352,30 @@ extension RailNetwork {
         return Set(stationLines.lazy.filter { shinkansenLines.contains($0.lineID) }.map(\.stationID))
     }
 
-    /// Each station's lines, by l_id; a station on no line has no entry.
-    public func linesOfStations() -> [Int: [Int]] {
-        var out: [Int: [Int]] = [:]
-        for x in stationLines { out[x.stationID, default: []].append(x.lineID) }
-        return out.mapValues { Array(Set($0)).sorted() }
+}
+
+/// Each station's lines: the (s_id, l_id) pairs of stations_lines in order, looked up by
+/// halving (a dictionary of arrays would hold a hundred MB at 100 times national).
+public struct LinesOfStations {
+    private let pairs: [(station: Int, line: Int)]
+
+    public init(_ network: RailNetwork) {
+        pairs = network.stationLines.map { ($0.stationID, $0.lineID) }.sorted { ($0.station, $0.line) < ($1.station, $1.line) }
+    }
+
+    /// The station's l_ids in order, each once; nil for a station on no line.
+    public func lines(of station: Int) -> [Int]? {
+        var low = 0, high = pairs.count
+        while low < high {
+            let mid = (low + high) / 2
+            if pairs[mid].station < station { low = mid + 1 } else { high = mid }
+        }
+        var out: [Int] = []
+        while low < pairs.count, pairs[low].station == station {
+            if out.last != pairs[low].line { out.append(pairs[low].line) }
+            low += 1
+        }
+        return out.isEmpty ? nil : out
     }
 }
 
