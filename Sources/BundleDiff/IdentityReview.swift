@@ -12,13 +12,18 @@ import StationModel
 /// - **new**: an s_id never published before; **retired**: live before, disabled now;
 /// - **contested**, refused by the guards with no `--force` past them until the
 ///   maintainer decides it in raw/identity.csv (IdentityDecisions): an s_id that would
-///   name a station with another name more than 300 m away, or a station of another
-///   operator while its own still runs a station of its kind there, or flip between
-///   Shinkansen and conventional, or a closed s_id re-enabled under another operator;
-/// - **orphaned**: a retired s_id whose station lives on under a new one (the same name
-///   within a kilometre, or its operator's within 300 m, of its kind). A retirement is no
-///   move: `--force` passes it as it passes removed stations, and the plan lists it, with
-///   the decision that would keep the s_id.
+///   name a station with another name more than 300 m away; renamed where another station
+///   of its operator now stands nearer to where it stood; taking the name or the place of
+///   an s_id of its operator that retires in the same version; a station of another
+///   operator while its own still runs a station of its kind there; flipping between
+///   Shinkansen and conventional; a closed s_id passed to another operator (to be
+///   re-enabled there, now or later);
+/// - **orphaned**: a retired s_id whose station lives on under a new one: the same name
+///   within a kilometre, its operator's station within 300 m, another operator's within
+///   100 m where its own runs none of its kind any more, or the station its source id now
+///   names (StagingMeta.unproven), of its kind. A retirement is no move: `--force` passes
+///   it as it passes removed stations, and the plan lists it, with the decision that would
+///   keep the s_id.
 public struct IdentityReview: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable, CaseIterable {
         case renamed, moved, transferred, new, retired, contested, orphaned
@@ -72,12 +77,13 @@ public struct IdentityReview: Sendable, Codable, Equatable {
     /// The review of `difference` (OLD the published bundle at `oldPath`, NEW the candidate
     /// at `newPath`); `same` and `new` are the s_ids raw/identity.csv decides, each with the
     /// `expect` the station it concerns must meet (StagingMeta.decided).
-    public static func make(_ difference: BundleDifference, oldPath: String, newPath: String, same: [Int: String], new decidedNew: [Int: String]) throws -> IdentityReview {
+    public static func make(_ difference: BundleDifference, oldPath: String, newPath: String, same: [Int: String], new decidedNew: [Int: String],
+                            unproven: [Int: Int] = [:]) throws -> IdentityReview {
         guard let stations = difference[BundleSchema.stations.name] else { return IdentityReview(kept: 0, entries: []) }
         return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            return try review(stations, db: db, same: same, new: decidedNew)
+            return try review(stations, db: db, same: same, new: decidedNew, unproven: unproven)
         }
     }
 
@@ -95,7 +101,8 @@ public struct IdentityReview: Sendable, Codable, Equatable {
         }
     }
 
-    static func review(_ stations: TableDiff, db: SQLiteDatabase, same: [Int: String], new decidedNew: [Int: String]) throws -> IdentityReview {
+    static func review(_ stations: TableDiff, db: SQLiteDatabase, same: [Int: String], new decidedNew: [Int: String],
+                       unproven: [Int: Int]) throws -> IdentityReview {
         func ids(_ sql: String) throws -> Set<Int> { Set(try db.query(sql).compactMap { $0.first?.intValue }) }
         let shinkansen = (old: try ids(Self.shinkansenQuery("old_bundle")), new: try ids(Self.shinkansenQuery("new_bundle")))
         let onLines = (old: try ids("SELECT DISTINCT s_id FROM old_bundle.stations_lines"), new: try ids("SELECT DISTINCT s_id FROM new_bundle.stations_lines"))
@@ -107,33 +114,51 @@ public struct IdentityReview: Sendable, Codable, Equatable {
         func place(_ r: Row) -> String { "\(label(r)) \(MicroDegrees.format(r.lat)) \(MicroDegrees.format(r.lng))" }
         let shape = stations.shape
         var entries: [Entry] = []
-        var retired: [Row] = []
+        // Those live before and disabled now, looked at first: an s_id may not take their name or place.
+        let retired = stations.changed.map { (Row(shape, $0.old), Row(shape, $0.new)) }.filter { $0.0.enabled && !$0.1.enabled }.map(\.0)
         for change in stations.changed {
             let old = Row(shape, change.old), new = Row(shape, change.new)
             let metres = MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: new.lat, lng2: new.lng)
             var entry = Entry(stationID: new.id, kind: .renamed, name: label(new), was: place(old), now: place(new),
                               metres: metres > 0 ? metres : nil)
             if old.enabled && !new.enabled {
-                retired.append(old)
                 entry.kind = .retired
                 entry.name = label(old)
                 entries.append(entry)
                 continue
             }
             var reasons: [String] = []
+            let kind = shinkansen.new.contains(new.id)
+            func sameKind(_ r: Row) -> Bool { r.operatorID == old.operatorID && shinkansen.old.contains(r.id) == shinkansen.old.contains(old.id) }
+            if old.operatorID != new.operatorID && !old.enabled {
+                reasons.append("closed under \(operators[old.operatorID] ?? "o_id \(old.operatorID)"), passed to another operator")
+            }
             if new.enabled {
-                if StationName.base(old.name) != StationName.base(new.name) && metres > samePlaceMetres {
+                let renamed = StationName.base(old.name) != StationName.base(new.name)
+                if renamed && metres > samePlaceMetres {
                     reasons.append("another name \(Int(metres.rounded())) m away")
+                } else if renamed, metres > 0,
+                          let nearer = try otherStation(of: old.operatorID, shinkansen: kind, near: old, within: metres, nearer: true, except: new.id, db: db,
+                                                        shinkansenStations: shinkansen.new) {
+                    reasons.append("renamed, while s_id \(nearer.id) \(nearer.name) now stands nearer where it stood (\(Int(nearer.metres.rounded())) m)")
+                }
+                if renamed, let heir = retired.first(where: {
+                    sameKind($0) && StationName.base($0.name) == StationName.base(new.name)
+                        && MicroDegrees.distanceMetres(lat1: $0.lat, lng1: $0.lng, lat2: new.lat, lng2: new.lng) <= sameNameMetres
+                }) {
+                    reasons.append("takes the name of s_id \(heir.id) \(label(heir)), which retires")
+                } else if metres > samePlaceMetres, let heir = retired.first(where: {
+                    sameKind($0) && MicroDegrees.distanceMetres(lat1: $0.lat, lng1: $0.lng, lat2: new.lat, lng2: new.lng) <= samePlaceMetres
+                }) {
+                    reasons.append("moves \(Int(metres.rounded())) m onto the place of s_id \(heir.id) \(label(heir)), which retires")
                 }
                 if onLines.old.contains(new.id) && onLines.new.contains(new.id) && shinkansen.old.contains(new.id) != shinkansen.new.contains(new.id) {
                     reasons.append(shinkansen.old.contains(new.id) ? "a Shinkansen station would become a conventional one" : "a conventional station would become a Shinkansen one")
                 }
-                if old.operatorID != new.operatorID {
-                    if !old.enabled {
-                        reasons.append("closed under \(operators[old.operatorID] ?? "o_id \(old.operatorID)"), re-enabled under another operator")
-                    } else if try operatorRuns(old.operatorID, shinkansen: shinkansen.new.contains(new.id), near: new, db: db, shinkansenStations: shinkansen.new) {
-                        reasons.append("another operator's station, while \(operators[old.operatorID] ?? "o_id \(old.operatorID)") still runs one there")
-                    }
+                if old.operatorID != new.operatorID, old.enabled,
+                   try otherStation(of: old.operatorID, shinkansen: kind, near: new, within: sameNameMetres, except: new.id, db: db,
+                                    shinkansenStations: shinkansen.new) != nil {
+                    reasons.append("another operator's station, while \(operators[old.operatorID] ?? "o_id \(old.operatorID)") still runs one there")
                 }
             }
             if !reasons.isEmpty {
@@ -143,7 +168,6 @@ public struct IdentityReview: Sendable, Codable, Equatable {
                    expect.isMet(name: new.name, operatorID: new.operatorID, pref: pref, enabled: new.enabled) {
                     entry.decided = IdentityDecisionText.same
                 } else {
-                    if let text = same[new.id] { entry.reason! += "; raw/identity.csv decides same for \(text), which it is not" }
                     entry.kind = .contested
                     entry.decision = IdentityDecisionText.row(new.id, .same, station: new.name, note: "the same station (\(entry.reason!))")
                     entries.append(entry)
@@ -174,13 +198,18 @@ public struct IdentityReview: Sendable, Codable, Equatable {
         for (k, old) in entries.enumerated() where old.kind == .retired {
             guard let was = retired.first(where: { $0.id == old.stationID }) else { continue }
             let wasShinkansen = shinkansen.old.contains(was.id)
-            let heirs = liveAdded.compactMap { a -> (Row, Double)? in
+            var heirs: [(Row, Double)] = []
+            for a in liveAdded where shinkansen.new.contains(a.id) == wasShinkansen || unproven[was.id] == a.id {
                 let metres = MicroDegrees.distanceMetres(lat1: was.lat, lng1: was.lng, lat2: a.lat, lng2: a.lng)
-                let like = (StationName.base(a.name) == StationName.base(was.name) && metres <= sameNameMetres)
-                    || (a.operatorID == was.operatorID && metres <= samePlaceMetres)
-                return like && shinkansen.new.contains(a.id) == wasShinkansen ? (a, metres) : nil
-            }.sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
-            guard let (heir, metres) = heirs.first else { continue }
+                var like = (StationName.base(a.name) == StationName.base(was.name) && metres <= sameNameMetres)
+                    || (a.operatorID == was.operatorID && metres <= samePlaceMetres) || unproven[was.id] == a.id
+                if !like, metres <= transferMetres {
+                    like = try otherStation(of: was.operatorID, shinkansen: wasShinkansen, near: a, within: sameNameMetres, except: a.id, db: db,
+                                            shinkansenStations: shinkansen.new) == nil
+                }
+                if like { heirs.append((a, metres)) }
+            }
+            guard let (heir, metres) = heirs.sorted(by: { ($0.1, $0.0.id) < ($1.1, $1.0.id) }).first else { continue }
             if decidedNew[was.id] != nil {
                 entries[k].decided = IdentityDecisionText.new
                 continue
@@ -188,21 +217,8 @@ public struct IdentityReview: Sendable, Codable, Equatable {
             entries[k].kind = .orphaned
             entries[k].successor = heir.id
             entries[k].reason = "lives on as s_id \(heir.id) \(label(heir)), \(Int(metres.rounded())) m away"
+                + (unproven[was.id] == heir.id ? ": the source's id names it" : "")
             entries[k].decision = IdentityDecisionText.row(was.id, .same, station: heir.name, note: "keep the s_id: the same station as s_id \(heir.id)")
-        }
-        // A `same` decision the version does not keep: its s_id must name, live, what it expects.
-        let contested = Set(entries.filter { $0.kind == .contested }.map(\.stationID))
-        for (id, text) in same.sorted(by: { $0.key < $1.key }) where !contested.contains(id) {
-            let row = try db.query("SELECT station, o_id, pref, enabled, lat, lng FROM new_bundle.stations WHERE s_id = ?", [.integer(Int64(id))]).first
-            let name = row?[0].textValue ?? "", operatorID = row?[1].intValue ?? 0
-            let met = row.map { r in
-                StationExpectation(text)?.isMet(name: name, operatorID: operatorID, pref: r[2].intValue, enabled: r[3].intValue == 1) ?? false
-            } ?? false
-            guard !met || row?[3].intValue != 1 else { continue }
-            entries.removeAll { $0.stationID == id }
-            entries.append(Entry(stationID: id, kind: .contested, name: row.map { _ in "\(name) (\(operators[operatorID] ?? "o_id \(operatorID)"))" } ?? "s_id \(id)",
-                                 now: row.map { "\(name) \(MicroDegrees.format($0[4].intValue ?? 0)) \(MicroDegrees.format($0[5].intValue ?? 0))\($0[3].intValue == 1 ? "" : ", disabled")" },
-                                 reason: "raw/identity.csv decides same for \(text), and this version does not keep it so: correct the decision, or remove it"))
         }
         let order = Dictionary(uniqueKeysWithValues: Kind.allCases.enumerated().map { ($1, $0) })
         entries.sort { (order[$0.kind]!, $0.stationID) < (order[$1.kind]!, $1.stationID) }
@@ -213,19 +229,29 @@ public struct IdentityReview: Sendable, Codable, Equatable {
         "SELECT DISTINCT s_id FROM \(schema).stations_lines JOIN \(schema).lines USING (l_id) WHERE l_type = \(LineType.shinkansen)"
     }
 
-    /// Whether operator `o` runs, in the new version, a live station of this kind within a kilometre of `r`.
-    static func operatorRuns(_ o: Int, shinkansen: Bool, near r: Row, db: SQLiteDatabase, shinkansenStations: Set<Int>) throws -> Bool {
+    /// How near another operator's new station must stand to be a retired one's heir when its
+    /// own operator runs none of its kind there any more (a line passed on and renamed).
+    static let transferMetres = 100.0
+
+    /// The nearest live station of operator `o`, of this kind, in the new version, within
+    /// `metres` of `r`'s place (`nearer`: strictly) (`except` aside); nil for none.
+    static func otherStation(of o: Int, shinkansen: Bool, near r: Row, within metres: Double, nearer: Bool = false, except: Int, db: SQLiteDatabase,
+                             shinkansenStations: Set<Int>) throws -> (id: Int, name: String, metres: Double)? {
         // A degree of latitude is 111 km; of longitude at least 75 km in Japan.
-        let dLat = 10_000, dLng = 14_000
-        return try db.query("""
-            SELECT s_id, lat, lng FROM new_bundle.stations WHERE o_id = ? AND enabled = 1 AND s_id != ?
-            AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ?
-            """, [.integer(Int64(o)), .integer(Int64(r.id)), .integer(Int64(r.lat - dLat)), .integer(Int64(r.lat + dLat)),
-                  .integer(Int64(r.lng - dLng)), .integer(Int64(r.lng + dLng))]).contains { row in
+        let dLat = Int(metres / 111_000 * 1_000_000) + 1, dLng = Int(metres / 75_000 * 1_000_000) + 1
+        var best: (id: Int, name: String, metres: Double)?
+        for row in try db.query("""
+            SELECT s_id, station, lat, lng FROM new_bundle.stations WHERE o_id = ? AND enabled = 1 AND s_id != ?
+            AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ? ORDER BY s_id
+            """, [.integer(Int64(o)), .integer(Int64(except)), .integer(Int64(r.lat - dLat)), .integer(Int64(r.lat + dLat)),
+                  .integer(Int64(r.lng - dLng)), .integer(Int64(r.lng + dLng))]) {
             let id = row[0].intValue ?? 0
-            return shinkansenStations.contains(id) == shinkansen
-                && MicroDegrees.distanceMetres(lat1: row[1].intValue ?? 0, lng1: row[2].intValue ?? 0, lat2: r.lat, lng2: r.lng) <= sameNameMetres
+            let d = MicroDegrees.distanceMetres(lat1: row[2].intValue ?? 0, lng1: row[3].intValue ?? 0, lat2: r.lat, lng2: r.lng)
+            if shinkansenStations.contains(id) == shinkansen, nearer ? d < metres : d <= metres, best.map({ d < $0.metres }) ?? true {
+                best = (id, row[1].textValue ?? "", d)
+            }
         }
+        return best
     }
 }
 

@@ -49,11 +49,13 @@ enum IdentityLinker {
         var stations: [Int]
     }
 
-    static func link(_ input: Input, registry: Registry, decisions: [IdentityDecision]) throws -> IDs {
+    /// `fixed`: the s_ids raw/fixes.csv changes by s_id, whose registered name and place are
+    /// the maintainer's, not the sources': a source's key is their evidence.
+    static func link(_ input: Input, registry: Registry, decisions: [IdentityDecision], fixed: Set<Int> = []) throws -> IDs {
         let run = Run(input, registry: registry)
         let operators = run.linkOperators()
         let lines = run.linkLines(operators: operators)
-        let stations = try run.linkStations(operators: operators, lines: lines, decisions: decisions)
+        let stations = try run.linkStations(operators: operators, lines: lines, decisions: decisions, fixed: fixed)
         return IDs(operators: operators, lines: lines, stations: stations)
     }
 
@@ -306,7 +308,7 @@ enum IdentityLinker {
 
         // MARK: - Stations
 
-        func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision]) throws -> [Int] {
+        func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision], fixed: Set<Int>) throws -> [Int] {
             let stations = input.stations
             var linking = Linking(.station, registry: registry, keys: stations.map(\.keys), fixedIDs: stations.map(\.fixedID))
             // A native master's run: every s_id its own.
@@ -317,7 +319,7 @@ enum IdentityLinker {
             var built: Context?
             func context() -> Context {
                 if let built { return built }
-                built = Context(run: self, operatorOf: operatorOf, lineSets: linesOfStation.map { Set($0.map { lineIDs[$0] }) })
+                built = Context(run: self, operatorOf: operatorOf, lineSets: linesOfStation.map { Set($0.map { lineIDs[$0] }) }, keyToID: keyToID)
                 return built!
             }
 
@@ -332,8 +334,8 @@ enum IdentityLinker {
                 let s = stations[i]
                 let ids = Set(s.keys.compactMap { keyToID[$0] }).filter { !linking.taken.contains($0) && !retired.contains($0) }
                 for id in ids.sorted() {
-                    guard let r = registered(id), r.shinkansen == shinkansen[i], r.operatorID == operatorOf[i], metres(i, r) <= samePlaceMetres,
-                          r.name == s.name || base(of: r) == base(i) else { continue }
+                    guard let r = registered(id), r.shinkansen == shinkansen[i], r.operatorID == operatorOf[i],
+                          fixed.contains(id) || (metres(i, r) <= samePlaceMetres && (r.name == s.name || base(of: r) == base(i))) else { continue }
                     linking.pair(i, id)
                     break
                 }
@@ -423,16 +425,19 @@ enum IdentityLinker {
         let run: Run
         let operatorOf: [Int]
         let lineSets: [Set<Int>]
+        /// Each registered key's s_id: whether a station is claimed by another s_id's key.
+        let keyToID: [String: Int]
         /// This run's stations in cells of 0.015 degrees (over a kilometre each way in Japan).
         let cells: [Cell: [Int]]
 
         struct Cell: Hashable { var row: Int, column: Int }
         static let cellSize = 15_000
 
-        init(run: Run, operatorOf: [Int], lineSets: [Set<Int>]) {
+        init(run: Run, operatorOf: [Int], lineSets: [Set<Int>], keyToID: [String: Int]) {
             self.run = run
             self.operatorOf = operatorOf
             self.lineSets = lineSets
+            self.keyToID = keyToID
             var cells: [Cell: [Int]] = [:]
             for (i, s) in run.input.stations.enumerated() { cells[Self.cell(s.lat, s.lng), default: []].append(i) }
             self.cells = cells
@@ -451,7 +456,16 @@ enum IdentityLinker {
         struct Evidence {
             var admissible: Bool
             var score: Double
+            /// Renamed where it stands with nothing but its place for it: it holds only if no other
+            /// registered stop stands near the station either (`match` looks).
+            var byPlaceAlone = false
+            var metres = 0.0
         }
+
+        /// How far another stop must stand for a station `metres` from a registered one to be
+        /// that one by its place alone: twice as far, and 50 m more. Tram stops 100 m apart,
+        /// shifted together, prove nothing.
+        static func clearance(_ metres: Double) -> Double { max(2 * metres, metres + 50) }
 
         /// How much says that station `i` is the registered station `r`, and whether it is
         /// proven (docs/maintaining.md, "How identities are decided").
@@ -471,22 +485,32 @@ enum IdentityLinker {
             if !lineSets[i].isEmpty, !r.lines.isEmpty { score += 10 * Double(shared.count) / Double(lineSets[i].union(r.lines).count) }
             score += 30 * max(0, 1 - d / sameNameMetres)
 
+            // Another s_id's key on this station: the source says it is that one.
+            let claimed = s.identityKeys.contains { keyToID[$0].map { $0 != r.id } ?? false }
             var admissible = run.shinkansen[i] == r.shinkansen
+            var byPlaceAlone = false
             if !sameOperator {
-                // A closed s_id is never re-enabled under another operator; nor is an s_id handed
-                // to another operator while its own runs a station of its kind there.
-                if !r.enabled && enabled { admissible = false }
+                // A closed s_id never passes to another operator (to be re-enabled there later);
+                // nor is an s_id handed to another operator while its own runs a station of its kind there.
+                if !r.enabled { admissible = false }
                 if admissible, operatorRuns(r.operatorID, shinkansen: r.shinkansen, near: r, except: i) { admissible = false }
             }
             if admissible, !sameName {
-                // Renamed where it stands: near, and no other stop of its lines nearer; without
-                // an identity key saying so, both live, of one operator, on a line in common.
-                admissible = d <= IdentityLinker.samePlaceMetres && noNearerStop(than: i, to: r, metres: d)
-                    && (identity || (sameOperator && enabled && r.enabled && (lineSets[i].isEmpty || r.lines.isEmpty || !shared.isEmpty)))
+                // Renamed where it stands: within 300 m, and no other stop of its lines nearer. With
+                // the source's id for it, that is enough; without, both live, of one operator, on a
+                // line in common, claimed by no other s_id's key, every other stop well clear.
+                if identity {
+                    admissible = d <= IdentityLinker.samePlaceMetres && noOtherStop(than: i, to: r, within: d)
+                } else {
+                    byPlaceAlone = true
+                    admissible = d <= IdentityLinker.samePlaceMetres && !claimed && sameOperator && enabled && r.enabled
+                        && (lineSets[i].isEmpty || r.lines.isEmpty || !shared.isEmpty) && noOtherStop(than: i, to: r, within: Self.clearance(d))
+                }
             } else if admissible {
-                admissible = d <= IdentityLinker.sameNameMetres
+                // The same name; within 300 m when the source's id says it is another s_id's station.
+                admissible = d <= (claimed ? IdentityLinker.samePlaceMetres : IdentityLinker.sameNameMetres)
             }
-            return Evidence(admissible: admissible, score: score)
+            return Evidence(admissible: admissible, score: score, byPlaceAlone: byPlaceAlone, metres: d)
         }
 
         /// Whether operator `o` runs a live station of this kind within a kilometre of `r` this run.
@@ -499,8 +523,8 @@ enum IdentityLinker {
         }
 
         /// Whether no other station of this run on a line of station `i` (of its operator,
-        /// when it is on none) lies nearer to `r` than `metres`: tram stops 250 m apart are two.
-        func noNearerStop(than i: Int, to r: Run.Registered, metres: Double) -> Bool {
+        /// when it is on none) lies within `metres` of `r`: tram stops 250 m apart are two.
+        func noOtherStop(than i: Int, to r: Run.Registered, within metres: Double) -> Bool {
             !near(r.lat, r.lng).contains { j in
                 guard j != i else { return false }
                 let neighbour = lineSets[i].isEmpty ? operatorOf[j] == operatorOf[i] : !lineSets[j].isDisjoint(with: lineSets[i])
@@ -519,19 +543,42 @@ enum IdentityLinker {
                 byName[run.base(of: r), default: []].append(k)
                 rowCells[Self.cell(r.lat, r.lng), default: []].append(k)
             }
-            // Every admissible pair, with its score.
+            // Every admissible pair, with its score; those by place alone apart.
             var edges: [(station: Int, row: Int, score: Double)] = []
+            var byPlace: [(station: Int, row: Int, score: Double)] = []
             for i in open {
                 let s = run.input.stations[i]
                 let keyed = Set(s.keys.compactMap { keyToID[$0] }.compactMap { rowIndex[$0] })
                 var candidates = keyed.union(byName[run.base(i)] ?? [])
                 let c = Self.cell(s.lat, s.lng)
-                for dr in -1...1 { for dc in -1...1 { candidates.formUnion(rowCells[Cell(row: c.row + dr, column: c.column + dc)] ?? []) } }
+                var near: [Int] = []
+                for dr in -1...1 { for dc in -1...1 { near += rowCells[Cell(row: c.row + dr, column: c.column + dc)] ?? [] } }
+                candidates.formUnion(near)
                 for k in candidates.sorted() {
                     let e = evidence(i, rows[k], keyed: keyed.contains(k))
-                    if e.admissible { edges.append((i, k, e.score)) }
+                    guard e.admissible else { continue }
+                    // By its place alone: no other registered stop of its operator near the station either.
+                    if e.byPlaceAlone, near.contains(where: { m in
+                        m != k && rows[m].operatorID == rows[k].operatorID && rows[m].shinkansen == rows[k].shinkansen
+                            && MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: rows[m].lat, lng2: rows[m].lng) < Self.clearance(e.metres)
+                    }) { continue }
+                    if e.byPlaceAlone { byPlace.append((i, k, e.score)) } else { edges.append((i, k, e.score)) }
                 }
             }
+            // One stop renamed where it stands is plausible; beside other stops of its line that
+            // nothing names (a line renamed and shifted together, a new stop) its place proves nothing.
+            let otherwise = Set(edges.map(\.station))
+            let unnamed = Set(open).subtracting(otherwise)
+            let placeOnly = Set(byPlace.map(\.station)).subtracting(otherwise)
+            let crowded = Set(placeOnly.filter { i in
+                let s = run.input.stations[i]
+                return near(s.lat, s.lng).contains { j in
+                    j != i && unnamed.contains(j) && (lineSets[i].isEmpty ? operatorOf[j] == operatorOf[i] : !lineSets[j].isDisjoint(with: lineSets[i]))
+                        && MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: run.input.stations[j].lat, lng2: run.input.stations[j].lng)
+                            <= IdentityLinker.sameNameMetres
+                }
+            })
+            edges += byPlace.filter { !crowded.contains($0.station) }
             return Assignment.best(edges).map { ($0.station, rows[$0.row].id) }
         }
     }

@@ -202,11 +202,16 @@ public enum IngestPipeline {
         report.warnings = inputs.warnings
         let merger = inputs.merger, registry = inputs.registry
 
+        // The s_ids fixes.csv changes by s_id, each with its fix's place.
+        var fixTargets: [Int: SourceLocation] = [:]
+        for fix in inputs.fixes where fix.table == .stations {
+            for m in fix.match where m.column == "s_id" { if let id = Int(m.value), fixTargets[id] == nil { fixTargets[id] = fix.location } }
+        }
         let ids: IdentityLinker.IDs
         do {
             ids = try IdentityLinker.link(IdentityLinker.Input(operators: merger.operators, lines: merger.lines, stations: merger.stations,
                                                                stationLines: merger.stationLines),
-                                          registry: registry, decisions: inputs.decisions)
+                                          registry: registry, decisions: inputs.decisions, fixed: Set(fixTargets.keys))
         } catch let e as InputError {
             for d in e.diagnostics { problems.add(d.location, d.message) }
             try problems.check()
@@ -242,6 +247,7 @@ public enum IngestPipeline {
         if keepOrigins {
             for (i, s) in merger.stations.enumerated() { stationOrigins[stationIDs[i]] = s.origin }
         }
+        let unproven = unprovenLinks(stationIDs, merger.stations, registry)
         // Each entity's keys now; the merged rows themselves are no longer needed.
         let keys = ByKind(operators: Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys))),
                           lines: Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys))),
@@ -275,11 +281,59 @@ public enum IngestPipeline {
         for (_, d) in fixProblems.enumerated().sorted(by: { ($0.element.location.line ?? 0, $0.offset) < ($1.element.location.line ?? 0, $1.offset) }) {
             problems.add(d.location, d.message)
         }
+        checkDecisions(inputs.decisions, in: network, fixTargets: fixTargets, &problems)
         network.validate(&problems, place: "merged network")
         try problems.check()
         let registryText = registry.keepingFile(registry.text(after: network, current: keys))
-        return IngestOutcome(staging: Staging(network: network, meta: inputs.meta), report: report, registryText: registryText,
+        var meta = inputs.meta
+        if !unproven.isEmpty { meta[StagingMeta.unprovenIdentities] = unproven.map { "\($0.retired)\t\($0.new)" }.joined(separator: "\n") }
+        return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registryText: registryText,
                              stationOrigins: stationOrigins)
+    }
+
+    /// Each live s_id no source gives any more whose source id (an identity key: the upstream's
+    /// `id`) now names a station that got a new s_id, under another name or place than could
+    /// prove them the same: the guards list it as orphaned (IdentityReview), for the
+    /// maintainer to keep or let go.
+    static func unprovenLinks(_ stationIDs: [Int], _ stations: [MergedStation], _ registry: Registry) -> [(retired: Int, new: Int)] {
+        var newByKey: [String: Int] = [:]
+        for (i, s) in stations.enumerated() where !registry.contains(.station, stationIDs[i]) {
+            for key in s.identityKeys { newByKey[key] = stationIDs[i] }
+        }
+        guard !newByKey.isEmpty else { return [] }
+        let live = Set(stationIDs)
+        return registry.ids(.station).compactMap { id in
+            guard !live.contains(id), registry.row(station: id)?.enabled == true,
+                  let heir = (registry.keys(.station, id) ?? []).compactMap({ newByKey[$0] }).min() else { return nil }
+            return (id, heir)
+        }
+    }
+
+    /// raw/identity.csv's decisions, held against the network as the fixes leave it: a `same`
+    /// s_id names, live, the station its expect describes; a `new` one is retired, as last
+    /// published, and no fix changes it. Each that does not is an error at its line.
+    static func checkDecisions(_ decisions: [IdentityDecision], in network: RailNetwork, fixTargets: [Int: SourceLocation],
+                               _ problems: inout DiagnosticCollector) {
+        for d in decisions {
+            let at = SourceLocation(file: d.location.file, line: d.location.line, field: "expect")
+            let s = network.stations.first { $0.id == d.stationID }
+            switch d.kind {
+            case .same:
+                guard let s else { continue }   // an s_id never published: decide() said so
+                if !s.enabled || !d.expect.isMet(name: s.name, operatorID: s.operatorID, pref: s.pref, enabled: true) {
+                    problems.add(at, "s_id \(s.id) names \(shown(s.name)) (o_id \(s.operatorID)\(s.enabled ? "" : ", disabled")) in this run, not \(d.expect) "
+                                 + "as decided: no station the evidence points at is that; correct the decision, or remove it")
+                }
+            case .new:
+                if let fix = fixTargets[d.stationID] {
+                    problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "decision"),
+                                 "s_id \(d.stationID) retires as last published, and \(fix.file):\(fix.line ?? 0) changes it: remove that fix, or decide same")
+                } else if let s, s.enabled {
+                    problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "decision"),
+                                 "s_id \(s.id) is to retire, and a fix enables it: remove the fix, or the decision")
+                }
+            }
+        }
     }
 
     static func relativePath(_ path: String, in folder: String) -> String {

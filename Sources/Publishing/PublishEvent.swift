@@ -22,7 +22,8 @@ public enum PublishEvent: Event, Equatable {
     case candidateRedone(folder: String, changes: [String])
     /// The bundle equals the published version: nothing to publish.
     case unchanged(version: Int)
-    case refused(reasons: [String], dist: String)
+    /// `undecided`: an identity needs the maintainer's decision, which no --force replaces.
+    case refused(reasons: [String], dist: String, undecided: Bool = false)
     case forced(reasons: [String])
     case published(version: Int, counts: String, changes: String, lintWarnings: Int?)
     case recordNotWritten(String)
@@ -66,9 +67,11 @@ public enum PublishEvent: Event, Equatable {
         case .candidateRedone(let folder, let changes):
             "build: the version prepared before (\(folder)) is not what would be published now (\(changes.joined(separator: ", "))); preparing it again"
         case .unchanged(let version): "build: the bundle equals the published version \(version); nothing published"
-        case .refused(let reasons, let dist):
+        case .refused(let reasons, let dist, let undecided):
             GuardRefusal(reasons).description + "\nnothing was published (\(dist) is as it was); "
-                + "if this change is intended, run the same make again with FORCE_PUBLISH=1 (stationdb build --force)"
+                + (undecided ? "no FORCE_PUBLISH publishes an s_id that would name another station: decide each in raw/identity.csv, "
+                               + "with the row `make plan` shows for it (docs/maintaining.md, \"Identities\")"
+                             : "if this change is intended, run the same make again with FORCE_PUBLISH=1 (stationdb build --force)")
         case .forced(let reasons): reasons.map { "publishing anyway (--force): \($0)" }.joined(separator: "\n")
         case .published(let version, let counts, let changes, let warnings):
             "published version \(version): \(counts); \(changes)" + (warnings.map { "; \($0) lint warning\($0 == 1 ? "" : "s")" } ?? "")

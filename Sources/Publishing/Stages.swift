@@ -331,7 +331,8 @@ public struct BuildStage: Stage {
             let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
             candidate.identity = try IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
                                                          same: StagingMeta.decided(IdentityDecisionText.same, in: meta),
-                                                         new: StagingMeta.decided(IdentityDecisionText.new, in: meta))
+                                                         new: StagingMeta.decided(IdentityDecisionText.new, in: meta),
+                                                         unproven: StagingMeta.unproven(in: meta))
         }
         candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
         candidate.undecided = PublishGuards.undecided(candidate)
@@ -374,7 +375,7 @@ public struct BuildStage: Stage {
         switch try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights) {
         case .prepared(let candidate):
             if candidate.refused(force: force) {
-                Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist))
+                Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist, undecided: !candidate.undecided.isEmpty))
                 return .refused(candidate)
             }
             if !candidate.violations.isEmpty { Events.send(PublishEvent.forced(reasons: candidate.violations)) }

@@ -23,6 +23,20 @@ public enum StagingMeta {
     /// The licences sources.json names ("license"), for latest.json.
     public static let license = "license"
 
+    /// Live s_ids no source gives any more whose source id names a station with a new s_id:
+    /// one line "retired<TAB>new" each (IngestPipeline.unprovenLinks).
+    public static let unprovenIdentities = "identity:unproven"
+
+    /// Those pairs, retired s_id -> new s_id.
+    public static func unproven(in meta: [String: String]) -> [Int: Int] {
+        var out: [Int: Int] = [:]
+        for line in (meta[unprovenIdentities] ?? "").split(separator: "\n") {
+            let parts = line.split(separator: "\t")
+            if parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]) { out[a] = b }
+        }
+        return out
+    }
+
     /// The s_ids raw/identity.csv decides `kind` ("same" or "new") for, each with its
     /// `expect`: one line "s_id<TAB>expect" per decision.
     public static func identityDecisions(_ kind: String) -> String { "identity:" + kind }

@@ -61,7 +61,7 @@ final class EventTests: XCTestCase {
         (report, events) = try await publish()
         XCTAssertEqual(stages(events)["priority"], "hand weights removed")
         XCTAssertEqual(report.outcome, .refused)
-        guard case .refused(let reasons, dist)? = events.last else { return XCTFail("\(events)") }
+        guard case .refused(let reasons, dist, false)? = events.last else { return XCTFail("\(events)") }
         XCTAssertEqual(reasons.count, 1)
         XCTAssertTrue(reasons[0].hasPrefix("1 of the 1 hand weights (stations with weight 1..10) of version 4 are gone"), reasons[0])
     }
