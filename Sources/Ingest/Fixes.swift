@@ -90,7 +90,11 @@ public enum DataFixes {
                 return out
             }
             let match = pairs(cMatch)
-            if match.isEmpty { problems.add(table.location(r, cMatch), "expected column=value, found nothing"); continue }
+            // A match whose pairs were all malformed was said above; it is not also empty.
+            if match.isEmpty {
+                if !malformed { problems.add(table.location(r, cMatch), "expected column=value, found nothing") }
+                continue
+            }
             let expect = pairs(cExpect)
             let field = table.string(r, cField).trimmed()
             if action == .set, !columns.dropFirst().contains(field) {
