@@ -40,14 +40,14 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .text: "outer white space or a control character in a text value"
         case .yomi: "a live station without a reading, or a reading with characters\nother than hiragana, ー, ・, ヶ, brackets or an ideographic space"
         case .code: "an operator type, line type or N02 code the known lists lack"
-        case .far: "a station far from both its neighbours on a line (30 km, or three\ntimes the line's usual spacing): a likely coordinate typo"
+        case .far: "a station far from both its neighbours on a line (30 km, or\nthree times the line's usual spacing): a likely coordinate typo"
         case .pref: "a station whose prefecture none of its 10 nearest stations has"
         case .sameName: "two live stations of one line with the same name"
         case .handWeight: "a hand weight on a disabled station"
         case .fix: "a fix whose value the sources already hold"
         case .review: "a fix that moves a station over 1 km from where it was\npublished, or renames it (right station?), until published"
         case .emptyLine: "a live line on which no live station lies (build refuses it)"
-        case .noLine: "a station a fix enables that is on no line (the sources no longer\ngive its lines): the apps would show it, listed under no line"
+        case .noLine: "a station a fix enables that is on no line (the sources no\nlonger give its lines): the apps would list it under no line"
         }
     }
 

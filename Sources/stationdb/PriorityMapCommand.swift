@@ -25,6 +25,8 @@ struct PriorityMapCommand: ParsableCommand {
     @Option(help: "Also write a PNG with rsvg-convert.")
     var png: String?
 
+    func validate() throws { try stations.checkGiven() }
+
     func run() throws {
         let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins)
         try AtomicFile.write(svg, to: out)

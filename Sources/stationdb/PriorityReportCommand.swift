@@ -41,6 +41,13 @@ struct PriorityReportCommand: ParsableCommand {
     func validate() throws {
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
         if let span, !(0.01...45).contains(span) { throw ValidationError("--span: expected degrees from 0.01 to 45, got \(span)") }
+        if testBed {
+            guard stations.staging != nil, stations.bundle == nil, stations.weights == nil else {
+                throw ValidationError("--test-bed weighs the stations itself: give --staging PATH alone")
+            }
+        } else {
+            try stations.checkGiven()
+        }
     }
 
     func run() throws {
