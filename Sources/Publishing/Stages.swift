@@ -307,7 +307,10 @@ public struct BuildStage: Stage {
         if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest]), let bundle = try Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
-            let changes = try baseline.map { try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database)) }
+            let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
+            let changes = try baseline.map {
+                try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database), causes: ChangeCauses(meta: meta, baseline: $0.bundle))
+            }
             Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
             candidate = Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)
         } else {
