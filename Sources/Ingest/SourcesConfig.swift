@@ -93,7 +93,8 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
     }
 
     /// The files of raw/ that are the maintainers' and stationdb's own, never a source's.
-    static let ownFiles: Set<String> = [fileName, creditsFile, Registry.fileName, DataFixes.fileName, HandWeights.fileName, "renumbered.csv"]
+    static let ownFiles: Set<String> = [fileName, creditsFile, Registry.fileName, DataFixes.fileName, HandWeights.fileName, "renumbered.csv",
+                                        IdentityDecisions.fileName, "reviewed.csv"]
 
     /// Every file of raw/ a publish takes from besides the fixes and the registry: each
     /// source's files, the upstream's note of its release (which latest.json and the
