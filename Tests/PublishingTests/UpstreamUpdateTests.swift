@@ -24,6 +24,8 @@ final class UpstreamUpdateTests: XCTestCase {
         var latest: [String: Any]
         /// The preview the plan wrote, as Chromium shows it.
         var dom: String
+        /// The warnings the plan told.
+        var warnings: [Warning]
     }
 
     nonisolated(unsafe) static var made: Update?
@@ -55,7 +57,7 @@ final class UpstreamUpdateTests: XCTestCase {
         try FileManager.default.removeItem(atPath: folder + "/raw/station_database")
         try FileManager.default.copyItem(atPath: RepositoryData.stationDatabase, toPath: folder + "/raw/station_database")
         try Files.write(Array(Self.fixes.utf8), to: folder + "/raw/fixes.csv")
-        let plan = try await pipeline.plan()
+        let (plan, events) = try await Events.collect { try await pipeline.plan() }
         let preview = try XCTUnwrap(plan.preview)
         let scratch = folder + "/browser"
         try Files.createFolder(scratch)
@@ -66,7 +68,7 @@ final class UpstreamUpdateTests: XCTestCase {
         let summary = String(decoding: try Files.read(folder + "/dist/2/summary.txt"), as: UTF8.self)
         let latest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/dist/latest.json"))) as! [String: Any]
         let made = Update(folder: folder, plan: plan, markdown: markdown, summary: summary.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
-                          latest: latest, dom: dom)
+                          latest: latest, dom: dom, warnings: events.compactMap { $0 as? Warning })
         Self.made = made
         return made
     }
@@ -163,6 +165,15 @@ final class UpstreamUpdateTests: XCTestCase {
         let manifest = try PublishedBundle.read(path: u.dist + "/2/manifest.json")
         XCTAssertEqual(manifest.releases, ["station_database": "v20260529"])
         XCTAssertEqual(try PublishedBundle.read(path: u.dist + "/1/manifest.json").releases, ["station_database": "v20260227"])
+    }
+
+    /// raw/reviewed.csv reviews the four lines whose company the upstream does not list: the
+    /// plan counts them no more, and no longer repeats them as warnings either. What is left
+    /// is this update's own: the hand weight of 上野, which the fix disabled.
+    func testReviewedFindingsAreNeitherCountedNorRepeated() async throws {
+        let u = try await update()
+        XCTAssertEqual(u.plan.report.lintWarnings, 1)
+        XCTAssertEqual(u.warnings.map(\.diagnostic.message), ["station 5302 is disabled; its hand weight 10 is kept but not shown"])
     }
 
     /// A plan that finds nothing to publish said nothing of it on the page: the page says so.
