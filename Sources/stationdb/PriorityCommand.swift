@@ -40,6 +40,9 @@ struct WeightedStationsOptions: ParsableArguments {
         }
     }
 
+    /// What the stations are, for a title: the bundle, or the staging file and its weights.
+    var label: String { bundle ?? "\(staging ?? "") with \(weights ?? "")" }
+
     func load() throws -> [WeightedStation] {
         try checkGiven()
         if let bundle { return try WeightedStations.read(bundle: BundleLocation.resolve(bundle).databasePath) }

@@ -28,7 +28,7 @@ struct PriorityMapCommand: ParsableCommand {
     func validate() throws { try stations.checkGiven() }
 
     func run() throws {
-        let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins)
+        let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins, label: stations.label)
         try AtomicFile.write(svg, to: out)
         note("priority: wrote \(out)")
         if let png {
