@@ -64,12 +64,28 @@ BIN     ?= $(RELEASE)
 # One target at a time, in the order given: `make -j2 plan all` plans, then publishes.
 .NOTPARALLEL:
 
-# What make says when stationdb fails: its own exit status, which make turns into 2.
+# What make says when stationdb fails: its own exit status, which make turns into 2, in
+# the words of the command that failed. Only `make` (publish) publishes, so only its
+# failures say "nothing was published"; fetch, lint and plan say what they leave as it was.
 EXPLAIN = status=$$?; case $$status in \
 	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
 	3) echo "make: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); nothing was published" >&2 ;; \
 	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
 	5) echo "make: the version was published, but raw/registry.csv was not updated (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
+	esac; exit $$status
+EXPLAIN_FETCH = status=$$?; case $$status in \
+	2) echo "make: fetch refused: bad input (exit 2 from stationdb): see the message above; the source it names is left as it was in raw/" >&2 ;; \
+	3) echo "make: fetch failed: the network, the server or the disk (exit 3 from stationdb): see the message above; the source it names is left as it was in raw/; try again later" >&2 ;; \
+	esac; exit $$status
+EXPLAIN_LINT = status=$$?; case $$status in \
+	2) echo "make: lint stopped: bad input (exit 2 from stationdb): mend raw/ as the message above says" >&2 ;; \
+	3) echo "make: lint stopped: I/O failure (exit 3 from stationdb): see the message above" >&2 ;; \
+	esac; exit $$status
+EXPLAIN_PLAN = status=$$?; case $$status in \
+	2) echo "make: plan stopped: bad input (exit 2 from stationdb): mend raw/ as the message above says; dist/ and raw/ are as they were" >&2 ;; \
+	3) echo "make: plan stopped: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); dist/ and raw/ are as they were" >&2 ;; \
+	4) echo "make: a publish would be refused by a guard (exit 4 from stationdb): see the report above" >&2 ;; \
+	5) echo "make: raw/registry.csv lags the published version (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
 	esac; exit $$status
 
 # Every stage runs only when what it reads changed (by content: a deleted fix or
@@ -88,7 +104,7 @@ all: binary
 # version (its 1) would be published; a `make` after it publishes that very version.
 plan: binary
 	@$(STATIONDB) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(call q,$(AGAINST))) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
-	if [ $$status -gt 1 ]; then (exit $$status); $(EXPLAIN); fi
+	if [ $$status -gt 1 ]; then (exit $$status); $(EXPLAIN_PLAN); fi
 
 # Copies $(DIST) to where the apps download it: the version folders the target lacks, each
 # whole, then latest.json; never deletes there. See `stationdb deploy --help`.
@@ -150,17 +166,17 @@ binary:
 	@if [ $(call q,$(BIN)) = $(call q,$(RELEASE)) ]; then $(BUILD_RELEASE); \
 	elif [ ! -x $(call q,$(BIN)) ]; then printf 'make: BIN=%s is not an executable stationdb\n' $(call q,$(BIN)) >&2; exit 2; fi
 
-# The release binary alone (scripts/ci-plan, bench/run, make test and make install build it so).
+# The release binary alone (scripts/ci-plan, bench/run and make test build it so).
 release-binary:
 	@$(BUILD_RELEASE)
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: binary
-	@$(STATIONDB) fetch --raw $(call q,$(RAW)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release); $(EXPLAIN)
+	@$(STATIONDB) fetch --raw $(call q,$(RAW)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release); $(EXPLAIN_FETCH)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: binary
-	@$(STATIONDB) lint --raw $(call q,$(RAW)); $(EXPLAIN)
+	@$(STATIONDB) lint --raw $(call q,$(RAW)); $(EXPLAIN_LINT)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
 # `stationdb diff` against, python3 for their HTTP server and Python's gzip reader, chromium, which opens the
@@ -184,12 +200,16 @@ diff: binary
 	@$(STATIONDB) diff $(call q,$(OLD)) $(call q,$(NEW)) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
-# Puts the release binary on PATH: PREFIX/bin/stationdb, by default in the user's own
-# ~/.local/bin (no root needed; Debian's login shell puts it on PATH once it exists).
+# Puts stationdb (BIN: the release binary, built when stale) on PATH as PREFIX/bin/stationdb,
+# by default in the user's own ~/.local/bin (no root needed). When that folder is not on
+# PATH it says the line that puts it there: logging in again does so only for ~/.local/bin,
+# only where the login shell's profile adds it, and only when it existed at login.
 PREFIX ?= $(HOME)/.local
-install: release-binary
-	install -D -m 755 $(call q,$(RELEASE)) $(call q,$(PREFIX)/bin/stationdb)
-	@bin=$(call q,$(PREFIX)/bin); case ":$$PATH:" in *":$$bin:"*) ;; *) echo "make install: $$bin is not on PATH; add it (export PATH=\"$$bin:\$$PATH\") or log in again" >&2 ;; esac
+install: binary
+	install -D -m 755 $(call q,$(BIN)) $(call q,$(PREFIX)/bin/stationdb)
+	@bin=$(call q,$(PREFIX)/bin); case ":$$PATH:" in *":$$bin:"*) ;; *) \
+	printf 'make install: %s is not on PATH; put it there with this line, now and in your shell'"'"'s startup file (~/.bashrc, ~/.profile):\n' "$$bin" >&2; \
+	printf '  export PATH="%s:$$PATH"\n' "$$bin" >&2 ;; esac
 
 # Removes intermediate files only: published versions in dist/ are kept.
 clean:

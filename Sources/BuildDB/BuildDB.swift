@@ -222,13 +222,17 @@ public struct BundleBuilder: Sendable {
             }
 
             try step(.writeSummary)
+            // The changes by name, each with its cause, for the summary and the reports.
+            let changes = try baseline.map {
+                try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database),
+                               causes: ChangeCauses(meta: request.staging.meta, baseline: $0.bundle))
+            }
             let introduced = renumberings.filter { $0.version == version }
+            let releases = SourceRelease.list(previous: baseline?.bundle.releases, current: StagingMeta.releases(in: request.staging.meta))
             digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: baseline?.bundle.version, rowCounts: rowCounts,
                                                                      difference: difference, introduced: introduced,
-                                                                     lintWarnings: request.lintWarnings),
+                                                                     lintWarnings: request.lintWarnings, releases: releases, changes: changes),
                                                     to: file(DistLayout.summary))
-            // The changes by name, for the reports.
-            let changes = try baseline.map { try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database)) }
             digests[DistLayout.database] = try await databaseDigest
             let gzip = try await gzipped
             digests[DistLayout.gzip] = gzip.sha256
@@ -246,6 +250,8 @@ public struct BundleBuilder: Sendable {
                 warnings: request.lintWarnings)
 
             bundle.license = request.staging.meta[StagingMeta.license]
+            let held = StagingMeta.releases(in: request.staging.meta)
+            bundle.releases = held.isEmpty ? nil : held
             bundle.credits = credits.map { _ in "\(v)/\(DistLayout.credits)" }
             try step(.writeManifest)
             bundle.files = digests
@@ -412,10 +418,11 @@ public struct BundleBuilder: Sendable {
     // MARK: - Summary
 
     static func summaryText(version: Int, previous: Int?, rowCounts: [String: Int], difference: BundleDifference?,
-                            introduced: [Renumbering], lintWarnings: Int? = nil) -> String {
+                            introduced: [Renumbering], lintWarnings: Int? = nil, releases: [SourceRelease] = [], changes: ChangeList? = nil) -> String {
         let weightChanges = weightChanges(difference)
         var out = "station bundle version \(version)"
         out += previous.map { " (previous \($0))\n" } ?? " (first version)\n"
+        for release in releases { out += "upstream: \(release)\n" }
         out += "\n"
         out += "table".padded(to: 22) + "rows".padded(to: 8, right: true) + "added".padded(to: 8, right: true) + "removed".padded(to: 9, right: true) + "changed".padded(to: 9, right: true) + "\n"
         for name in tableOrder {
@@ -430,27 +437,8 @@ public struct BundleBuilder: Sendable {
         }
         out += "\nweight changes: \(weightChanges) station\(weightChanges == 1 ? "" : "s")\n"
         if let lintWarnings { out += "lint warnings: \(lintWarnings) (values of the sources worth a look: `make lint`)\n" }
-        if let stations = difference?[BundleSchema.stations.name] {
-            let limit = 50
-            func name(_ row: [SQLValue]) -> String { "\(row[0]) \(row[1].textValue ?? "")" }
-            if !stations.added.isEmpty {
-                out += "\nstations added:\n"
-                for row in stations.added.prefix(limit) { out += "  \(name(row))\n" }
-                if stations.added.count > limit { out += "  ... and \(stations.added.count - limit) more\n" }
-            }
-            if !stations.removed.isEmpty {
-                out += "\nstations removed:\n"
-                for row in stations.removed.prefix(limit) { out += "  \(name(row))\n" }
-                if stations.removed.count > limit { out += "  ... and \(stations.removed.count - limit) more\n" }
-            }
-            if !stations.changed.isEmpty {
-                out += "\nstations changed:\n"
-                for c in stations.changed.prefix(limit) {
-                    out += "  \(name(c.new)): " + c.changes.map { "\($0.column) \($0.old.sqlLiteral) -> \($0.new.sqlLiteral)" }.joined(separator: ", ") + "\n"
-                }
-                if stations.changed.count > limit { out += "  ... and \(stations.changed.count - limit) more\n" }
-            }
-        }
+        // Every change by the name of its station, line or operator, with its cause, as the plan lists them.
+        if let changes { out += changes.text(limit: 50) }
         if !introduced.isEmpty {
             out += "\nrenumbered in this version (new <- old):\n"
             for r in introduced { out += "  \(r.newID) <- \(r.oldID)\n" }

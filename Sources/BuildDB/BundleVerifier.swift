@@ -53,14 +53,20 @@ public enum BundleVerifier {
         let bundle = try PublishedBundle.read(path: latest)
         let databasePath = joinPath(dist, bundle.database)
         checkFacts(bundle, file: latest, base: dist, databasePath: databasePath, &problems)
-        let (_, counts) = checkDatabase(databasePath, expectedVersion: bundle.version, &problems)
-        checkRowCounts(bundle, file: latest, counts, &problems)
+        // A missing database is said once, by checkFacts: its counts and its entry in the
+        // manifest would only say it again, in other words.
+        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
+        var counts: [String: Int] = [:]
+        if missing.isEmpty {
+            counts = checkDatabase(databasePath, expectedVersion: bundle.version, &problems).1
+            checkRowCounts(bundle, file: latest, counts, &problems)
+        }
         // The version folder must agree with itself too.
         let folder = parentFolder(of: databasePath)
         let manifestPath = joinPath(folder, DistLayout.manifest)
         if Files.exists(manifestPath) {
             let manifest = try PublishedBundle.read(path: manifestPath)
-            checkFiles(manifest, file: manifestPath, folder: folder, &problems)
+            checkFiles(manifest, file: manifestPath, folder: folder, saidMissing: missing, &problems)
             if manifest.version != bundle.version {
                 problems.add(SourceLocation(file: manifestPath, field: "version"), "says version \(manifest.version), latest.json says \(bundle.version)")
             }
@@ -88,9 +94,13 @@ public enum BundleVerifier {
         let databasePath = joinPath(folder, DistLayout.database)
         // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
         checkFacts(manifest, file: path, base: parentFolder(of: folder), databasePath: databasePath, &problems)
-        checkFiles(manifest, file: path, folder: folder, &problems)
-        let (_, counts) = checkDatabase(databasePath, expectedVersion: manifest.version, &problems)
-        checkRowCounts(manifest, file: path, counts, &problems)
+        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
+        checkFiles(manifest, file: path, folder: folder, saidMissing: missing, &problems)
+        var counts: [String: Int] = [:]
+        if missing.isEmpty {
+            counts = checkDatabase(databasePath, expectedVersion: manifest.version, &problems).1
+            checkRowCounts(manifest, file: path, counts, &problems)
+        }
         return VerifyReport(path: folder, version: manifest.version, rowCounts: counts, database: databasePath)
     }
 
@@ -133,12 +143,13 @@ public enum BundleVerifier {
     }
 
     /// The manifest's "files": every file of the folder but the manifest, with its sha256.
-    static func checkFiles(_ manifest: PublishedBundle, file: String, folder: String, _ problems: inout DiagnosticCollector) {
+    /// `saidMissing`: files already reported missing, not reported again.
+    static func checkFiles(_ manifest: PublishedBundle, file: String, folder: String, saidMissing: Set<String> = [], _ problems: inout DiagnosticCollector) {
         guard let files = manifest.files else {
             problems.add(SourceLocation(file: file, field: "files"), "missing")
             return
         }
-        for name in files.keys.sorted() {
+        for name in files.keys.sorted() where !saidMissing.contains(joinPath(folder, name)) {
             let path = joinPath(folder, name)
             guard let actual = try? SHA256.hex(fileAt: path) else {
                 problems.add(SourceLocation(file: file, field: "files"), "\(path) is missing")

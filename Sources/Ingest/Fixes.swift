@@ -90,7 +90,11 @@ public enum DataFixes {
                 return out
             }
             let match = pairs(cMatch)
-            if match.isEmpty { problems.add(table.location(r, cMatch), "expected column=value, found nothing"); continue }
+            // A match whose pairs were all malformed was said above; it is not also empty.
+            if match.isEmpty {
+                if !malformed { problems.add(table.location(r, cMatch), "expected column=value, found nothing") }
+                continue
+            }
             let expect = pairs(cExpect)
             let field = table.string(r, cField).trimmed()
             if action == .set, !columns.dropFirst().contains(field) {
@@ -119,6 +123,9 @@ public enum DataFixes {
         /// station's s_id: a mistyped ID does exactly that. A fix whose result is published
         /// already is no news.
         public var notable: [(station: Int, diagnostic: Diagnostic)] = []
+        /// What each fix that changed a row changed: the reports name the line of fixes.csv
+        /// behind a change (StagingMeta.fixes).
+        public var applied: [FixedValue] = []
     }
 
     /// Applies every fix in file order; collects every problem. Rows are found
@@ -167,6 +174,16 @@ public enum DataFixes {
                 case .stations: changed = try change(&network.stations[i], fix, enabled: \.enabled, set: set)
                 }
                 if !changed { outcome.unneeded.append(fix) }
+                let id: Int
+                switch fix.table {
+                case .operators: id = network.operators[i].id
+                case .lines: id = network.lines[i].id
+                case .stations: id = network.stations[i].id
+                }
+                if changed {
+                    outcome.applied.append(FixedValue(table: fix.table.rawValue, id: id, columns: claims(fix).map(\.0),
+                                                      fix: "\(fix.location.file):\(fix.location.line ?? 0)"))
+                }
                 // What the fix made of the row is checked here, where its line is known,
                 // not only with the whole network (which can name no line of fixes.csv).
                 switch fix.table {

@@ -148,6 +148,12 @@ public enum IngestPipeline {
         try checkRegistry(registry, options)
         var facts = try await meta
         facts[StagingMeta.license] = config.license
+        for source in config.sources where source.kind == .stationDatabase {
+            let info = joinPath(joinPath(options.rawFolder, source.path), StationDatabaseReader.releaseFile)
+            if Files.exists(info), let release = StationDatabaseReader.release(of: try Files.read(info)) {
+                facts[StagingMeta.release(source.path)] = SourceRelease.name(release)
+            }
+        }
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
         facts.merge(IdentityDecisions.meta(decisions)) { _, new in new }
@@ -272,10 +278,12 @@ public enum IngestPipeline {
         report.vanished[.station] = goneStations.count
 
         network.sortByKey()
+        var meta = inputs.meta
         var fixProblems = inputs.fixProblems
         do {
             let fixed = try DataFixes.apply(inputs.fixes, to: &network, published: { registry.row(station: $0) })
             (report.unneededFixes, report.notableFixes) = (fixed.unneeded, fixed.notable)
+            if !fixed.applied.isEmpty { meta[StagingMeta.fixes] = FixedValue.text(fixed.applied) }
         } catch let e as InputError { fixProblems += e.diagnostics }
         // Every bad fix at once, in file order: those that could not be read among those that could not be applied.
         for (_, d) in fixProblems.enumerated().sorted(by: { ($0.element.location.line ?? 0, $0.offset) < ($1.element.location.line ?? 0, $1.offset) }) {
@@ -285,7 +293,6 @@ public enum IngestPipeline {
         network.validate(&problems, place: "merged network")
         try problems.check()
         let registryText = registry.keepingFile(registry.text(after: network, current: keys))
-        var meta = inputs.meta
         if !unproven.isEmpty { meta[StagingMeta.unprovenIdentities] = unproven.map { "\($0.retired)\t\($0.new)" }.joined(separator: "\n") }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registryText: registryText,
                              stationOrigins: stationOrigins)

@@ -93,12 +93,18 @@ public struct SourcesConfig: Codable, Hashable, Sendable {
     }
 
     /// The files of raw/ that are the maintainers' and stationdb's own, never a source's.
-    static let ownFiles: Set<String> = [fileName, creditsFile, Registry.fileName, DataFixes.fileName, HandWeights.fileName, "renumbered.csv"]
+    static let ownFiles: Set<String> = [fileName, creditsFile, Registry.fileName, DataFixes.fileName, HandWeights.fileName, "renumbered.csv",
+                                        IdentityDecisions.fileName, "reviewed.csv"]
 
     /// Every file of raw/ a publish takes from besides the fixes and the registry: each
-    /// source's files and CREDITS.md, for the stage's record and latest.json's digests.
+    /// source's files, the upstream's note of its release (which latest.json and the
+    /// reports name) and CREDITS.md, for the stage's record and latest.json's digests.
     public func inputFiles(rawFolder: String) -> [String] {
-        files(rawFolder: rawFolder) + [Self.lexicallyNormalized(joinPath(rawFolder, Self.creditsFile))]
+        files(rawFolder: rawFolder)
+            + sources.filter { $0.kind == .stationDatabase }.map {
+                Self.lexicallyNormalized(joinPath(joinPath(rawFolder, $0.path), StationDatabaseReader.releaseFile))
+            }
+            + [Self.lexicallyNormalized(joinPath(rawFolder, Self.creditsFile))]
     }
 
     /// The licences the sources name, in order, each once: latest.json's "license".

@@ -16,23 +16,40 @@ public struct LintFinding: Codable, Hashable, Sendable, CustomStringConvertible 
     public var line: Int?
     public var field: String?
     public var message: String
-    /// The station a `review` finding is about: a report lists it only when its version changes that station.
+    /// The station the finding is about, when it is about one: a report lists a `review`
+    /// finding only when its version changes that station, and raw/reviewed.csv names it so.
     public var stationID: Int?
+    /// A review of raw/reviewed.csv that expected this finding to read otherwise: "raw/reviewed.csv:3".
+    public var reopened: String?
 
     public init(_ rule: LintRule, _ location: SourceLocation, _ message: String, station: Int? = nil) {
         self.rule = rule.rawValue; file = location.file; line = location.line; field = location.field; self.message = message
         stationID = station
     }
 
-    enum CodingKeys: String, CodingKey { case rule, file, line, field, message, stationID = "s_id" }
+    enum CodingKeys: String, CodingKey { case rule, file, line, field, message, stationID = "s_id", reopened }
 
     public var location: SourceLocation { SourceLocation(file: file, line: line, field: field) }
-    public var description: String { "\(location): \(message) [\(rule)]" }
+    public var description: String {
+        "\(location): \(message) [\(rule)" + (reopened.map { "; reopened: \($0) reviewed it as it read before" } ?? "") + "]"
+    }
+}
+
+/// A finding a maintainer has looked at and found right (a border station really in the
+/// prefecture its neighbours are not), kept in raw/reviewed.csv with a note: lint lists it
+/// apart and does not count it, until it reads otherwise.
+public struct ReviewedFinding: Codable, Hashable, Sendable, CustomStringConvertible {
+    public var finding: LintFinding
+    /// The row that reviewed it: "raw/reviewed.csv:3".
+    public var review: String
+    public var note: String
+
+    public var description: String { "\(finding) (\(review): \(note))" }
 }
 
 public enum LintRule: String, CaseIterable, Sendable {
     case text, yomi, code, far, pref, sameName = "same-name", handWeight = "hand-weight", fix, review, emptyLine = "empty-line"
-    case noLine = "no-line"
+    case noLine = "no-line", reviewed
 
     /// What the rule finds, as `stationdb lint --help` lists it.
     public var summary: String {
@@ -40,14 +57,15 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .text: "outer white space or a control character in a text value"
         case .yomi: "a live station without a reading, or a reading with characters\nother than hiragana, ー, ・, ヶ, brackets or an ideographic space"
         case .code: "an operator type, line type or N02 code the known lists lack"
-        case .far: "a station far from both its neighbours on a line (30 km, or three\ntimes the line's usual spacing): a likely coordinate typo"
+        case .far: "a station far from both its neighbours on a line (30 km, or\nthree times the line's usual spacing): a likely coordinate typo"
         case .pref: "a station whose prefecture none of its 10 nearest stations has"
         case .sameName: "two live stations of one line with the same name"
         case .handWeight: "a hand weight on a disabled station"
         case .fix: "a fix whose value the sources already hold"
         case .review: "a fix that moves a station over 1 km from where it was\npublished, or renames it (right station?), until published"
         case .emptyLine: "a live line on which no live station lies (build refuses it)"
-        case .noLine: "a station a fix enables that is on no line (the sources no longer\ngive its lines): the apps would show it, listed under no line"
+        case .noLine: "a station a fix enables that is on no line (the sources no\nlonger give its lines): the apps would list it under no line"
+        case .reviewed: "a row of raw/reviewed.csv that finds nothing as it expects any\nmore: look again, then mend the row or remove it"
         }
     }
 
@@ -59,26 +77,48 @@ public enum LintRule: String, CaseIterable, Sendable {
 }
 
 public struct LintReport: Codable, Sendable {
+    /// The open findings: what latest.json and the reports count.
     public var count: Int
-    /// Findings per rule, every rule listed.
+    /// Open findings per rule, every rule listed.
     public var byRule: [String: Int]
     public var findings: [LintFinding]
+    /// Those raw/reviewed.csv reviewed, listed apart and not counted.
+    public var reviewed: [ReviewedFinding]
 
-    public init(_ findings: [LintFinding]) {
-        self.findings = findings.sorted { ($0.file, $0.line ?? 0, $0.field ?? "", $0.rule, $0.message) < ($1.file, $1.line ?? 0, $1.field ?? "", $1.rule, $1.message) }
+    public init(_ findings: [LintFinding], reviewed: [ReviewedFinding] = []) {
+        func order(_ a: LintFinding, _ b: LintFinding) -> Bool {
+            (a.file, a.line ?? 0, a.field ?? "", a.rule, a.message) < (b.file, b.line ?? 0, b.field ?? "", b.rule, b.message)
+        }
+        self.findings = findings.sorted(by: order)
+        self.reviewed = reviewed.sorted { order($0.finding, $1.finding) }
         count = findings.count
         byRule = Dictionary(uniqueKeysWithValues: LintRule.allCases.map { rule in (rule.rawValue, findings.count { $0.rule == rule.rawValue }) })
     }
 
-    enum CodingKeys: String, CodingKey { case count, byRule = "by_rule", findings }
+    enum CodingKeys: String, CodingKey { case count, byRule = "by_rule", findings, reviewed }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        count = try c.decode(Int.self, forKey: .count)
+        byRule = try c.decode([String: Int].self, forKey: .byRule)
+        findings = try c.decode([LintFinding].self, forKey: .findings)
+        reviewed = try c.decodeIfPresent([ReviewedFinding].self, forKey: .reviewed) ?? []
+    }
 
     /// The report as JSON: keys sorted, a trailing newline.
     public func json() throws -> [UInt8] { try jsonDocument(self) }
 
-    /// "12 warnings (text 3, yomi 1, far 8)".
+    /// "12 warnings (text 3, yomi 1, far 8)", and "; 3 reviewed (pref 3)" when raw/reviewed.csv reviewed some.
     public var summary: String {
-        let rules = LintRule.allCases.compactMap { rule in byRule[rule.rawValue].flatMap { $0 > 0 ? "\(rule.rawValue) \($0)" : nil } }
-        return "\(count) warning\(count == 1 ? "" : "s")" + (rules.isEmpty ? "" : " (" + rules.joined(separator: ", ") + ")")
+        func counted(_ rules: [String]) -> String {
+            LintRule.allCases.compactMap { rule in
+                let n = rules.count { $0 == rule.rawValue }
+                return n > 0 ? "\(rule.rawValue) \(n)" : nil
+            }.joined(separator: ", ")
+        }
+        let open = counted(findings.map(\.rule)), done = counted(reviewed.map(\.finding.rule))
+        return "\(count) warning\(count == 1 ? "" : "s")" + (open.isEmpty ? "" : " (\(open))")
+            + (reviewed.isEmpty ? "" : "; \(reviewed.count) reviewed (\(done))")
     }
 }
 
@@ -124,6 +164,8 @@ public enum Lint {
         }
         findings += stationsEnabledOnNoLine(fixes, network)
         findings += geography(network, origins: outcome.stationOrigins)
+        let reviewsPath = joinPath(options.rawFolder, LintReviews.fileName)
+        let reviews = try LintReviews.read(path: reviewsPath, label: options.label(for: reviewsPath))
         if let handWeights, Files.exists(handWeights) {
             // What stops a publish stops a lint, in the same words at the same line: a station
             // listed twice (which weight wins would depend on the order), an unknown s_id or a
@@ -132,7 +174,8 @@ public enum Lint {
             let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
             findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
         }
-        return LintReport(findings)
+        let (open, reviewed) = LintReviews.apply(reviews, to: findings, rawLabel: options.rawLabel)
+        return LintReport(open, reviewed: reviewed)
     }
 
     /// The live stations an enable fix names that lie on no line, at the fix's line: a
@@ -247,7 +290,8 @@ public enum Lint {
 
         // The apps list stations by reading (their 五十音 index): one without any is listed nowhere.
         var findings = live.filter(\.yomi.isEmpty).map {
-            LintFinding(.yomi, at($0, "yomi"), "station \($0.id) \(shown($0.name)) is live and has no reading; the apps list it under no kana (give it one with a fix: set,stations,s_id=\($0.id),yomi,...)")
+            LintFinding(.yomi, at($0, "yomi"), "station \($0.id) \(shown($0.name)) is live and has no reading; the apps list it under no kana (give it one with a fix: set,stations,s_id=\($0.id),yomi,...)",
+                        station: $0.id)
         }
         var reportedFar = Set<Int>()
         var byLine: [Int: [StationLine]] = [:]
@@ -265,14 +309,15 @@ public enum Lint {
                 let far = max(farMetres, others.isEmpty ? 0 : farSpacings * others[others.count / 2])
                 if a > far, b > far, reportedFar.insert(s.id).inserted {
                     findings.append(LintFinding(.far, at(s, "lat, lng"),
-                        "station \(s.id) \(shown(s.name)) lies \(km(a)) from \(shown(before.name)) and \(km(b)) from \(shown(after.name)), its neighbours on \(shown(line.name)): a likely coordinate typo"))
+                        "station \(s.id) \(shown(s.name)) lies \(km(a)) from \(shown(before.name)) and \(km(b)) from \(shown(after.name)), its neighbours on \(shown(line.name)): a likely coordinate typo",
+                        station: s.id))
                 }
             }
             var firstOfName: [String: Station] = [:]
             for s in members {
                 if let first = firstOfName[s.name], first.id != s.id {
                     findings.append(LintFinding(.sameName, at(s, "station"),
-                        "station \(s.id) has the name \(quoted(s.name)) of station \(first.id), also on \(shown(line.name))"))
+                        "station \(s.id) has the name \(quoted(s.name)) of station \(first.id), also on \(shown(line.name))", station: s.id))
                 } else {
                     firstOfName[s.name] = s
                 }
@@ -320,7 +365,8 @@ public enum Lint {
             let names = nearest.prefix(3).map {
                 "\(shown($0.name)) (\($0.pref), \(fixed(MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: $0.lat, lng2: $0.lng) / 1000, decimals: 1)) km)"
             }.joined(separator: ", ")
-            findings.append(LintFinding(.pref, at(s), "station \(s.id) \(shown(s.name)) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")"))
+            findings.append(LintFinding(.pref, at(s), "station \(s.id) \(shown(s.name)) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")",
+                                        station: s.id))
         }
         return findings
     }

@@ -92,6 +92,9 @@ struct PageData: Encodable {
     var candidate: Side
     var baseline: Side?
     var changes: PreviewChanges?
+    /// Said instead of the changes when the candidate is the baseline itself (a plan with
+    /// nothing to publish): "Nothing changed: ...".
+    var nothingChanged: String?
     /// The s_ids the version contests or orphans (IdentityReview), ringed on the map for the maintainer to decide.
     var identity: [IdentityMark]?
 

@@ -2,11 +2,13 @@ import BundleDiff
 import StationIO
 import StationModel
 
-/// What changed for the map between the baseline and the candidate: the stations'
-/// entries of BundleDiff's ChangeList (what `stationdb plan` lists), so the page,
-/// the plan and `stationdb diff` can never disagree about what changed.
+/// What changed between the baseline and the candidate: BundleDiff's ChangeList (what
+/// `stationdb plan` lists, with each change's cause), so the page, the plan and `stationdb
+/// diff` can never disagree about what changed. The stations' changes are drawn on the
+/// map; the lines', operators' and the rest are listed by name.
 struct PreviewChanges: Encodable {
     struct Entry: Encodable {
+        var table: String
         var kind: String
         var id: Int
         /// "東京 (JR東日本)", as `stationdb diff` names the station.
@@ -15,6 +17,10 @@ struct PreviewChanges: Encodable {
         var old: Value?
         var new: Value?
         var metres: Double?
+        /// Why (ChangeCauses), when the page was written for a plan.
+        var cause: String?
+        /// A machine weight that follows the other changes: listed together.
+        var follows: Bool?
     }
 
     enum Value: Encodable {
@@ -32,8 +38,10 @@ struct PreviewChanges: Encodable {
 
     /// One line per table for the page's header ("lines: 2 changed"), in BundleSchema.tables order.
     var tables: [String] = []
-    /// Moves first, furthest first (what moves pins), then the other kinds in ChangeList's order.
+    /// The stations': moves first, furthest first (what moves pins), then the other kinds in ChangeList's order.
     var entries: [Entry] = []
+    /// Every other table's (lines, operators, stations_lines, renumbered_stations), in ChangeList's order.
+    var others: [Entry] = []
 
     init(_ list: ChangeList) {
         for table in BundleSchema.tables.map(\.name) {
@@ -47,10 +55,16 @@ struct PreviewChanges: Encodable {
         }
         let stations = list.entries.filter { $0.table == "stations" }
         let moved = stations.filter { $0.kind == .moved }.sorted { ($0.metres ?? 0, -$0.id) > ($1.metres ?? 0, -$1.id) }
-        entries = moved.map { Entry(kind: "moved", id: $0.id, name: $0.name, old: place($0.old), new: place($0.new), metres: $0.metres.map { ($0 * 10).rounded() / 10 }) }
-        for e in stations where e.kind != .moved {
-            entries.append(Entry(kind: e.kind.rawValue, id: e.id, name: e.name, old: e.old.map(Value.text), new: e.new.map(Value.text), metres: nil))
+        entries = moved.map {
+            Entry(table: $0.table, kind: "moved", id: $0.id, name: $0.name, old: place($0.old), new: place($0.new),
+                  metres: $0.metres.map { ($0 * 10).rounded() / 10 }, cause: $0.cause, follows: $0.follows)
         }
+        func entry(_ e: ChangeList.Entry) -> Entry {
+            Entry(table: e.table, kind: e.kind.rawValue, id: e.id, name: e.name, old: e.old.map(Value.text), new: e.new.map(Value.text),
+                  metres: nil, cause: e.cause, follows: e.follows)
+        }
+        entries += stations.filter { $0.kind != .moved }.map(entry)
+        others = list.entries.filter { $0.table != "stations" }.map(entry)
     }
 
     static func between(baseline: String, candidate: String) throws -> PreviewChanges {

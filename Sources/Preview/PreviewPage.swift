@@ -34,11 +34,13 @@ public enum PreviewPage {
     /// changed since `baseline` when one is given, atomically to `output`.
     /// `candidateLabel` and `baselineLabel` name the bundles on the page (default:
     /// their paths). `leafletFolder` holds leaflet.js and leaflet.css.
+    /// `nothingChanged`, for a page of one bundle that is what a plan found unchanged, says so on the page.
     public static func write(candidate: String, baseline: String?, to output: String,
                              candidateLabel: String? = nil, baselineLabel: String? = nil, changes: ChangeList? = nil,
-                             identity: IdentityReview? = nil, leafletFolder: String = debianLeaflet) throws {
+                             identity: IdentityReview? = nil, nothingChanged: String? = nil, leafletFolder: String = debianLeaflet) throws {
         let page = try html(candidate: candidate, baseline: baseline, candidateLabel: candidateLabel,
-                            baselineLabel: baselineLabel, changes: changes, identity: identity, leafletFolder: leafletFolder)
+                            baselineLabel: baselineLabel, changes: changes, identity: identity, nothingChanged: nothingChanged,
+                            leafletFolder: leafletFolder)
         try AtomicFile.write(page, to: output)
     }
 
@@ -46,7 +48,8 @@ public enum PreviewPage {
     /// baseline to the candidate, when the caller has it (a plan); else it is worked out here.
     /// `identity` (a plan's) rings the s_ids that wait for the maintainer's decision.
     public static func html(candidate: String, baseline: String?, candidateLabel: String? = nil, baselineLabel: String? = nil,
-                            changes: ChangeList? = nil, identity: IdentityReview? = nil, leafletFolder: String = debianLeaflet) throws -> String {
+                            changes: ChangeList? = nil, identity: IdentityReview? = nil, nothingChanged: String? = nil,
+                            leafletFolder: String = debianLeaflet) throws -> String {
         // Leaflet first: a missing package should be said before any bundle is read.
         let leaflet = try Leaflet.read(from: leafletFolder)
         let marks = identity.map { review in
@@ -58,7 +61,7 @@ public enum PreviewPage {
                             candidate: try BundleTables.read(path: candidate).document(label: candidateLabel ?? candidate),
                             baseline: try baseline.map { try BundleTables.read(path: $0).document(label: baselineLabel ?? $0) },
                             changes: try baseline.map { path in try changes.map(PreviewChanges.init) ?? PreviewChanges.between(baseline: path, candidate: candidate) },
-                            identity: marks?.isEmpty == false ? marks : nil)
+                            nothingChanged: nothingChanged, identity: marks?.isEmpty == false ? marks : nil)
         let title = "stationdb preview: " + (candidateLabel ?? candidate) + (baseline.map { " against " + (baselineLabel ?? $0) } ?? "")
         return PageAssets.page(title: title, leafletCSS: leaflet.css, leafletJS: leaflet.js, data: try data.json())
     }

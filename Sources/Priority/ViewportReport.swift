@@ -180,7 +180,12 @@ public enum ViewportReport {
     }
 
     public static func run(stations: [WeightedStation], config: ViewportReportConfig) -> ViewportReportResult {
-        let views = viewports(stations: stations, config: config)
+        run(stations: stations, config: config, over: viewports(stations: stations, config: config))
+    }
+
+    /// The same over `views`: those drawn for another weighting of (nearly) the same
+    /// stations, so that the two meet the same viewports and compare fairly.
+    public static func run(stations: [WeightedStation], config: ViewportReportConfig, over views: [Viewport]) -> ViewportReportResult {
         let map = PinMap(stations: stations)
         let labels = bandLabels
         var sums = [Sums](repeating: Sums(), count: labels.count)
@@ -303,5 +308,35 @@ final class PinMap {
             return inside > 0 ? Double(still) / Double(inside) : nil
         }
         return Measure(coverage: coverage, pan: kept(after: v.panned(config.panFraction)), zoom: kept(after: v.scaled(config.zoomOut)))
+    }
+}
+
+/// A weighting's scores beside the reference points that say what good looks like: the same
+/// hand weights with the machine weights 11/12/13 shuffled at random (same counts: what
+/// any weighting must beat) and, when there is one, the weights the previous version
+/// published (what this one replaces). All over the viewports drawn for this weighting.
+public struct WeightingComparison: Sendable {
+    public struct Row: Sendable {
+        public var label: String
+        public var result: ViewportReportResult
+    }
+
+    public static let randomLabel = "random 11/12/13, same counts"
+
+    public var ours: Row
+    /// The random weights first, then the previous version's.
+    public var references: [Row]
+
+    /// `previous`: the previous version's stations with their label ("version 4, published before").
+    public static func make(ours stations: [WeightedStation], previous: (label: String, stations: [WeightedStation])?,
+                            config: ViewportReportConfig) -> WeightingComparison {
+        let views = ViewportReport.viewports(stations: stations, config: config)
+        var references = [Row(label: randomLabel, result: ViewportReport.run(stations: WeightedStations.randomMachineWeights(stations, seed: config.seed),
+                                                                            config: config, over: views))]
+        if let previous {
+            references.append(Row(label: previous.label, result: ViewportReport.run(stations: previous.stations, config: config, over: views)))
+        }
+        return WeightingComparison(ours: Row(label: "these weights", result: ViewportReport.run(stations: stations, config: config, over: views)),
+                                   references: references)
     }
 }

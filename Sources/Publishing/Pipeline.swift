@@ -284,8 +284,10 @@ public struct Pipeline: Sendable {
         Events.send(PublishEvent.againstDist(dist: settings.dist, version: local.bundle.version, next: candidate.bundle.version,
                                              changes: BundleBuilder.changesText(candidate.difference), violations: candidate.violations))
         let difference = try BundleDifference.between(oldPath: production.databasePath, newPath: candidate.database)
+        let causes = ChangeCauses(meta: try StagingFile.readMeta(from: staging), baseline: production.bundle)
         var seen = Candidate(folder: candidate.folder, bundle: candidate.bundle, difference: difference,
-                             changes: try ChangeList(DiffReport.make(difference, oldPath: production.databasePath, newPath: candidate.database)))
+                             changes: try ChangeList(DiffReport.make(difference, oldPath: production.databasePath, newPath: candidate.database),
+                                                     causes: causes))
         let label = "against version \(local.bundle.version) of \(settings.dist) (what the publish compares with)"
         seen.violations = try PublishGuards.violations(of: seen, against: production, guards: settings.guards)
             + candidate.violations.filter { !seen.violations.contains($0) }.map { "\(label): \($0)" }
@@ -300,11 +302,16 @@ public struct Pipeline: Sendable {
             unlink(preview)
             return nil
         }
-        let baseline = plan.candidate == plan.baseline?.databasePath ? nil : plan.baseline
+        let unchanged = plan.candidate == plan.baseline?.databasePath
+        let baseline = unchanged ? nil : plan.baseline
+        // A plan with nothing to publish shows the published version, and says so.
+        let nothingChanged = unchanged ? plan.baseline.map {
+            "Nothing changed: the bundle equals version \($0.bundle.version) of \($0.label); the next make publishes nothing."
+        } : nil
         do {
             try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
                                   candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label,
-                                  changes: plan.changes, identity: plan.report.identity)
+                                  changes: plan.changes, identity: plan.report.identity, nothingChanged: nothingChanged)
             Events.send(PublishEvent.preview(path: preview))
             return preview
         } catch {

@@ -41,6 +41,8 @@ public struct RunReport: Codable, Sendable {
     /// The version published or that would be; when nothing changed, the current one.
     public var version: Int?
     public var baseline: BaselineInfo?
+    /// The upstream release each source holds, against the baseline's (latest.json's "releases").
+    public var releases: [SourceRelease] = []
     /// Rows per table of that version.
     public var rows: [String: Int] = [:]
     /// Per table, the number of changes of each kind (ChangeList).
@@ -70,7 +72,7 @@ public struct RunReport: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case command, outcome, published, version, baseline, rows, changes, guards, entries, review, identity
+        case command, outcome, published, version, baseline, releases, rows, changes, guards, entries, review, identity
         case lintWarnings = "lint_warnings", exitStatus = "exit_status"
     }
 
@@ -80,6 +82,7 @@ public struct RunReport: Codable, Sendable {
         outcome = try c.decode(Outcome.self, forKey: .outcome)
         version = try c.decodeIfPresent(Int.self, forKey: .version)
         baseline = try c.decodeIfPresent(BaselineInfo.self, forKey: .baseline)
+        releases = try c.decodeIfPresent([SourceRelease].self, forKey: .releases) ?? []
         rows = try c.decode([String: Int].self, forKey: .rows)
         changes = try c.decode([String: [String: Int]].self, forKey: .changes)
         guards = try c.decode(GuardVerdict.self, forKey: .guards)
@@ -96,6 +99,7 @@ public struct RunReport: Codable, Sendable {
         try c.encode(published, forKey: .published)
         try c.encode(version, forKey: .version)
         try c.encode(baseline, forKey: .baseline)
+        try c.encode(releases, forKey: .releases)
         try c.encode(rows, forKey: .rows)
         try c.encode(changes, forKey: .changes)
         try c.encode(guards, forKey: .guards)
@@ -118,8 +122,10 @@ public struct RunReport: Codable, Sendable {
         guard let candidate = outcome.candidate else {
             if case .unchanged(let version) = outcome { self.version = baseline == nil ? nil : version }
             rows = baseline?.bundle.rows ?? [:]
+            releases = SourceRelease.list(previous: baseline?.bundle.releases, current: baseline?.bundle.releases ?? [:])
             return
         }
+        releases = SourceRelease.list(previous: baseline?.bundle.releases, current: candidate.bundle.releases ?? [:])
         switch outcome {
         case .published: self.outcome = .published
         case .refused: self.outcome = .refused
@@ -182,18 +188,7 @@ extension RunReport {
         ChangeList.tableOrder.compactMap { table in rows[table].map { "\($0) \(table)" } }.joined(separator: ", ")
     }
 
-    static func describe(_ e: ChangeList.Entry) -> String {
-        let key = e.table == "lines" ? "l_id" : e.table == "operators" ? "o_id" : "s_id"
-        var out = "\(key) \(e.id) \(e.name)"
-        switch e.kind {
-        case .moved:
-            out += ": \(fixed(e.metres ?? 0, decimals: 1)) m, \(e.old ?? "") -> \(e.new ?? "")"
-        case .renamed, .weight, .changed:
-            out += ": \(e.old ?? "") -> \(e.new ?? "")"
-        default: break
-        }
-        return out
-    }
+    static func describe(_ e: ChangeList.Entry) -> String { ChangeList.withCause(e) }
 
     /// Those changes, then the fixes behind such changes at their line of fixes.csv.
     public var lookAtThese: [String] {
@@ -202,6 +197,7 @@ extension RunReport {
 
     func text(limit: Int, preview: String?) -> String {
         var out = "\(command): \(headline)\n"
+        for release in releases { out += "upstream: \(release)\n" }
         if !rows.isEmpty { out += "rows: \(countsLine)\n" }
         if let entries, !entries.isEmpty {
             let notable = lookAtThese
@@ -209,16 +205,7 @@ extension RunReport {
                 out += "\nlook at these (moves over 1 km and renames, and the fixes that make them):\n"
                 for line in notable { out += "  \(printable(line))\n" }
             }
-            for table in ChangeList.tableOrder {
-                let rows = entries.filter { $0.table == table }
-                if rows.isEmpty { continue }
-                out += "\n\(table):\n"
-                for kind in ChangeList.Kind.allCases {
-                    let some = rows.filter { $0.kind == kind }
-                    for e in some.prefix(limit) { out += "  \(kind.rawValue.padded(to: 9)) \(printable(Self.describe(e)))\n" }
-                    if some.count > limit { out += "  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more\n" }
-                }
-            }
+            out += ChangeList(entries: entries).text(limit: limit)
         }
         if let identity { out += "\n" + Self.identityText(identity, limit: limit) }
         out += "\n" + guardsText + "\n"
@@ -274,6 +261,7 @@ extension RunReport {
     func markdown(limit: Int, preview: String?) -> String {
         func cell(_ s: String) -> String { s.markdownCell }
         var out = "### stationdb \(command): \(cell(headline))\n\n"
+        for release in releases { out += "upstream: \(cell(release.description))\n\n" }
         if !rows.isEmpty { out += "\(countsLine)\n\n" }
         let kinds = ChangeList.Kind.allCases
         if !changes.isEmpty {
@@ -294,11 +282,14 @@ extension RunReport {
             for table in ChangeList.tableOrder {
                 let rows = entries.filter { $0.table == table }
                 if rows.isEmpty { continue }
-                out += "<details><summary>\(table): \(rows.count) change\(rows.count == 1 ? "" : "s")</summary>\n\n| change | row |\n|---|---|\n"
+                out += "<details><summary>\(table): \(rows.count) change\(rows.count == 1 ? "" : "s")</summary>\n\n| change | row | cause |\n|---|---|---|\n"
                 for kind in kinds {
-                    let some = rows.filter { $0.kind == kind }
-                    for e in some.prefix(limit) { out += "| \(kind.rawValue) | \(cell(Self.describe(e))) |\n" }
-                    if some.count > limit { out += "| \(kind.rawValue) | … and \(some.count - limit) more |\n" }
+                    let some = rows.filter { $0.kind == kind && $0.follows != true }
+                    for e in some.prefix(limit) { out += "| \(kind.rawValue) | \(cell(ChangeList.describe(e))) | \(cell(e.cause ?? "")) |\n" }
+                    if some.count > limit { out += "| \(kind.rawValue) | … and \(some.count - limit) more | |\n" }
+                }
+                if let following = ChangeList.followingWeights(rows, limit: limit) {
+                    out += "| weight | \(cell(following)) | \(ChangeCauses.machineWeights) |\n"
                 }
                 out += "\n</details>\n\n"
             }

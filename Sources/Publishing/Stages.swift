@@ -85,7 +85,10 @@ public struct IngestStage: Stage {
         for file in try SourcesConfig.load(rawFolder: raw).inputFiles(rawFolder: raw) {
             inputs["source:" + options.relativePath(file)] = try StageRecord.digest(of: file)
         }
-        if lint != nil { inputs["hand weights"] = try StageRecord.digest(of: handWeights) }
+        if lint != nil {
+            inputs["hand weights"] = try StageRecord.digest(of: handWeights)
+            inputs["reviewed lint findings"] = try StageRecord.digest(of: joinPath(raw, LintReviews.fileName))
+        }
         return StageRecord(stage: "ingest", inputs: inputs)
     }
 
@@ -121,7 +124,11 @@ public struct IngestStage: Stage {
         let newStations = outcome.report.newIDs[.station] ?? 0, gone = outcome.report.vanished[.station] ?? 0
         if newStations > 0 || gone > 0 { summary += "; \(newStations) new station IDs, \(gone) vanished stations kept disabled" }
         if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
-        for w in outcome.report.warnings { Events.send(Warning(w)) }
+        // The source's warnings, but those a maintainer reviewed in raw/reviewed.csv: lint counts
+        // those apart, and a run need not repeat them every night.
+        let report = try lint.map { _ in try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights) }
+        let reviewed = Set((report?.reviewed ?? []).map { "\($0.finding.location): \($0.finding.message)" })
+        for w in outcome.report.warnings where !reviewed.contains("\(w.location): \(w.message)") { Events.send(Warning(w)) }
         for found in Lint.stationsEnabledOnNoLine(fixes, outcome.staging.network) {
             Events.send(Warning(Diagnostic(SourceLocation(file: found.file, line: found.line, field: found.field), found.message)))
         }
@@ -134,8 +141,7 @@ public struct IngestStage: Stage {
         let newIDs = outcome.report.newIDs.values.reduce(0, +)
         if newIDs > 0 { Events.send(PublishEvent.newIDs(newIDs, registry: options.label(for: options.registryPath))) }
         Events.send(PublishEvent.ingested(summary: summary, staging: staging))
-        if let lint {
-            let report = try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights)
+        if let lint, let report {
             try AtomicFile.write(try report.json(), to: lint)
             Events.send(PublishEvent.linted(summary: report.summary, raw: options.rawLabel, count: report.count))
         }
@@ -307,7 +313,10 @@ public struct BuildStage: Stage {
         if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest]), let bundle = try Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
-            let changes = try baseline.map { try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database)) }
+            let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
+            let changes = try baseline.map {
+                try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database), causes: ChangeCauses(meta: meta, baseline: $0.bundle))
+            }
             Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
             candidate = Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)
         } else {

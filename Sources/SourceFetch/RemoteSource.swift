@@ -2,6 +2,7 @@ import FoundationEssentials
 import Ingest
 import Transfer
 import StationIO
+import StationModel
 
 /// What `stationdb fetch` downloads for one source of raw/sources.json that has a url:
 /// each file with its url and the format it must have. A source's files replace raw/'s
@@ -72,5 +73,77 @@ public struct RemoteSource: Sendable {
                              + "so \(source) is left as it was; to take it all the same (the upstream withdrew a release), "
                              + "fetch with --allow-older-release (make fetch ALLOW_OLDER_RELEASE=1)")
         }
+    }
+}
+
+/// What `stationdb fetch` tells as it goes, source by source: each value a test can
+/// match, and the sentence the command says for it.
+public enum FetchEvent: Event, Equatable {
+    /// No source of sources.json has a url.
+    case nothingToFetch(sources: String)
+    case unchanged(file: String)
+    case downloaded(file: String, bytes: Int, sha256: String)
+    /// The upstream release a station_database source holds now, and the one it held before.
+    case release(SourceRelease)
+    /// The source was left as it was (its failure is said before).
+    case leftAsItWas(source: String, kind: String)
+    /// A failure, in the words of the error that says it.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .nothingToFetch(let sources): "fetch: no source in \(sources) has a url; nothing to fetch"
+        case .unchanged(let file): "fetch: \(file): unchanged"
+        case .downloaded(let file, let bytes, let sha256): "fetch: \(file): \(bytes) bytes, sha256 \(sha256)"
+        case .release(let release): "fetch: \(release.source): upstream release \(release.transition)"
+        case .leftAsItWas(let source, let kind): "fetch: \(source) (\(kind)) left as it was"
+        case .failed(let message): message
+        }
+    }
+}
+
+extension RemoteSource {
+    /// The upstream release raw/ holds for this source (station_database's latest_info.json), if it names one.
+    public var heldRelease: String? {
+        guard let file = files.first(where: { $0.format == .upstreamRelease }), Files.exists(file.path),
+              let version = try? StationDatabaseReader.release(of: Files.read(file.path)) else { return nil }
+        return SourceRelease.name(version)
+    }
+
+    /// `stationdb fetch`: every source of `raw`/sources.json that has a url, each told as it
+    /// goes (FetchEvent); a source that fails is left as it was and the others are still
+    /// fetched. Throws ReportedFailure with the worst status when one failed.
+    public static func fetchAll(raw: String, upstream: String?, allowOlder: Bool, http: HTTPClient) throws {
+        let config = try SourcesConfig.load(rawFolder: raw)
+        let remote = try plan(config, rawFolder: raw, upstream: upstream)
+        if remote.isEmpty { return Events.send(FetchEvent.nothingToFetch(sources: joinPath(raw, SourcesConfig.fileName))) }
+        let fetcher = SourceFetcher(http: http)
+        var worst: ExitStatus = .success
+        for source in remote {
+            let before = source.heldRelease
+            do {
+                let reports = try fetcher.fetch(source.files) { try source.check(folder: $0, allowOlder: allowOlder) }
+                for report in reports {
+                    switch report.outcome {
+                    case .unchanged: Events.send(FetchEvent.unchanged(file: report.file.path))
+                    case .downloaded(let bytes, let sha256): Events.send(FetchEvent.downloaded(file: report.file.path, bytes: bytes, sha256: sha256))
+                    }
+                }
+                if let now = source.heldRelease {
+                    Events.send(FetchEvent.release(SourceRelease(source: source.declaration.path, previous: before, current: now)))
+                }
+            } catch let error as TransferError {
+                Events.send(FetchEvent.failed("error: \(error)"))
+                if case .partlyReplaced = error {} else {
+                    Events.send(FetchEvent.leftAsItWas(source: source.declaration.path, kind: source.declaration.kind.rawValue))
+                }
+                if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
+            } catch let error as InputError {
+                Events.send(FetchEvent.failed("\(error)"))
+                Events.send(FetchEvent.leftAsItWas(source: source.declaration.path, kind: source.declaration.kind.rawValue))
+                if ExitStatus.badInput.rawValue > worst.rawValue { worst = .badInput }
+            }
+        }
+        if worst != .success { throw ReportedFailure(status: worst) }
     }
 }

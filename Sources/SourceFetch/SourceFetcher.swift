@@ -146,8 +146,12 @@ public final class SourceFetcher {
                                          lastModified: result.validators.lastModified, sha256: sha256, bytes: bytes)
             try TransferError.locally { try state.save(for: staged) }
             states.append(name + FetchedFileState.suffix)
-            if let previous, previous.sha256 == sha256, previous.bytes == bytes {
-                // Same bytes from a server that ignores validators: keep the file, refresh its state.
+            // Same bytes from a server that ignores validators, or the very bytes raw/ holds
+            // without a state of their own (a fresh clone: the .etag files are not committed):
+            // keep the file, refresh its state.
+            let same = previous.map { $0.sha256 == sha256 && $0.bytes == bytes }
+                ?? (Files.size(of: file.path) == bytes && (try? SHA256.hex(fileAt: file.path)) == sha256)
+            if same {
                 reports.append(FetchReport(file: file, outcome: .unchanged))
                 continue
             }

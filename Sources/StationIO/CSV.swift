@@ -365,8 +365,20 @@ public enum CSVReader {
         }
         if let header {
             for r in lines.indices where firstField[r + 1] - firstField[r] != header.count {
-                problems.add(SourceLocation(file: file, line: lines[r]),
-                             "expected \(header.count) fields as in the header, found \(firstField[r + 1] - firstField[r])")
+                let found = firstField[r + 1] - firstField[r]
+                guard found > header.count, let last = header.indices.last else {
+                    problems.add(SourceLocation(file: file, line: lines[r]), "expected \(header.count) fields as in the header, found \(found)")
+                    continue
+                }
+                // More fields than columns is, as a rule, a comma in a value that was not quoted:
+                // where the row runs past its last column, and what ran over, point at it.
+                func text(_ k: Int) -> String { String(decoding: fieldBytes(firstField[r] + k, input, bounds, unescaped), as: UTF8.self) }
+                let over = (header.count..<found).map(text)
+                let joined = ([text(last)] + over).joined(separator: ",")
+                problems.add(SourceLocation(file: file, line: lines[r], field: columnName(last, header)),
+                             "expected \(header.count) fields as in the header, found \(found): the row runs past its last column, "
+                             + "\(columnName(last, header)), with \(over.map { "'\(shown($0))'" }.joined(separator: ", ")); a value that holds a comma "
+                             + "must be in double quotes (if it is \(columnName(last, header))'s: \"\(shown(joined.replacingScalars(["\"": "\"\""])))\")")
             }
         }
         try problems.check()

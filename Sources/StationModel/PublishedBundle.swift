@@ -117,6 +117,9 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     /// credits file that attributes it, relative to dist/; nil when raw/ names none.
     public var license: String?
     public var credits: String?
+    /// The upstream release each source held (its path in raw/ -> "v20260529"), for
+    /// the sources that name one (station_database); nil when none does.
+    public var releases: [String: String]?
 
     public init(version: Int, previousVersion: Int?, database: String, sha256: String, bytes: Int, gzip: String,
                 gzipSHA256: String, gzipBytes: Int, manifest: String, summary: String, patch: String?, patchSHA256: String?,
@@ -130,7 +133,7 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case version, previousVersion = "previous_version", database, sha256, bytes, gzip
         case gzipSHA256 = "gzip_sha256", gzipBytes = "gzip_bytes", manifest, summary, patch
-        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings = "lint_warnings", files, license, credits
+        case patchSHA256 = "patch_sha256", rows, sources, renumbered, warnings = "lint_warnings", files, license, credits, releases
     }
 
     public init(from decoder: Decoder) throws {
@@ -172,6 +175,7 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
         }
         license = try c.decodeIfPresent(String.self, forKey: .license)
         credits = try path(.credits)
+        releases = try c.decodeIfPresent([String: String].self, forKey: .releases)
     }
 
     /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
@@ -196,6 +200,7 @@ public struct PublishedBundle: Codable, Sendable, Equatable {
         try c.encodeIfPresent(files, forKey: .files)
         try c.encodeIfPresent(license, forKey: .license)
         try c.encodeIfPresent(credits, forKey: .credits)
+        try c.encodeIfPresent(releases, forKey: .releases)
     }
 
     /// The JSON document: keys sorted, two-space indent, a trailing newline.

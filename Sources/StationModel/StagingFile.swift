@@ -37,6 +37,19 @@ public enum StagingMeta {
         return out
     }
 
+    /// What the fixes changed, row by row (FixedValue.text): the reports' causes.
+    public static let fixes = "fixes"
+
+    /// The upstream release a source holds ("v20260529"), by its path in raw/.
+    public static func release(_ source: String) -> String { "release:" + source }
+
+    /// Those releases, from a staging file's facts: source -> release.
+    public static func releases(in meta: [String: String]) -> [String: String] {
+        var out: [String: String] = [:]
+        for (key, value) in meta where key.hasPrefix("release:") { out[String(key.dropFirst("release:".count))] = value }
+        return out
+    }
+
     /// The s_ids raw/identity.csv decides `kind` ("same" or "new") for, each with its
     /// `expect`: one line "s_id<TAB>expect" per decision.
     public static func identityDecisions(_ kind: String) -> String { "identity:" + kind }
@@ -258,5 +271,33 @@ struct StagingDecoder {
         guard n >= 0, n <= end - position else { throw Damage(what: "a string of \(n) bytes") }
         defer { position += n }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<(position + n)]), as: UTF8.self)
+    }
+}
+
+/// The columns of one row a fix of raw/fixes.csv gave a new value, and the fix's line: what
+/// tells a change a maintainer made from one the sources made.
+public struct FixedValue: Sendable, Hashable {
+    /// operators, lines or stations, and the row's o_id, l_id or s_id.
+    public var table: String
+    public var id: Int
+    public var columns: [String]
+    /// "raw/fixes.csv:3".
+    public var fix: String
+
+    public init(table: String, id: Int, columns: [String], fix: String) {
+        self.table = table; self.id = id; self.columns = columns; self.fix = fix
+    }
+
+    /// One line each, "table<TAB>id<TAB>column,column<TAB>fix", as the staging file keeps them.
+    public static func text(_ values: [FixedValue]) -> String {
+        values.map { "\($0.table)\t\($0.id)\t\($0.columns.joined(separator: ","))\t\($0.fix)" }.joined(separator: "\n")
+    }
+
+    public static func parse(_ text: String?) -> [FixedValue] {
+        (text ?? "").split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 4, let id = Int(parts[1]) else { return nil }
+            return FixedValue(table: parts[0], id: id, columns: parts[2].split(separator: ",").map(String.init), fix: parts[3])
+        }
     }
 }

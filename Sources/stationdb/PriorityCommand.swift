@@ -30,11 +30,22 @@ struct WeightedStationsOptions: ParsableArguments {
     @Option(help: "A weights CSV (s_id,weight) from `stationdb priority`, with --staging.")
     var weights: String?
 
-    func load() throws -> [WeightedStation] {
-        if let bundle {
+    /// Which stations: checked when the options are parsed (a subcommand's validate), so a
+    /// mistake is told with that subcommand's usage, not stationdb's.
+    func checkGiven() throws {
+        if bundle != nil {
             guard staging == nil, weights == nil else { throw ValidationError("give --bundle, or --staging with --weights, not both") }
-            return try WeightedStations.read(bundle: BundleLocation.resolve(bundle).databasePath)
+        } else if staging == nil || weights == nil {
+            throw ValidationError("give --bundle PATH, or --staging PATH --weights PATH")
         }
+    }
+
+    /// What the stations are, for a title: the bundle, or the staging file and its weights.
+    var label: String { bundle ?? "\(staging ?? "") with \(weights ?? "")" }
+
+    func load() throws -> [WeightedStation] {
+        try checkGiven()
+        if let bundle { return try WeightedStations.read(bundle: BundleLocation.resolve(bundle).databasePath) }
         guard let staging, let weights else { throw ValidationError("give --bundle PATH, or --staging PATH --weights PATH") }
         let network = try StagingFile.read(from: staging).network
         return WeightedStations.from(network: network, weights: try StationWeightsFile.read(from: weights))

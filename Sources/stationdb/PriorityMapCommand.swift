@@ -25,8 +25,10 @@ struct PriorityMapCommand: ParsableCommand {
     @Option(help: "Also write a PNG with rsvg-convert.")
     var png: String?
 
+    func validate() throws { try stations.checkGiven() }
+
     func run() throws {
-        let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins)
+        let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins, label: stations.label)
         try AtomicFile.write(svg, to: out)
         note("priority: wrote \(out)")
         if let png {

@@ -23,7 +23,14 @@ struct PriorityReportCommand: ParsableCommand {
 
     @OptionGroup var seed: SeedOption
 
-    @Flag(help: "Also score a uniform random 11/12/13 assignment with the same hand weights and counts.")
+    @Option(help: ArgumentHelp("The weights to compare with besides random ones: a bundle, version folder or dist. Default: the version --bundle's was made from (previous_version), or with --staging the version --dist publishes now.", valueName: "bundle"))
+    var previous: String?
+
+    @Option(help: "With --staging: the dist whose published version is the previous weights.")
+    var dist = "dist"
+
+    // The random reference is always scored now; the flag stays for the scripts that give it.
+    @Flag(help: ArgumentHelp("Kept for scripts: the random reference is always shown.", visibility: .hidden))
     var compareRandom = false
 
     @Flag(help: "With --staging alone: weigh the stations with each method, under RAW/weights.csv's hand weights and under a real master's density of them (the test bed), and compare.")
@@ -41,36 +48,69 @@ struct PriorityReportCommand: ParsableCommand {
     func validate() throws {
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
         if let span, !(0.01...45).contains(span) { throw ValidationError("--span: expected degrees from 0.01 to 45, got \(span)") }
+        if testBed {
+            guard stations.staging != nil, stations.bundle == nil, stations.weights == nil else {
+                throw ValidationError("--test-bed weighs the stations itself: give --staging PATH alone")
+            }
+        } else {
+            try stations.checkGiven()
+        }
     }
 
     func run() throws {
         let pinCounts = pins.values
         if testBed { return try runTestBed(pinCounts) }
         let ours = try stations.load()
-        let random = compareRandom ? WeightedStations.randomMachineWeights(ours, seed: seed.seed) : nil
+        let before = try previousWeights()
         var c = [Int](repeating: 0, count: 14)
         for s in ours where s.enabled && (1...13).contains(s.weight) { c[s.weight] += 1 }
         print("stations: \(ours.count(where: \.enabled)) live; hand 1-10 \(c[1...10].reduce(0, +)), 11 \(c[11]), 12 \(c[12]), 13 \(c[13])")
         print("viewports: \(viewports) drawn with seed \(seed.seed), latitude spans \(span.map { "of \($0)" } ?? "0.05..13") degrees, phone-shaped")
+        print("reference points: \(WeightingComparison.randomLabel) (what any weighting must beat), and "
+              + (before.map { "\($0.label) (what these replace)" } ?? "no previous version (give --previous)"))
         for n in pinCounts {
             let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed, span: span)
-            let a = ViewportReport.run(stations: ours, config: config)
+            let comparison = WeightingComparison.make(ours: ours, previous: before, config: config)
+            let a = comparison.ours.result
             print("")
             print("N = \(n): \(a.overall.viewports) viewports hold more than \(n) stations")
-            print(pad("", 22) + pad("views", 7) + pad("coverage", 10) + pad("pan", 8) + "zoom")
+            print(pad("", 34) + pad("views", 7) + pad("coverage", 10) + pad("pan", 8) + "zoom")
             func row(_ label: String, _ s: ViewportScore) {
-                print(pad(label, 22) + pad(String(s.viewports), 7) + pad(f3(s.coverage), 10) + pad(f3(s.panStability), 8) + f3(s.zoomStability))
+                print(pad(label, 34) + pad(String(s.viewports), 7) + pad(f3(s.coverage), 10) + pad(f3(s.panStability), 8) + f3(s.zoomStability))
             }
-            row("these weights", a.overall)
+            row(comparison.ours.label, a.overall)
             for band in a.bands { row("  " + band.label, band.score) }
-            if let random {
-                let b = ViewportReport.run(stations: random, config: config)
-                row("random 11/12/13", b.overall)
-                for band in b.bands { row("  " + band.label, band.score) }
-                print(pad("difference", 29) + pad(signed(a.overall.coverage - b.overall.coverage), 10)
-                      + pad(signed(a.overall.panStability - b.overall.panStability), 8) + signed(a.overall.zoomStability - b.overall.zoomStability))
+            for reference in comparison.references {
+                row(reference.label, reference.result.overall)
+                for band in reference.result.bands { row("  " + band.label, band.score) }
+            }
+            for reference in comparison.references {
+                let b = reference.result.overall
+                print(pad("these - " + reference.label, 41) + pad(signed(a.overall.coverage - b.coverage), 10)
+                      + pad(signed(a.overall.panStability - b.panStability), 8) + signed(a.overall.zoomStability - b.zoomStability))
             }
         }
+    }
+
+    /// The weights these replace, with how the report names them: --previous; else the version
+    /// --bundle's was made from; else, for a staging file, the version --dist publishes now.
+    func previousWeights() throws -> (label: String, stations: [WeightedStation])? {
+        if let previous {
+            return ("previous: \(previous)", try WeightedStations.read(bundle: BundleLocation.resolve(previous).databasePath))
+        }
+        if let bundle = stations.bundle {
+            let location = try BundleLocation.resolve(bundle)
+            let described = location.kind == .dist ? joinPath(bundle, DistLayout.latest) : joinPath(parentFolder(of: location.databasePath), DistLayout.manifest)
+            guard Files.exists(described), let version = try PublishedBundle.read(path: described).previousVersion else { return nil }
+            let dist = location.kind == .dist ? bundle : parentFolder(of: parentFolder(of: location.databasePath))
+            let database = joinPath(joinPath(dist.isEmpty ? "." : dist, String(version)), DistLayout.database)
+            guard Files.exists(database) else { return nil }
+            return ("version \(version), published before", try WeightedStations.read(bundle: database))
+        }
+        let latest = joinPath(dist, DistLayout.latest)
+        guard Files.exists(latest) else { return nil }
+        let published = try PublishedBundle.read(path: latest)
+        return ("version \(published.version), published now", try WeightedStations.read(bundle: joinPath(dist, published.database)))
     }
 
     /// Each method under two sets of hand weights, against uniform random tiers with the same counts.

@@ -293,8 +293,9 @@ final class VersionTests: XCTestCase {
         XCTAssertEqual(bundle.changesText, "stations +1 -1 ~2, stations_lines +1 -1 ~0, renumbered_stations +1 -0 ~0, 2 weight changes")
         let summary = try String(contentsOfFile: dist + "/2/summary.txt", encoding: .utf8)
         XCTAssertTrue(summary.contains("weight changes: 2 stations"), summary)
-        XCTAssertTrue(summary.contains("stations removed:\n  101 上野"), summary)
-        XCTAssertTrue(summary.contains("100 東京: weight 10 -> 13"), summary)
+        let lines = summary.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains("  removed   s_id 101 上野 (JR東日本) [raw/renumbered.csv]"), summary)
+        XCTAssertTrue(lines.contains("  weight    s_id 100 東京 (JR東日本): 10 -> 13 [raw/weights.csv]"), summary)
     }
 
     func testMissingWeightAndBadReferencesAreInputErrors() async throws {

@@ -76,6 +76,18 @@ final class VerifyTests: XCTestCase {
         XCTAssertEqual(warned.count { $0.hasPrefix("warning: ") && !$0.contains("... and") } + more, count, warned.joined(separator: "\n"))
     }
 
+    /// A dist whose version lost its database said "rows.renumbered_stations: says 1, the
+    /// database has 0" and four more counts, and "missing" twice more: one problem, the file.
+    func testAMissingDatabaseIsSaidOnceAsTheFileThatIsMissing() throws {
+        unlink(dist + "/1/stations.sqlite")
+        for path in [dist, dist + "/1"] {
+            XCTAssertThrowsError(try BundleVerifier.verify(path: path)) { error in
+                let named = path == dist ? dist + "/latest.json" : dist + "/1/manifest.json"
+                XCTAssertEqual((error as? DamagedError)?.problems.diagnostics.map(\.description), ["\(named): database: \(dist)/1/stations.sqlite is missing"])
+            }
+        }
+    }
+
     func testSchemaProblems() throws {
         assertProblems(try corruptedCopy("DROP INDEX station_lat_index"), ["schema: index station_lat_index is missing"])
         assertProblems(try corruptedCopy("DROP INDEX stations_lines_unique_index; CREATE INDEX stations_lines_unique_index ON stations_lines(l_id, s_id)"),

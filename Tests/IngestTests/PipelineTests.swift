@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import StationIO
 import StationModel
@@ -313,6 +314,33 @@ final class FixesTests: XCTestCase {
             XCTAssertEqual(error.diagnostics.count, 100)
             XCTAssertTrue(error.truncated, "the run says there are more than it lists")
         }
+    }
+
+    /// `sid=1274` and `s_id:1274` each gave a second, spurious error: "expected column=value,
+    /// found nothing". A malformed match is one error, at its line.
+    func testAMalformedMatchIsOneError() throws {
+        let read = try DataFixes.read(path: try fixesFile("""
+            action,table,match,field,value,expect,note
+            disable,stations,sid=1274,,,,
+            disable,stations,s_id:1274,,,,
+            disable,stations,,,,,
+
+            """), label: "raw/fixes.csv")
+        XCTAssertEqual(read.fixes, [])
+        let columns = "station, yomi, wiki, pref, address, lat, lng, o_id, enabled"
+        XCTAssertEqual(read.problems.map(\.description), [
+            "raw/fixes.csv:2: match: expected column=value[;column=value] with columns of stations (s_id, \(columns)), found 'sid=1274'",
+            "raw/fixes.csv:3: match: expected column=value[;column=value] with columns of stations (s_id, \(columns)), found 's_id:1274'",
+            "raw/fixes.csv:4: match: expected column=value, found nothing",
+        ])
+    }
+
+    func fixesFile(_ text: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fixes-\(UUID().uuidString)").path
+        try Files.createFolder(folder)
+        addTeardownBlock { Files.remove(folder) }
+        try Files.write(Array(text.utf8), to: folder + "/fixes.csv")
+        return folder + "/fixes.csv"
     }
 
     func testUnknownActionTableAndFieldAreRejectedWhenRead() throws {

@@ -84,4 +84,52 @@ final class ViewportReportTests: XCTestCase {
         XCTAssertTrue(zoomed.contains("shown (10 pins)"))
         XCTAssertEqual(zoomed.components(separatedBy: "stroke=\"#000\" stroke-width=\"1.5\"/>").count - 1, 10 + 1 + 1, "10 rings, the frame and the legend's ring")
     }
+
+    /// `stationdb priority map` drew dots with no title, a legend of bare counts and no scale.
+    /// The map names what it draws, says what each colour is, and its scale bar measures the
+    /// map as the stations lie on it: 1° of latitude between two stations is as many pixels
+    /// as the bar draws for that many metres.
+    func testTheMapHasATitleALegendAndAScaleThatMeasuresIt() throws {
+        let stations = [WeightedStation(id: 1, lat: 35_000_000, lng: 139_000_000, weight: 3, enabled: true),
+                        WeightedStation(id: 2, lat: 36_000_000, lng: 139_000_000, weight: 12, enabled: true),
+                        WeightedStation(id: 3, lat: 35_500_000, lng: 139_400_000, weight: 13, enabled: true),
+                        WeightedStation(id: 4, lat: 35_500_000, lng: 139_200_000, weight: 11, enabled: false)]
+        let svg = WeightMap.svg(stations: stations, label: "dist/5")
+        func texts(_ pattern: Regex<(Substring, Substring)>) -> [String] { svg.matches(of: pattern).map { String($0.1) } }
+        XCTAssertEqual(texts(/<title>([^<]*)<\/title>/), ["Station weights: 3 live stations of dist/5"])
+        XCTAssertEqual(texts(/<text id="title"[^>]*>([^<]*)<\/text>/), ["Station weights: 3 live stations of dist/5"])
+        let legend = try XCTUnwrap(svg.firstMatch(of: /<g id="legend">(?s)(.*?)<\/g>/)?.1)
+        XCTAssertEqual(legend.matches(of: /<text[^>]*>([^<]*)<\/text>/).map { String($0.1) }.prefix(5),
+                       ["weight:", "hand 1-10: 1", "11: 0", "12: 1", "13: 1"])
+
+        // The two stations one degree of latitude apart, and the bar.
+        let circles = svg.matches(of: /<circle cx="([\d.]+)" cy="([\d.]+)" r="[\d.]+" fill="#[0-9a-f]+"\/>/).map { (Double($0.1)!, Double($0.2)!) }
+        let xs = Set(circles.prefix(3).map(\.0))
+        XCTAssertEqual(circles.count, 3, "the three live stations (the legend's dots have a stroke)")
+        let northSouth = circles.prefix(3).filter { $0.0 == circles.prefix(3).map(\.0).min()! }.map(\.1).sorted()
+        XCTAssertEqual(xs.count, 2)
+        let pxPerMetre = (northSouth[1] - northSouth[0]) / MicroDegrees.distanceMetres(lat1: 35_000_000, lng1: 139_000_000, lat2: 36_000_000, lng2: 139_000_000)
+        let scale = try XCTUnwrap(svg.firstMatch(of: /<g id="scale"[^>]*><line x1="([\d.]+)" y1="[\d.]+" x2="([\d.]+)"(?s).*?>(\d+) (km|m)<\/text><\/g>/))
+        let barPixels = Double(scale.2)! - Double(scale.1)!, barMetres = Double(scale.3)! * (scale.4 == "km" ? 1000 : 1)
+        XCTAssertEqual(barPixels / barMetres, pxPerMetre, accuracy: pxPerMetre * 0.01, "the bar is as long as the map draws \(barMetres) m")
+        XCTAssertGreaterThan(barPixels, 50, "long enough to read")
+    }
+
+    /// priority report's numbers had no reference unless --compare-random was given. The
+    /// comparison scores the weights beside the same weights drawn at random and the previous
+    /// version's, all over the viewports drawn for these weights.
+    func testAWeightingIsScoredBesideRandomAndThePreviousWeightsOverTheSameViewports() {
+        let ours = grid { i, j in i == 0 && j < 3 ? 2 : [11, 12, 13][(i + j) % 3] }
+        var before = ours.map { var s = $0; if (12...13).contains(s.weight) { s.weight = 25 - s.weight }; return s }
+        before.removeLast()
+        let config = ViewportReportConfig(viewports: 200, pins: 20, seed: 7)
+        let c = WeightingComparison.make(ours: ours, previous: ("version 4, published before", before), config: config)
+        XCTAssertEqual(c.ours.result, ViewportReport.run(stations: ours, config: config))
+        XCTAssertEqual(c.references.map(\.label), [WeightingComparison.randomLabel, "version 4, published before"])
+        let views = ViewportReport.viewports(stations: ours, config: config)
+        XCTAssertEqual(c.references[0].result, ViewportReport.run(stations: WeightedStations.randomMachineWeights(ours, seed: 7), config: config, over: views))
+        XCTAssertEqual(c.references[1].result, ViewportReport.run(stations: before, config: config, over: views))
+        XCTAssertNotEqual(views, ViewportReport.viewports(stations: before, config: config), "the previous stations alone would meet other viewports")
+        XCTAssertEqual(WeightingComparison.make(ours: ours, previous: nil, config: config).references.map(\.label), [WeightingComparison.randomLabel])
+    }
 }

@@ -149,10 +149,30 @@ final class CSVTests: XCTestCase {
     func testWrongFieldCountAndTextAfterQuote() {
         XCTAssertEqual(messages("a,b,c\n1,2,3\n1,2\n1,2,3,4\n"), [
             "raw/t.csv:3: expected 3 fields as in the header, found 2",
-            "raw/t.csv:4: expected 3 fields as in the header, found 4",
+            "raw/t.csv:4: c: expected 3 fields as in the header, found 4: the row runs past its last column, c, with '4'; a value that holds a comma must be in double quotes (if it is c's: \"3,4\")",
         ])
         XCTAssertEqual(messages("a,b\n\"x\"y,2\n"),
                        ["raw/t.csv:2: a: unexpected text after a closing quote (write a quote inside a quoted field as \"\")"])
+    }
+
+    /// A comma in a value that was not quoted said only "expected 3 fields as in the header,
+    /// found 4": the row is named at the column it runs past, with what ran over, and the
+    /// value quoted as it should have been, which reads back as the value meant.
+    func testAnUnquotedCommaNamesTheColumnTheRowRunsPastAndTheQuotedValue() throws {
+        let file = "s_id,weight,note\n5,1,\"the \"\"main\"\" one\"\n6,2,junction,\"big \"\"now\"\"\"\n"
+        do {
+            _ = try CSVReader.parse(Array(file.utf8), file: "raw/weights.csv")
+            XCTFail("expected an InputError")
+        } catch let error as InputError {
+            XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "raw/weights.csv", line: 3, field: "note")])
+            XCTAssertEqual(error.diagnostics.first?.message,
+                           #"expected 3 fields as in the header, found 4: the row runs past its last column, note, with 'big "now"'; "#
+                           + #"a value that holds a comma must be in double quotes (if it is note's: "junction,big ""now""")"#)
+            // The value as the message quotes it is one field again, the text that ran over.
+            let quoted = try XCTUnwrap(error.diagnostics.first?.message.firstMatch(of: /note's: (".*")\)$/)?.1)
+            let table = try CSVReader.parse(Array("s_id,weight,note\n6,2,\(quoted)\n".utf8), file: "t.csv")
+            XCTAssertEqual(table.string(0, "note"), "junction,big \"now\"")
+        }
     }
 
     /// A NUL cannot reach the bundle as written (SQLite takes text up to its first NUL:

@@ -63,7 +63,9 @@
 
     var sides = { candidate: new Side(DATA.candidate, 'candidate') };
     if (DATA.baseline) sides.baseline = new Side(DATA.baseline, 'baseline');
+    // The stations' changes, drawn on the map; the other tables' are listed by name.
     var changes = DATA.changes ? DATA.changes.entries : [];
+    var otherChanges = DATA.changes ? DATA.changes.others || [] : [];
     changes.forEach(function (c) {
       ['candidate', 'baseline'].forEach(function (n) {
         var side = sides[n];
@@ -536,7 +538,9 @@
       box.appendChild(el('div', 'dim', side !== sides[state.side] ? 'only in the ' + side.name :
         rank >= 0 ? 'pin ' + (rank + 1) + ' of ' + state.shown.length + ' in this view' :
         side.enabled[i] ? 'not among the ' + state.pins + ' pins of this view' : 'disabled: the apps never show it'));
-      (side.changed.get(id) || []).forEach(function (c) { box.appendChild(el('div', 'change', changeText(c))); });
+      (side.changed.get(id) || []).forEach(function (c) {
+        box.appendChild(el('div', 'change', changeText(c) + (c.cause ? ' [' + (c.follows ? 'follows the changes' : c.cause) + ']' : '')));
+      });
       L.popup({ maxWidth: 260, autoPan: false }).setLatLng([side.lat[i] / 1e6, side.lng[i] / 1e6]).setContent(box).openOn(map);
     }
 
@@ -615,38 +619,89 @@
       body.dataset.identities = identities.map(function (c) { return c.kind + ':' + c.id; }).join(',');
     }
 
-    // The change list, as computed from the two bundles when the page was written.
-    if (DATA.changes) {
+    // The change list, as computed from the two bundles when the page was written: every
+    // change by the name of its station, line or operator, with its cause.
+    if (DATA.changes || DATA.nothingChanged) {
       var section = document.getElementById('changes'), list = document.getElementById('change-list');
       section.hidden = false;
-      document.getElementById('changes-direction').textContent = 'from the baseline to the candidate';
-      document.getElementById('changes-tables').textContent = DATA.changes.tables.length ? DATA.changes.tables.join('; ') : 'the two bundles hold the same rows';
-      var TITLES = { moved: 'Moved', renamed: 'Renamed', weight: 'Weight changed', added: 'Added', disabled: 'Disabled',
-                     reenabled: 'Re-enabled', removed: 'Removed', changed: 'Other values changed' };
-      var groups = {};
-      changes.forEach(function (c) { (groups[c.kind] = groups[c.kind] || []).push(c); });
-      ['moved', 'renamed', 'weight', 'added', 'disabled', 'reenabled', 'removed', 'changed'].forEach(function (kind) {
-        var items = groups[kind];
-        if (!items) return;
-        var d = el('details'), filled = false;
-        d.appendChild(el('summary', null, TITLES[kind] + ' (' + items.length + ')'));
-        // A national weight change can list thousands: built when first opened.
-        function fill() {
-          if (filled) return;
-          filled = true;
-          items.forEach(function (c) {
-            var b = el('button');
-            b.type = 'button';
-            b.appendChild(document.createTextNode(c.name + ' '));
-            b.appendChild(el('span', 'dim', 's_id ' + c.id + ' \u00b7 ' + changeText(c)));
-            b.addEventListener('click', function () { focusStation(c.id); });
-            d.appendChild(b);
-          });
-        }
-        d.addEventListener('toggle', function () { if (d.open) fill(); });
-        if (items.length <= 200) { d.open = true; fill(); }
-        list.appendChild(d);
+      if (DATA.nothingChanged || (!changes.length && !otherChanges.length)) {
+        var none = el('p', null, DATA.nothingChanged || 'Nothing changed: the two bundles hold the same rows.');
+        none.id = 'nothing-changed';
+        list.appendChild(none);
+        document.getElementById('changes-tables').textContent = '';
+        body.dataset.changes = '0';
+      } else {
+        document.getElementById('changes-direction').textContent = 'from the baseline to the candidate';
+        document.getElementById('changes-tables').textContent = DATA.changes.tables.join('; ');
+        body.dataset.changes = String(changes.length + otherChanges.length);
+        var TITLES = { moved: 'Moved', renamed: 'Renamed', weight: 'Weight changed', added: 'Added', disabled: 'Disabled',
+                       reenabled: 'Re-enabled', removed: 'Removed', changed: 'Other values changed' };
+        var groups = {}, following = [];
+        changes.forEach(function (c) {
+          if (c.follows) following.push(c); else (groups[c.kind] = groups[c.kind] || []).push(c);
+        });
+        ['moved', 'renamed', 'weight', 'added', 'disabled', 'reenabled', 'removed', 'changed'].forEach(function (kind) {
+          if (groups[kind]) addGroup('Stations: ' + TITLES[kind].toLowerCase(), groups[kind]);
+        });
+        // Machine weights drawn again around the changes above: one group, after them.
+        if (following.length) addGroup('Machine weights that follow the changes above', following);
+        var TABLES = { lines: 'Lines', operators: 'Operators', stations_lines: 'Stations joining or leaving a line',
+                       renumbered_stations: 'Renumbered stations' };
+        ['lines', 'operators', 'stations_lines', 'renumbered_stations'].forEach(function (table) {
+          var items = otherChanges.filter(function (c) { return c.table === table; });
+          if (items.length) addGroup(TABLES[table], items);
+        });
+      }
+    }
+
+    function addGroup(title, items) {
+      var d = el('details'), filled = false;
+      d.appendChild(el('summary', null, title + ' (' + items.length + ')'));
+      // A national weight change can list thousands: built when first opened.
+      function fill() {
+        if (filled) return;
+        filled = true;
+        items.forEach(function (c) { d.appendChild(changeButton(c)); });
+      }
+      d.addEventListener('toggle', function () { if (d.open) fill(); });
+      if (items.length <= 200) { d.open = true; fill(); }
+      document.getElementById('change-list').appendChild(d);
+    }
+
+    // One change: its name, what changed, and why; a station's or line's takes the map there.
+    function changeButton(c) {
+      var b = el('button'), key = c.table === 'lines' ? 'l_id ' : c.table === 'operators' ? 'o_id ' : 's_id ';
+      b.type = 'button';
+      b.dataset.table = c.table; b.dataset.id = String(c.id); b.dataset.kind = c.kind;
+      if (c.cause) b.dataset.cause = c.cause;
+      b.appendChild(document.createTextNode(c.name + ' '));
+      b.appendChild(el('span', 'dim', key + c.id + ' \u00b7 ' + changeText(c)));
+      if (c.cause) b.appendChild(el('span', 'cause', c.follows ? 'follows the changes above' : c.cause));
+      b.addEventListener('click', function () {
+        if (c.table === 'stations' || c.table === 'stations_lines' || c.table === 'renumbered_stations') focusStation(c.id);
+        else if (c.table === 'lines') focusLine(c.id);
       });
+      return b;
+    }
+
+    // Frames a line's stations, on the side shown if it has the line, else the other.
+    function focusLine(id) {
+      var names = [state.side, state.side === 'candidate' ? 'baseline' : 'candidate'];
+      for (var n = 0; n < names.length; n++) {
+        var side = sides[names[n]];
+        if (!side) continue;
+        var l = side.lines.id.indexOf(id);
+        if (l < 0 || !side.lines.stations[l].length) continue;
+        var st = side.lines.stations[l], s = Infinity, nn = -Infinity, w = Infinity, e = -Infinity;
+        for (var k = 0; k < st.length; k++) {
+          var i = st[k];
+          s = Math.min(s, side.lat[i]); nn = Math.max(nn, side.lat[i]); w = Math.min(w, side.lng[i]); e = Math.max(e, side.lng[i]);
+        }
+        var lat = (s + nn) / 2e6, lng = (w + e) / 2e6;
+        var span = Math.max((nn - s) / 1e6, (e - w) / 1e6 * Math.cos(lat * Math.PI / 180) / ASPECT, 0.02) * 1.3;
+        applyView(roundView({ lat: lat, lng: lng, span: span }), true);
+        return;
+      }
     }
 
     window.addEventListener('hashchange', function () {

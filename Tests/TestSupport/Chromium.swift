@@ -1,26 +1,25 @@
 import Foundation
-import TestSupport
 import XCTest
 
 /// Debian's chromium, headless, as the tests' browser: each page is opened by a
 /// process of its own with --dump-dom, which prints the DOM once the page has
 /// loaded; the page's hooks leave what it drew in data- attributes of <body>.
-enum Chromium {
-    struct Missing: Error, CustomStringConvertible {
-        var description: String {
+public enum Chromium {
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String {
             "chromium is not installed: the preview's tests run the page in it; install it with: apt-get install chromium (make test does)"
         }
     }
 
-    struct NoJapaneseFont: Error, CustomStringConvertible {
-        var description: String {
+    public struct NoJapaneseFont: Error, CustomStringConvertible {
+        public var description: String {
             "no font for Japanese (fc-list :lang=ja lists none): chromium would draw every station name as empty boxes; install one with: apt-get install fonts-noto-cjk (make test does)"
         }
     }
 
     /// The browser, or a failure (never a skip: without it the page is untested), and
     /// a failure too without a font that draws Japanese.
-    static func path(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    public static func path(file: StaticString = #filePath, line: UInt = #line) throws -> String {
         guard hasJapaneseFont else {
             XCTFail(NoJapaneseFont().description, file: file, line: line)
             throw NoJapaneseFont()
@@ -34,7 +33,7 @@ enum Chromium {
     }
 
     /// Whether fontconfig, which chromium draws text through, knows a font for Japanese.
-    static let hasJapaneseFont: Bool = {
+    public static let hasJapaneseFont: Bool = {
         let p = Process(), out = Pipe()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["fc-list", ":lang=ja", "family"]
@@ -46,9 +45,19 @@ enum Chromium {
         return p.terminationStatus == 0 && !listed.isEmpty
     }()
 
+    /// The DOM of each URL once its page has loaded, in the order given (see `bodies`).
+    public static func doms(of urls: [String], scratch: String, parallel: Int = 2) throws -> [String] {
+        try dumps(of: urls, scratch: scratch, parallel: parallel).map { try String(contentsOfFile: $0, encoding: .utf8) }
+    }
+
     /// The attributes of <body> after each URL loaded, in the order given. Two
     /// browsers at a time: the machine has two cores and a start costs about a second.
-    static func bodies(of urls: [String], scratch: String, parallel: Int = 2) throws -> [[String: String]] {
+    public static func bodies(of urls: [String], scratch: String, parallel: Int = 2) throws -> [[String: String]] {
+        try doms(of: urls, scratch: scratch, parallel: parallel).map(bodyAttributes)
+    }
+
+    /// Each page's DOM dumped into a file of `scratch`, the files' paths in the order given.
+    static func dumps(of urls: [String], scratch: String, parallel: Int) throws -> [String] {
         let browser = try path()
         var outputs = [String](repeating: "", count: urls.count)
         var running: [(index: Int, process: Process, started: Date, profile: Int)] = []
@@ -86,22 +95,53 @@ enum Chromium {
             freeProfiles += running.filter { finished.contains($0.index) }.map(\.profile)
             running.removeAll { finished.contains($0.index) }
         }
-        return try outputs.map { bodyAttributes(try String(contentsOfFile: $0, encoding: .utf8)) }
+        return outputs
+    }
+
+    /// An element of a dumped DOM: its attributes and its text (tags dropped, entities decoded).
+    public struct Element: Sendable {
+        public var attributes: [String: String]
+        public var text: String
+        public var id: String? { attributes["id"] }
+    }
+
+    /// Every `<tag ...>...</tag>` of `dom` (not nested in one of its own kind), in document order.
+    public static func elements(_ tag: String, in dom: String) -> [Element] {
+        var out: [Element] = []
+        var rest = dom[...]
+        // The tag itself, not a longer name that starts with it (<p, not <pre).
+        let start = try! Regex("<\(tag)(?=[\\s>])")
+        while let open = rest.firstMatch(of: start)?.range, let close = rest[open.upperBound...].firstIndex(of: ">"),
+              let end = rest[close...].range(of: "</\(tag)>") {
+            let inner = rest[rest.index(after: close)..<end.lowerBound]
+            let text = decoded(inner.replacing(/<[^>]*>/, with: ""))
+            out.append(Element(attributes: attributes(rest[open.upperBound..<close]), text: text))
+            rest = rest[end.upperBound...]
+        }
+        return out
+    }
+
+    static func decoded(_ text: some StringProtocol) -> String {
+        String(text).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&nbsp;", with: "\u{A0}").replacingOccurrences(of: "&amp;", with: "&")
     }
 
     /// `name="value"` pairs of the first <body ...> tag, entities decoded.
-    static func bodyAttributes(_ dom: String) -> [String: String] {
+    public static func bodyAttributes(_ dom: String) -> [String: String] {
         guard let open = dom.range(of: "<body"), let close = dom[open.upperBound...].firstIndex(of: ">") else { return [:] }
+        return attributes(dom[open.upperBound..<close])
+    }
+
+    /// The `name="value"` pairs of a tag's inside, entities decoded.
+    static func attributes(_ tag: Substring) -> [String: String] {
         var attributes: [String: String] = [:]
-        var rest = dom[open.upperBound..<close]
+        var rest = tag
         while let eq = rest.firstIndex(of: "=") {
             let name = rest[..<eq].trimmingCharacters(in: .whitespaces)
             let afterEq = rest.index(after: eq)
             guard afterEq < rest.endIndex, rest[afterEq] == "\"",
                   let end = rest[rest.index(after: afterEq)...].firstIndex(of: "\"") else { break }
-            attributes[name] = String(rest[rest.index(after: afterEq)..<end])
-                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
-                .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            attributes[name] = decoded(rest[rest.index(after: afterEq)..<end])
             rest = rest[rest.index(after: end)...]
         }
         return attributes
