@@ -17,13 +17,13 @@ import StationModel
 ///   evidence points at (a key, the same name within a kilometre, a place within
 ///   300 m), and the pairs are chosen one to one by the best total evidence
 ///   (`score`), never first come. A pair is only ever made when it is proven
-///   (`admissible`): the same name within a kilometre, or, renamed where it stands, no
-///   other stop of its lines nearer; never a Shinkansen station with a conventional
-///   one; never another operator's station while the s_id's own operator still runs
-///   one of its kind there; never a closed s_id re-enabled under another operator. A
-///   source's key, even the upstream's `id`, is evidence, not proof: when its station
-///   now has another name and place, and another station has them, the s_id follows
-///   the station. Two pairings as good as each other are no proof either.
+///   (`admissible`, `evidence`): the same name within a kilometre, or renamed where it
+///   stands, with no other stop near enough to be it instead; never a Shinkansen station
+///   with a conventional one; never another operator's station while the s_id's own
+///   operator still runs one of its kind there; never a closed s_id passed to another
+///   operator. A source's key, even the upstream's `id`, is evidence, not proof: when its
+///   station now has another name and place, and another station has them, the s_id
+///   follows the station. Two pairings as good as each other are no proof either.
 /// - What is left gets a new ID above every ID ever registered; what the registry had
 ///   and no station took is published disabled, as last seen. Whether such a
 ///   retirement left a station behind under a new s_id is for the guards to show
@@ -468,7 +468,7 @@ enum IdentityLinker {
         static func clearance(_ metres: Double) -> Double { max(2 * metres, metres + 50) }
 
         /// How much says that station `i` is the registered station `r`, and whether it is
-        /// proven (docs/maintaining.md, "How identities are decided").
+        /// proven (docs/maintaining.md, "Identities: how a station keeps its s_id").
         func evidence(_ i: Int, _ r: Run.Registered, keyed: Bool) -> Evidence {
             let s = run.input.stations[i]
             let d = run.metres(i, r)

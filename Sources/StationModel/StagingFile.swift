@@ -72,7 +72,10 @@ public struct StationExpectation: Sendable, Hashable, CustomStringConvertible {
     public static let columns = ["station", "o_id", "pref", "enabled"]
     public var pairs: [(column: String, value: String)]
 
+    /// nil for text that is not `column=value[;column=value]` over those columns, or that holds
+    /// a control character (a line break in a quoted field), which no station's value has.
     public init?(_ text: String) {
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
         var pairs: [(column: String, value: String)] = []
         for part in text.split(separator: ";") {
             let kv = part.split(separator: "=", maxSplits: 1).map { String($0).trimmed() }

@@ -251,11 +251,13 @@ final class StationIdentityTests: XCTestCase {
             15,new,sid=15,a malformed expect
             16,same,station=東京,
             12,new,station=東京,twice
+            17,same,"station=新
+            橋",a line break in the expect
 
             """])
         XCTAssertThrowsError(try IdentityDecisions.read(path: folder + "/identity.csv", label: "raw/identity.csv")) { error in
             let places = (error as? InputError)?.diagnostics.map { "\($0.location.line ?? 0):\($0.location.field ?? "")" }
-            XCTAssertEqual(places, ["3:decision", "4:expect", "5:expect", "6:note", "7:s_id"])
+            XCTAssertEqual(places, ["3:decision", "4:expect", "5:expect", "6:note", "7:s_id", "8:expect"])
         }
     }
 
