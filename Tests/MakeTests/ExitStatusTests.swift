@@ -9,20 +9,7 @@ import XCTest
 /// reads, a value out of range, a URL that serves no dist), 3 when what it leads to is
 /// damaged (a published dist whose latest.json or manifest names a file that is missing
 /// or differs) or the environment fails.
-final class ExitStatusTests: XCTestCase {
-    var fixtures: [MakeFixture] = []
-
-    func fixture() throws -> MakeFixture {
-        let f = try MakeFixture()
-        fixtures.append(f)
-        return f
-    }
-
-    override func tearDown() {
-        for f in fixtures { f.remove() }
-        fixtures = []
-    }
-
+final class ExitStatusTests: MakeTestCase {
     /// stationdb in the fixture's folder, killed if it runs past a minute (a hang is a failure).
     func stationdb(_ f: MakeFixture, _ arguments: String...) throws -> TimedRun { try stationdb(f, arguments) }
 

@@ -109,3 +109,21 @@ struct MakeFixture {
         try SmallNetwork.write(to: raw, stations: count)
     }
 }
+
+/// A test of make: each fixture it makes is removed when the test ends.
+class MakeTestCase: XCTestCase {
+    private var fixtures: [MakeFixture] = []
+
+    /// A fresh fixture (MakeFixture(copyingRaw:)), removed with the test.
+    func fixture(copyingRaw source: String? = nil) throws -> MakeFixture {
+        let f = try MakeFixture(copyingRaw: source)
+        fixtures.append(f)
+        return f
+    }
+
+    override func tearDown() {
+        for f in fixtures { f.remove() }
+        fixtures = []
+        super.tearDown()
+    }
+}

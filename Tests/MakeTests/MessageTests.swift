@@ -7,20 +7,7 @@ import XCTest
 /// ended "nothing was published", a publish's words, and `make install` advised "or log in
 /// again", which puts no folder on PATH for root, for any PREFIX, or where the profile
 /// does not add ~/.local/bin.
-final class MessageTests: XCTestCase {
-    var fixtures: [MakeFixture] = []
-
-    func fixture() throws -> MakeFixture {
-        let f = try MakeFixture()
-        fixtures.append(f)
-        return f
-    }
-
-    override func tearDown() {
-        for f in fixtures { f.remove() }
-        fixtures = []
-    }
-
+final class MessageTests: MakeTestCase {
     func testAFailedFetchLintOrPlanIsToldInItsOwnWords() throws {
         let f = try fixture()
         try Files.createFolder(f.folder + "/site")

@@ -5,20 +5,7 @@ import XCTest
 /// The nightly `make` as cron and a maintainer run it: it never says "nothing
 /// changed" or "published" when it did not do the job, a deletion is a change,
 /// two runs never publish at once, and what failed survives make's exit status.
-final class NightlyMakeTests: XCTestCase {
-    var fixtures: [MakeFixture] = []
-
-    func fixture(copyingRaw source: String? = nil) throws -> MakeFixture {
-        let f = try MakeFixture(copyingRaw: source)
-        fixtures.append(f)
-        return f
-    }
-
-    override func tearDown() {
-        for f in fixtures { f.remove() }
-        fixtures = []
-    }
-
+final class NightlyMakeTests: MakeTestCase {
     func assertPublished(_ run: MakeFixture.Run, version: Int, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(run.status, 0, run.err, file: file, line: line)
         XCTAssertTrue(run.err.contains("stationdb: published version \(version) "), run.err, file: file, line: line)

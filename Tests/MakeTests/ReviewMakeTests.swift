@@ -5,20 +5,7 @@ import XCTest
 
 /// The maintainer's loop through make, and CI's through scripts/ci-plan: look
 /// first (make plan changes nothing), then publish exactly what was shown.
-final class ReviewMakeTests: XCTestCase {
-    var fixtures: [MakeFixture] = []
-
-    func fixture() throws -> MakeFixture {
-        let f = try MakeFixture()
-        fixtures.append(f)
-        return f
-    }
-
-    override func tearDown() {
-        for f in fixtures { f.remove() }
-        fixtures = []
-    }
-
+final class ReviewMakeTests: MakeTestCase {
     func digests(_ f: MakeFixture) throws -> [String: String] {
         var all: [String: String] = [:]
         for (k, v) in try MakeFixture.snapshot(f.dist) { all["dist/" + k] = v }

@@ -5,20 +5,7 @@ import XCTest
 
 /// The upstream as a maintainer meets it through make: switching raw/ to it from ekidata,
 /// and `make fetch UPSTREAM=` from a mirror on 127.0.0.1 followed by `make plan`.
-final class UpstreamMakeTests: XCTestCase {
-    var folders: [String] = []
-
-    override func tearDown() {
-        for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
-        folders = []
-    }
-
-    func fixture(copyingRaw raw: String? = nil) throws -> MakeFixture {
-        let f = try MakeFixture(copyingRaw: raw)
-        folders.append(f.folder)
-        return f
-    }
-
+final class UpstreamMakeTests: MakeTestCase {
     /// The stations of a published version: s_id -> (name, enabled).
     func stations(_ bundle: String) throws -> [Int: (name: String, enabled: Bool)] {
         var out: [Int: (name: String, enabled: Bool)] = [:]
