@@ -7,18 +7,6 @@ let package = Package(
     // from it under their own (raw/CREDITS.md: CC BY-SA 4.0).
     products: [
         .executable(name: "stationdb", targets: ["stationdb"]),
-        .library(name: "StationModel", targets: ["StationModel"]),
-        .library(name: "Ingest", targets: ["Ingest"]),
-        .library(name: "Priority", targets: ["Priority"]),
-        .library(name: "BuildDB", targets: ["BuildDB"]),
-        .library(name: "BundleDiff", targets: ["BundleDiff"]),
-        .library(name: "Transfer", targets: ["Transfer"]),
-        .library(name: "SourceFetch", targets: ["SourceFetch"]),
-        .library(name: "AppClient", targets: ["AppClient"]),
-        .library(name: "Lint", targets: ["Lint"]),
-        .library(name: "Publishing", targets: ["Publishing"]),
-        .library(name: "Preview", targets: ["Preview"]),
-        .library(name: "Deploy", targets: ["Deploy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,36 +21,25 @@ let package = Package(
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Files, CSV, SQLite, gzip (libdeflate writes, zlib inflates) and digests, and the errors that name file, line and field.
-        .target(name: "StationIO", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto"]),
-        // Operators, lines, stations: the values the stages hand over, the staging
-        // file, the bundle's schema, the weights file and what a publish says of itself.
-        .target(name: "StationModel", dependencies: ["StationIO", "CZlib", "CICU"]),
-        .target(name: "Ingest", dependencies: ["StationModel", "StationIO", "CLibXML2", "CICU"]),
-        .target(name: "Priority", dependencies: ["StationModel", "StationIO"]),
-        .target(name: "BundleDiff", dependencies: ["StationModel", "StationIO"]),
-        .target(name: "BuildDB", dependencies: ["StationModel", "StationIO", "BundleDiff"]),
-        // HTTP for both jobs below: libcurl with timeouts, a size limit and retries.
-        .target(name: "Transfer", dependencies: ["StationModel", "StationIO", "CCurl"]),
-        // `stationdb fetch`: the sources of raw/sources.json, each file checked with its reader.
-        .target(name: "SourceFetch", dependencies: ["Transfer", "Ingest", "StationModel", "StationIO"]),
-        // `stationdb pull`: the apps' reference client, and the published version a plan reads.
-        .target(name: "AppClient", dependencies: ["Transfer", "BundleDiff", "StationModel", "StationIO"]),
-        // `stationdb lint`: the values of the sources a maintainer should look at.
-        .target(name: "Lint", dependencies: ["Ingest", "StationModel", "StationIO"]),
-        // `stationdb preview`: one HTML page that shows the pins the apps would show.
-        .target(name: "Preview", dependencies: ["StationModel", "StationIO", "BundleDiff"],
-                resources: [.embedInCode("Page/preview.html"), .embedInCode("Page/preview.css"), .embedInCode("Page/preview.js")]),
+        // Files, CSV, SQLite, gzip (libdeflate writes, zlib inflates), digests, the one error
+        // type and the events (IO/); operators, lines, stations, the staging file, the
+        // bundle's schema, the registry and the weights file (Model/).
+        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"]),
+        // The data's jobs, each in its folder: Ingest (the sources into one network, each
+        // station's identity), Lint, Priority (weights), Diff (two bundles compared, the
+        // patch), Build (the bundle and its guards), Preview (one HTML page of the pins the
+        // apps would show), Synth (the bench's scaled networks).
+        .target(name: "StationData", dependencies: ["StationCore", "CLibXML2", "CICU"],
+                resources: [.embedInCode("Preview/Page/preview.html"), .embedInCode("Preview/Page/preview.css"), .embedInCode("Preview/Page/preview.js")]),
+        // The remote side: Transfer (libcurl with timeouts, a size limit and retries), Fetch
+        // (the sources of raw/sources.json), Client (the apps' reference client, `pull`),
+        // Deploy (a dist copied to where the apps download it, and read back there).
+        .target(name: "StationRemote", dependencies: ["StationCore", "StationData", "CCurl"]),
         // The maintainer's loop as library calls: plan and publish (the stages, a candidate
         // version under build/, its move into dist/).
-        .target(name: "Publishing", dependencies: ["StationModel", "StationIO", "Ingest", "Lint", "Priority", "BuildDB", "BundleDiff", "Transfer", "AppClient", "Preview"]),
-        // `stationdb deploy`: a dist copied to where the apps download it, in an order that
-        // never announces a missing file, and read back there with the apps' own client.
-        .target(name: "Deploy", dependencies: ["StationModel", "StationIO", "Transfer", "AppClient"]),
-        // The bench's inputs and helpers: scaled copies of the national network.
-        .target(name: "Synth", dependencies: ["StationModel", "StationIO", "Ingest"]),
+        .target(name: "Publishing", dependencies: ["StationCore", "StationData", "StationRemote"]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationModel", "StationIO", "Ingest", "Priority", "BuildDB", "BundleDiff", "Transfer", "SourceFetch", "AppClient", "Synth", "Lint", "Preview", "Publishing", "Deploy",
+            "StationCore", "StationData", "StationRemote", "Publishing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], resources: [
             // Each command's long help (docs/cli.md shows them all).
@@ -87,25 +64,17 @@ let package = Package(
         ]),
 
         // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", dependencies: ["StationIO", "StationModel", "Ingest", "BuildDB", "BundleDiff", "Publishing"], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: ["StationCore", "StationData", "Publishing"], path: "Tests/TestSupport",
                 exclude: ["gzip_check.py"]),
-        .testTarget(name: "StationModelTests", dependencies: ["StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
-        .testTarget(name: "LintTests", dependencies: ["Lint", "Ingest", "StationModel", "StationIO", "Synth", "TestSupport"]),
-        .testTarget(name: "MasterTests", dependencies: ["Ingest", "Priority", "BuildDB", "StationModel", "StationIO", "Synth", "TestSupport"]),
-        .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "BundleDiffTests", dependencies: ["BundleDiff", "StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "TransferTests", dependencies: ["Transfer", "SourceFetch", "AppClient", "Ingest", "BuildDB", "StationModel", "StationIO", "TestSupport"],
-                    exclude: ["test_server.py"]),
-        // The preview page in headless Chromium against the apps' SQL on the same bundles.
-        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Ingest", "Priority", "BuildDB", "BundleDiff", "StationModel", "StationIO", "TestSupport"]),
-        // make as the nightly job runs it, with the stationdb built beside the tests.
-        .testTarget(name: "MakeTests", dependencies: ["StationIO", "TestSupport"]),
-        // deploy into folders, through rsync and a stand-in ssh, killed at every moment; make deploy.
-        .testTarget(name: "DeployTests", dependencies: ["Deploy", "StationModel", "StationIO", "TestSupport"]),
-        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "BundleDiff", "Ingest", "Lint", "StationModel", "StationIO", "TestSupport"],
+        // One test target per module, with a folder per job, and make as the nightly job runs
+        // it (MakeTests), with the stationdb built beside the tests.
+        .testTarget(name: "CoreTests", dependencies: ["StationCore", "TestSupport"]),
+        .testTarget(name: "DataTests", dependencies: ["StationData", "StationCore", "TestSupport"]),
+        .testTarget(name: "RemoteTests", dependencies: ["StationRemote", "StationData", "StationCore", "TestSupport"],
+                    exclude: ["Transfer/test_server.py"]),
+        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "StationRemote", "StationData", "StationCore", "TestSupport"],
                     exclude: ["Golden"]),
+        .testTarget(name: "MakeTests", dependencies: ["StationCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,12 +1,6 @@
-import BuildDB
-import BundleDiff
-import Ingest
-import Preview
-import Priority
-import StationIO
-import StationModel
-import AppClient
-import Transfer
+import StationData
+import StationCore
+import StationRemote
 import Glibc
 
 // Publishing: the maintainer's loop as library calls.
@@ -20,23 +14,23 @@ import Glibc
 // Each stage runs only when what it reads changed (Stages.swift), so a publish right
 // after a plan redoes nothing and publishes the very files the plan showed.
 
-public struct PublishSettings: Sendable {
-    public var raw: String
-    public var build: String
-    public var dist: String
-    public var seed: UInt64
-    public var method: PriorityMethod
-    public var guards: DiffGuards
+package struct PublishSettings: Sendable {
+    package var raw: String
+    package var build: String
+    package var dist: String
+    package var seed: UInt64
+    package var method: PriorityMethod
+    package var guards: DiffGuards
     /// Publish even when a guard is exceeded (make FORCE_PUBLISH=1).
-    public var force: Bool
+    package var force: Bool
     /// VERSION=N: publish as this version, which must be above every one in dist.
-    public var requestedVersion: Int?
+    package var requestedVersion: Int?
     /// Wait while another run holds the dist or the build folder (else exit 3).
-    public var wait: Bool
+    package var wait: Bool
     /// Limits on reading a baseline over HTTP (as `pull`'s).
-    public var transfer = TransferOptions()
+    package var transfer = TransferOptions()
 
-    public init(raw: String, build: String, dist: String, seed: UInt64 = StationHash.defaultSeed,
+    package init(raw: String, build: String, dist: String, seed: UInt64 = StationHash.defaultSeed,
                 method: PriorityMethod = .blueNoise(.standard), guards: DiffGuards = .nightly, force: Bool = false,
                 requestedVersion: Int? = nil, wait: Bool = true) {
         self.raw = raw; self.build = build; self.dist = dist; self.seed = seed; self.method = method; self.guards = guards
@@ -45,24 +39,24 @@ public struct PublishSettings: Sendable {
 }
 
 /// What a plan compares the candidate with.
-public enum BaselineSource: Sendable {
+package enum BaselineSource: Sendable {
     /// The version latest.json names in the local dist (none before the first publish).
     case dist
     /// The dist the apps download from, read as they read it (`stationdb pull`'s checks).
     case url(String)
 }
 
-public struct Pipeline: Sendable {
-    public var settings: PublishSettings
+package struct Pipeline: Sendable {
+    package var settings: PublishSettings
 
-    public init(_ settings: PublishSettings) { self.settings = settings }
+    package init(_ settings: PublishSettings) { self.settings = settings }
 
     var staging: String { joinPath(settings.build, StagingFile.defaultName) }
     var weights: String { joinPath(settings.build, StationWeightsFile.defaultName) }
     var lint: String { joinPath(settings.build, "lint.json") }
     var registry: String { joinPath(settings.raw, Registry.fileName) }
     /// Where a plan writes its preview of what the apps will show.
-    public var preview: String { joinPath(settings.build, "preview.html") }
+    package var preview: String { joinPath(settings.build, "preview.html") }
     /// Where a plan against a URL keeps the version it downloaded.
     var downloadedBaseline: String { joinPath(settings.build, "baseline") }
 
@@ -149,7 +143,7 @@ public struct Pipeline: Sendable {
 
     /// The nightly job: the stages, then the new version into dist when anything changed
     /// and the guards allow it. Holds dist/.lock from the first read to the new latest.json.
-    public func publish() async throws -> RunReport {
+    package func publish() async throws -> RunReport {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
@@ -186,7 +180,7 @@ public struct Pipeline: Sendable {
     /// What a publish would do, without doing it: the stages and a candidate version
     /// under build/, compared with `source`. dist/ and raw/ are left byte for byte as
     /// they were, whatever happens; the publish after it takes the same candidate.
-    public func plan(against source: BaselineSource = .dist) async throws -> Plan {
+    package func plan(against source: BaselineSource = .dist) async throws -> Plan {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime(buildLock) {} }
@@ -341,12 +335,12 @@ extension BaselineSource {
 }
 
 /// What `plan` found: the report, the changes by name, and the two bundles (for a preview).
-public struct Plan: Sendable {
-    public var report: RunReport
-    public var changes: ChangeList?
+package struct Plan: Sendable {
+    package var report: RunReport
+    package var changes: ChangeList?
     /// The bundle that would be published (the baseline's own when nothing would change).
-    public var candidate: String?
-    public var baseline: Baseline?
+    package var candidate: String?
+    package var baseline: Baseline?
     /// build/preview.html, when it was written.
-    public var preview: String?
+    package var preview: String?
 }

@@ -1,8 +1,8 @@
-import StationIO
+import StationCore
 
 /// What the maintainer's loop tells while it runs (publish, plan, and the stages run by
 /// hand): each a value a test can match, and the sentence `stationdb` says for it.
-public enum PublishEvent: Event, Equatable {
+package enum PublishEvent: Event, Equatable {
     /// A stage runs because what it reads changed (`reason`), or is up to date (nil).
     case stage(String, reason: String?)
     /// Ingest's counts; `staging` nil when it only checked (`stationdb ingest --check`).
@@ -44,7 +44,7 @@ public enum PublishEvent: Event, Equatable {
     /// plan --against, the local dist not the served one: the candidate against the local version.
     case againstDist(dist: String, version: Int, next: Int, changes: String, violations: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .stage(let name, let reason?): "\(name): running (\(reason))"
         case .stage(let name, nil): "\(name): up to date (nothing it reads has changed)"

@@ -1,14 +1,11 @@
-import BuildDB
-import BundleDiff
-import Lint
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 /// What a publish or a plan did or would do, for a person (text, markdown) and for CI
 /// (JSON, `--json`): published or not, the version, row counts, changes per kind, the
 /// guards' verdict and the lint count. A plan's report also lists every change.
-public struct RunReport: Codable, Sendable {
-    public enum Outcome: String, Codable, Sendable {
+package struct RunReport: Codable, Sendable {
+    package enum Outcome: String, Codable, Sendable {
         /// publish: a new version is in dist.
         case published
         /// Nothing changed: the tables equal the baseline's.
@@ -19,51 +16,51 @@ public struct RunReport: Codable, Sendable {
         case refused
     }
 
-    public struct GuardVerdict: Codable, Sendable {
-        public var passed: Bool
+    package struct GuardVerdict: Codable, Sendable {
+        package var passed: Bool
         /// Published (or would be) although a guard was exceeded: --force.
-        public var forced: Bool
-        public var violations: [String]
+        package var forced: Bool
+        package var violations: [String]
         /// What no --force passes: s_ids that would name another station with no decision.
-        public var undecided: [String] = []
+        package var undecided: [String] = []
     }
 
-    public struct BaselineInfo: Codable, Sendable {
-        public var version: Int
-        public var sha256: String
+    package struct BaselineInfo: Codable, Sendable {
+        package var version: Int
+        package var sha256: String
         /// The dist folder or URL it was read from.
-        public var source: String
+        package var source: String
     }
 
-    public var command: String
-    public var outcome: Outcome = .unchanged
-    public var published: Bool { outcome == .published }
+    package var command: String
+    package var outcome: Outcome = .unchanged
+    package var published: Bool { outcome == .published }
     /// The version published or that would be; when nothing changed, the current one.
-    public var version: Int?
-    public var baseline: BaselineInfo?
+    package var version: Int?
+    package var baseline: BaselineInfo?
     /// The upstream release each source holds, against the baseline's (latest.json's "releases").
-    public var releases: [SourceRelease] = []
+    package var releases: [SourceRelease] = []
     /// Rows per table of that version.
-    public var rows: [String: Int] = [:]
+    package var rows: [String: Int] = [:]
     /// Per table, the number of changes of each kind (ChangeList).
-    public var changes: [String: [String: Int]] = [:]
-    public var guards = GuardVerdict(passed: true, forced: false, violations: [])
+    package var changes: [String: [String: Int]] = [:]
+    package var guards = GuardVerdict(passed: true, forced: false, violations: [])
     /// Lint's count, its `review` findings counted only for the stations this version changes.
-    public var lintWarnings: Int?
+    package var lintWarnings: Int?
     /// Lint's findings on fixes that move a station over a kilometre or rename one, each
     /// at its line of fixes.csv (rule `review`): those of the stations this version moves
     /// or renames (a change published before is no news in the versions after it).
-    public var review: [String] = []
+    package var review: [String] = []
     /// Every change (a plan's; a publish's report counts them).
-    public var entries: [ChangeList.Entry]?
+    package var entries: [ChangeList.Entry]?
     /// What the version does to identities, s_id by s_id (IdentityReview).
-    public var identity: IdentityReview?
+    package var identity: IdentityReview?
     /// Moves over a kilometre and station renames: what a reviewer looks at first.
     var notable: [ChangeList.Entry] = []
 
     /// The exit status the command gives: plan 0 nothing would change, 1 a new version
     /// would be published, 4 a guard would refuse; publish 0 or 4.
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch outcome {
         case .refused: .guardRefused
         case .wouldPublish: .differences
@@ -76,7 +73,7 @@ public struct RunReport: Codable, Sendable {
         case lintWarnings = "lint_warnings", exitStatus = "exit_status"
     }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         command = try c.decode(String.self, forKey: .command)
         outcome = try c.decode(Outcome.self, forKey: .outcome)
@@ -92,7 +89,7 @@ public struct RunReport: Codable, Sendable {
         identity = try c.decodeIfPresent(IdentityReview.self, forKey: .identity)
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(command, forKey: .command)
         try c.encode(outcome, forKey: .outcome)
@@ -156,17 +153,17 @@ public struct RunReport: Codable, Sendable {
     }
 
     /// The document `--json` prints: keys sorted, two-space indent.
-    public func json() throws -> [UInt8] { try jsonDocument(self) }
+    package func json() throws -> [UInt8] { try jsonDocument(self) }
 }
 
 // MARK: - Text and markdown
 
 extension RunReport {
-    public enum Format: String, CaseIterable, Sendable {
+    package enum Format: String, CaseIterable, Sendable {
         case text, markdown, json
     }
 
-    public func render(_ format: Format, limit: Int = 50, preview: String? = nil) throws -> String {
+    package func render(_ format: Format, limit: Int = 50, preview: String? = nil) throws -> String {
         switch format {
         case .json: return String(decoding: try json(), as: UTF8.self)
         case .text: return text(limit: limit, preview: preview)
@@ -174,7 +171,7 @@ extension RunReport {
         }
     }
 
-    public var headline: String {
+    package var headline: String {
         let against = baseline.map { "version \($0.version) of \($0.source)" } ?? "nothing published yet"
         switch outcome {
         case .unchanged: return "nothing would change: the bundle equals \(against)"
@@ -191,7 +188,7 @@ extension RunReport {
     static func describe(_ e: ChangeList.Entry) -> String { ChangeList.withCause(e) }
 
     /// Those changes, then the fixes behind such changes at their line of fixes.csv.
-    public var lookAtThese: [String] {
+    package var lookAtThese: [String] {
         notable.map { "\($0.kind.rawValue) \(Self.describe($0))" } + review
     }
 

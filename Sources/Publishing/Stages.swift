@@ -1,12 +1,7 @@
-import BuildDB
-import BundleDiff
+import StationData
 import FoundationEssentials
 import Glibc
-import Ingest
-import Lint
-import Priority
-import StationIO
-import StationModel
+import StationCore
 
 // The three stages, as their own commands and `publish` and `plan` run them.
 // Each writes its outputs, then a record of what it read (StageRecord); a run
@@ -14,7 +9,7 @@ import StationModel
 // stage run by hand and `make` always agree on what has changed.
 
 /// A stage of the pipeline: what it would read now, and whether its last run read the same.
-public protocol Stage {
+package protocol Stage {
     /// The record a run now would write, outputs not yet filled in.
     func record() throws -> StageRecord
     /// Where the record is kept (beside the main output).
@@ -27,18 +22,18 @@ public protocol Stage {
 
 /// What a stage would read now (worked out once, just before it may run: its inputs'
 /// digests are taken once per run) and why it must run, if it must.
-public struct StageCheck: Sendable {
+package struct StageCheck: Sendable {
     /// nil when the inputs cannot be read; the run then says why.
-    public var record: StageRecord?
-    public var reason: String?
+    package var record: StageRecord?
+    package var reason: String?
 }
 
 extension Stage {
-    public func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
+    package func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
         now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
     }
 
-    public func check() -> StageCheck {
+    package func check() -> StageCheck {
         guard let now = try? record() else { return StageCheck(record: nil, reason: "its inputs cannot be read") }
         return StageCheck(record: now, reason: reason(now, recorded: StageRecord.read(for: recordOwner)))
     }
@@ -53,30 +48,30 @@ extension Stage {
 
 /// Where ingest leaves the registry its staging file was made with, for build to copy into
 /// raw/ once the version is published: a refused or failed publish leaves raw/ as it was.
-public func pendingRegistry(for staging: String) -> String { staging + ".registry.csv" }
+package func pendingRegistry(for staging: String) -> String { staging + ".registry.csv" }
 
 /// raw/ -> the staging file, the registry to publish with it (and the lint report).
-public struct IngestStage: Stage {
-    public var options: IngestOptions
-    public var staging: String
+package struct IngestStage: Stage {
+    package var options: IngestOptions
+    package var staging: String
     /// Where the lint report goes, if anywhere.
-    public var lint: String?
+    package var lint: String?
     /// Hand weights for the lint (default: RAW/weights.csv when present).
-    public var hand: String?
+    package var hand: String?
 
-    public init(options: IngestOptions, staging: String, lint: String? = nil, hand: String? = nil) {
+    package init(options: IngestOptions, staging: String, lint: String? = nil, hand: String? = nil) {
         self.options = options; self.staging = staging; self.lint = lint; self.hand = hand
     }
 
     var handWeights: String { hand ?? joinPath(options.rawFolder, HandWeights.fileName) }
-    public var recordOwner: String { staging }
-    public var outputs: [String: String] {
+    package var recordOwner: String { staging }
+    package var outputs: [String: String] {
         var outputs = ["staging": staging, "registry": pendingRegistry(for: staging)]
         if let lint { outputs["lint report"] = lint }
         return outputs
     }
 
-    public func record() throws -> StageRecord {
+    package func record() throws -> StageRecord {
         let raw = options.rawFolder
         guard Files.isFolder(raw) else { throw EnvironmentError("no raw folder at \(raw)") }   // the run says so properly
         var inputs = ["sources.json": try StageRecord.digest(of: joinPath(raw, SourcesConfig.fileName)),
@@ -98,7 +93,7 @@ public struct IngestStage: Stage {
     /// Not so the lint report's `review` findings, fixes that change a station from how
     /// the registry says it was published: once published, they are no news, and the
     /// report is made again.
-    public func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
+    package func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
         var now = now
         if let recorded, now.inputs["registry"] == recorded.outputs["registry"],
            (try? lint.map { try BuildStage.lintReport($0).byRule[LintRule.review.rawValue] ?? 0 } ?? 0) == 0 {
@@ -110,7 +105,7 @@ public struct IngestStage: Stage {
     /// Reads, assembles and (unless `check`) writes the staging file, the registry and
     /// `record` (by default, what it reads now); returns what it assembled.
     @discardableResult
-    public func run(check: Bool = false, record: StageRecord? = nil) async throws -> IngestOutcome {
+    package func run(check: Bool = false, record: StageRecord? = nil) async throws -> IngestOutcome {
         let record = record ?? (try? self.record())
         var sourceFindings: [LintFinding] = []
         var options = self.options
@@ -161,23 +156,23 @@ public struct IngestStage: Stage {
 }
 
 /// The staging file and hand weights -> every station's weight.
-public struct PriorityStage: Stage {
-    public var staging: String
+package struct PriorityStage: Stage {
+    package var staging: String
     /// The hand weights file; nil for none (--no-hand).
-    public var hand: String?
-    public var weights: String
-    public var seed: UInt64
-    public var method: PriorityMethod
-    public var tiers: String?
+    package var hand: String?
+    package var weights: String
+    package var seed: UInt64
+    package var method: PriorityMethod
+    package var tiers: String?
 
-    public init(staging: String, hand: String?, weights: String, seed: UInt64, method: PriorityMethod = .blueNoise(.standard), tiers: String? = nil) {
+    package init(staging: String, hand: String?, weights: String, seed: UInt64, method: PriorityMethod = .blueNoise(.standard), tiers: String? = nil) {
         self.staging = staging; self.hand = hand; self.weights = weights; self.seed = seed; self.method = method; self.tiers = tiers
     }
 
-    public var recordOwner: String { weights }
-    public var outputs: [String: String] { ["weights": weights] }
+    package var recordOwner: String { weights }
+    package var outputs: [String: String] { ["weights": weights] }
 
-    public func record() throws -> StageRecord {
+    package func record() throws -> StageRecord {
         var options = ["seed": String(seed), "method": method.description]
         if let tiers { options["tiers"] = tiers }
         return StageRecord(stage: "priority", options: options,
@@ -187,7 +182,7 @@ public struct PriorityStage: Stage {
 
     /// Weighs the network of the staging file (`network` when the caller has just made it).
     @discardableResult
-    public func run(record: StageRecord? = nil, network: RailNetwork? = nil) throws -> [Int: Int] {
+    package func run(record: StageRecord? = nil, network: RailNetwork? = nil) throws -> [Int: Int] {
         let record = record ?? (try? self.record())
         let network = try network ?? StagingFile.read(from: staging).network
         let hand = try self.hand.map { try HandWeights.read(path: $0, network: network) } ?? (weights: [], warnings: [])
@@ -205,39 +200,39 @@ public struct PriorityStage: Stage {
 /// The staging file and weights -> a new version: a candidate prepared beside the
 /// staging file, compared with a baseline, then (for a publish) moved into dist.
 /// Its record is kept beside latest.json, the file a publish replaces.
-public struct BuildStage: Stage {
-    public var staging: String
-    public var weights: String
-    public var dist: String
-    public var renumbered: String?
+package struct BuildStage: Stage {
+    package var staging: String
+    package var weights: String
+    package var dist: String
+    package var renumbered: String?
     /// raw/registry.csv: it takes the registry the staging file was made with once the version is published.
-    public var registry: String?
-    public var lint: String?
-    public var requestedVersion: Int?
-    public var guards: DiffGuards
+    package var registry: String?
+    package var lint: String?
+    package var requestedVersion: Int?
+    package var guards: DiffGuards
     /// Called before each step of writing and publishing the version (the failure tests throw there).
-    public var beforeStep: (@Sendable (PublishStep) throws -> Void)?
+    package var beforeStep: (@Sendable (PublishStep) throws -> Void)?
 
-    public init(staging: String, weights: String, dist: String, renumbered: String?, registry: String?, lint: String?,
+    package init(staging: String, weights: String, dist: String, renumbered: String?, registry: String?, lint: String?,
                 requestedVersion: Int? = nil, guards: DiffGuards = .nightly) {
         self.staging = staging; self.weights = weights; self.dist = dist; self.renumbered = renumbered; self.registry = registry
         self.lint = lint; self.requestedVersion = requestedVersion; self.guards = guards
     }
 
-    public var recordOwner: String { joinPath(dist, DistLayout.latest) }
-    public var outputs: [String: String] { ["latest.json": recordOwner] }
+    package var recordOwner: String { joinPath(dist, DistLayout.latest) }
+    package var outputs: [String: String] { ["latest.json": recordOwner] }
 
     /// Where the version is prepared before it is published: named for the staging file
     /// it is made from (so it never stands for any other folder), so a plan leaves the
     /// dist alone and the publish after it moves the same files in.
-    public var candidateFolder: String { staging + ".candidate" }
+    package var candidateFolder: String { staging + ".candidate" }
 
     /// Builds by hand, plans and publishes share the staging file and the candidate.
-    public func lockBuildFolder(wait: Bool = true) throws -> FileLock {
+    package func lockBuildFolder(wait: Bool = true) throws -> FileLock {
         try DistLock.acquire(build: parentFolder(of: staging).isEmpty ? "." : parentFolder(of: staging), wait: wait)
     }
 
-    public func record() throws -> StageRecord {
+    package func record() throws -> StageRecord {
         var options: [String: String] = [:]
         if let requestedVersion { options["version"] = String(requestedVersion) }
         return StageRecord(stage: "build", options: options,
@@ -248,7 +243,7 @@ public struct BuildStage: Stage {
     }
 
     /// The registry the staging file was made with: ingest's, or raw/'s for a staging file made without one.
-    public var stagingRegistry: String {
+    package var stagingRegistry: String {
         let pending = pendingRegistry(for: staging)
         return Files.exists(pending) || registry == nil ? pending : registry!
     }
@@ -258,7 +253,7 @@ public struct BuildStage: Stage {
 
     /// Checks the staging file's IDs (`network`, when the caller holds it) against the
     /// published version (PublishedIDs), and that every renumbered old s_id was once a station.
-    public func checkPublishedIDs(against baseline: Baseline?, network: RailNetwork? = nil) throws {
+    package func checkPublishedIDs(against baseline: Baseline?, network: RailNetwork? = nil) throws {
         let renumberings = try renumberings(), registry = try Registry.load(path: stagingRegistry)
         try RenumberingFile.checkOldIDs(renumberings, registry: registry, registryLabel: registryLabel, baseline: baseline)
         try PublishedIDs.check(try network ?? StagingFile.read(from: staging).network, renumbered: Set(renumberings.keys.map(\.oldID)),
@@ -267,7 +262,7 @@ public struct BuildStage: Stage {
 
     /// Once the version is published (or found equal to the published one), raw/registry.csv
     /// takes the registry it was made with: the memory of every ID that version holds.
-    public func commitRegistry(version: Int) throws {
+    package func commitRegistry(version: Int) throws {
         guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return }
         do {
             let next = try Files.read(stagingRegistry)
@@ -303,7 +298,7 @@ public struct BuildStage: Stage {
     /// The version `version`, prepared in candidateFolder against `baseline`, with every rule
     /// it breaks (PublishGuards): the one a plan left when nothing it was made from has
     /// changed since, else made afresh (from `staging` and `weights` when the caller holds them).
-    public func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
+    package func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
                           staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
         let owner = candidateFolder
         let manifest = joinPath(owner, DistLayout.manifest)
@@ -362,7 +357,7 @@ public struct BuildStage: Stage {
 
     /// `stationdb build` by hand: the published-ID check, the candidate and, when the
     /// guards allow, the publish, under the dist's lock.
-    public func run(force: Bool, wait: Bool = true) async throws -> BuildOutcome {
+    package func run(force: Bool, wait: Bool = true) async throws -> BuildOutcome {
         let lock = try DistLock.acquire(dist: dist, wait: wait)
         let buildLock = try lockBuildFolder(wait: wait)
         defer { withExtendedLifetime((lock, buildLock)) {} }
@@ -377,7 +372,7 @@ public struct BuildStage: Stage {
     /// Prepares (or takes the prepared) version `version`, checks the guards and publishes
     /// it into dist, whose lock the caller holds; then raw/registry.csv takes its registry.
     /// `record`, `staging` and `weights` are what the build reads now, when the caller has them.
-    public func publish(baseline: Baseline?, version: Int, force: Bool, record: StageRecord? = nil,
+    package func publish(baseline: Baseline?, version: Int, force: Bool, record: StageRecord? = nil,
                         staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
         let record = try record ?? self.record()
         let outcome: BuildOutcome

@@ -1,10 +1,8 @@
 import ArgumentParser
-import BuildDB
-import BundleDiff
+import StationData
 import Publishing
 import FoundationEssentials
-import StationIO
-import StationModel
+import StationCore
 
 struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,9 +1,7 @@
 import ArgumentParser
-import Deploy
+import StationRemote
 import Glibc
-import StationIO
-import Transfer
-import StationModel
+import StationCore
 
 struct DeployCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

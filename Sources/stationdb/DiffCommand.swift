@@ -1,7 +1,6 @@
 import ArgumentParser
-import BundleDiff
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 extension DiffFormat: ExpressibleByArgument {}
 

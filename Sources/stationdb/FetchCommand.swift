@@ -1,9 +1,7 @@
 import ArgumentParser
-import Ingest
-import StationIO
-import StationModel
-import SourceFetch
-import Transfer
+import StationData
+import StationCore
+import StationRemote
 
 struct FetchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

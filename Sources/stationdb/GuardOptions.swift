@@ -1,5 +1,5 @@
 import ArgumentParser
-import BundleDiff
+import StationData
 
 /// Whether a command's help speaks of publishing, or of planning what a publish would do.
 protocol Wording { static var plans: Bool { get } }

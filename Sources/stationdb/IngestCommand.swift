@@ -1,10 +1,8 @@
 import ArgumentParser
 import FoundationEssentials
-import Ingest
-import Lint
+import StationData
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,9 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
-import Ingest
-import Lint
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 struct LintCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import Glibc
-import StationIO
+import StationCore
 
 // The command is the only part of stationdb that writes to stdout and stderr: what the
 // libraries tell comes to it as events (Events), and it says them here.

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Publishing
-import StationIO
-import Transfer
-import StationModel
+import StationCore
+import StationRemote
 
 extension RunReport.Format: ExpressibleByArgument {}
 

@@ -1,8 +1,6 @@
 import ArgumentParser
-import BundleDiff
-import Preview
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 struct PreviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

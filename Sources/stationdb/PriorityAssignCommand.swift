@@ -1,8 +1,7 @@
 import ArgumentParser
-import Priority
+import StationData
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 
 struct PriorityAssignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
-import Priority
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 struct PriorityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

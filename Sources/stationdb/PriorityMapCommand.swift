@@ -1,8 +1,7 @@
 import ArgumentParser
 import Glibc
-import Priority
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 struct PriorityMapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,5 +58,5 @@ private func runTool(_ tool: String, _ arguments: [String]) throws -> Bool {
 }
 
 extension Viewport: ExpressibleByArgument {
-    public init?(argument: String) { self.init(text: argument) }
+    package init?(argument: String) { self.init(text: argument) }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 
 struct PublishCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

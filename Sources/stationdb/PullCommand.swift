@@ -1,8 +1,6 @@
 import ArgumentParser
-import StationIO
-import StationModel
-import AppClient
-import Transfer
+import StationCore
+import StationRemote
 
 struct PullCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

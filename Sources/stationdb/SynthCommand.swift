@@ -1,8 +1,6 @@
 import ArgumentParser
-import Ingest
-import Synth
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 struct SynthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
-import StationIO
-import StationModel
-import Transfer
+import StationCore
+import StationRemote
 
 /// Network limits shared by every command that downloads: fetch, pull, plan --against
 /// and deploy --check.

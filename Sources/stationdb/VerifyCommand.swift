@@ -1,7 +1,6 @@
 import ArgumentParser
-import BuildDB
-import StationIO
-import StationModel
+import StationData
+import StationCore
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

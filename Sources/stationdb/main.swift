@@ -1,8 +1,7 @@
 import ArgumentParser
 import Glibc
-import StationIO
-import StationModel
-import Transfer
+import StationCore
+import StationRemote
 
 struct StationDB: ParsableCommand {
     static let configuration = CommandConfiguration(

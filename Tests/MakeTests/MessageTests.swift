@@ -1,5 +1,5 @@
 import Foundation
-import StationIO
+import StationCore
 import TestSupport
 import XCTest
 

@@ -1,5 +1,5 @@
 import Foundation
-import StationIO
+import StationCore
 import XCTest
 
 /// The nightly `make` as cron and a maintainer run it: it never says "nothing

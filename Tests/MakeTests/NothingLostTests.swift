@@ -1,5 +1,5 @@
 import Foundation
-import StationIO
+import StationCore
 import Glibc
 import XCTest
 

@@ -1,7 +1,6 @@
 import Foundation
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 import TestSupport
 import XCTest
 

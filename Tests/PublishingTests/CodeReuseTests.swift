@@ -1,8 +1,6 @@
-import BuildDB
+import StationData
 import Foundation
-import Ingest
-import StationIO
-import StationModel
+import StationCore
 import TestSupport
 import XCTest
 

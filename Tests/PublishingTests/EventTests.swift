@@ -1,6 +1,6 @@
 import Foundation
 import Publishing
-import StationIO
+import StationCore
 import TestSupport
 import XCTest
 

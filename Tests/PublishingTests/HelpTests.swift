@@ -1,6 +1,6 @@
 import Foundation
-import Lint
-import StationIO
+import StationData
+import StationCore
 import TestSupport
 import XCTest
 

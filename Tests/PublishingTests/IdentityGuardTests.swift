@@ -1,9 +1,7 @@
-import BuildDB
-import BundleDiff
+import StationData
 import Foundation
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 import TestSupport
 import XCTest
 

@@ -1,11 +1,7 @@
-import BuildDB
-import BundleDiff
+import StationData
 import Foundation
-import Ingest
-import Lint
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 import TestSupport
 import XCTest
 
@@ -141,7 +137,7 @@ final class PlanTests: XCTestCase {
         try writeFixes("enable,stations,s_id=7,,,station=駅7,brought back")
         let (plan, events) = try await Events.collect { try await self.pipeline().plan() }
         XCTAssertEqual(plan.report.outcome, .wouldPublish)
-        let warnings = events.compactMap { ($0 as? StationIO.Warning)?.diagnostic }.filter { $0.location.file.hasSuffix("fixes.csv") }
+        let warnings = events.compactMap { ($0 as? StationCore.Warning)?.diagnostic }.filter { $0.location.file.hasSuffix("fixes.csv") }
         XCTAssertEqual(warnings.map(\.location.line), [2], "\(events)")
         XCTAssertTrue(warnings.first?.message.contains("s_id 7 駅7") ?? false, "\(warnings)")
         XCTAssertTrue(warnings.first?.message.contains("on no line") ?? false, "\(warnings)")
@@ -151,7 +147,7 @@ final class PlanTests: XCTestCase {
         // Given a line again, it is no news.
         try SmallNetwork.write(to: raw)
         let (_, again) = try await Events.collect { try await self.pipeline().plan() }
-        XCTAssertFalse(again.contains { ($0 as? StationIO.Warning)?.diagnostic.location.file.hasSuffix("fixes.csv") ?? false }, "\(again)")
+        XCTAssertFalse(again.contains { ($0 as? StationCore.Warning)?.diagnostic.location.file.hasSuffix("fixes.csv") ?? false }, "\(again)")
     }
 
     func modified(_ path: String) throws -> Date {

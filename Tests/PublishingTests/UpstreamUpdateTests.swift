@@ -1,8 +1,7 @@
-import BundleDiff
+import StationData
 import Foundation
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 import TestSupport
 import XCTest
 

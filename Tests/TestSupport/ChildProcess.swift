@@ -7,15 +7,15 @@ import Glibc
 /// thread's blocked signals and ignore SIGTERM) and in a process group of its own; `stop()`,
 /// the object going away and, for one a test kept in a static, the test process's exit kill
 /// that whole group with SIGKILL (the program and whatever it started) and reap it.
-public final class ChildProcess: @unchecked Sendable {
-    public let pid: pid_t
+package final class ChildProcess: @unchecked Sendable {
+    package let pid: pid_t
     private var output: Int32
     private let lock = NSLock()
     private var stopped = false
 
     /// Starts `arguments` (the program looked up on PATH) with stdin and stderr on /dev/null
     /// and stdout on a pipe that `readLine` reads.
-    public init(_ arguments: [String]) throws {
+    package init(_ arguments: [String]) throws {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -51,7 +51,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// The next line the program writes on stdout, without its newline; nil when it
     /// writes none within `timeout` seconds or closes stdout first.
-    public func readLine(timeout: Double = 20) -> String? {
+    package func readLine(timeout: Double = 20) -> String? {
         var line: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         var byte: UInt8 = 0
@@ -67,7 +67,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Kills the program's process group and reaps the program; once is enough.
-    public func stop() {
+    package func stop() {
         lock.lock()
         defer { lock.unlock() }
         guard !stopped else { return }

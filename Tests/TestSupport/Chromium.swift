@@ -4,22 +4,22 @@ import XCTest
 /// Debian's chromium, headless, as the tests' browser: each page is opened by a
 /// process of its own with --dump-dom, which prints the DOM once the page has
 /// loaded; the page's hooks leave what it drew in data- attributes of <body>.
-public enum Chromium {
-    public struct Missing: Error, CustomStringConvertible {
-        public var description: String {
+package enum Chromium {
+    package struct Missing: Error, CustomStringConvertible {
+        package var description: String {
             "chromium is not installed: the preview's tests run the page in it; install it with: apt-get install chromium (make test does)"
         }
     }
 
-    public struct NoJapaneseFont: Error, CustomStringConvertible {
-        public var description: String {
+    package struct NoJapaneseFont: Error, CustomStringConvertible {
+        package var description: String {
             "no font for Japanese (fc-list :lang=ja lists none): chromium would draw every station name as empty boxes; install one with: apt-get install fonts-noto-cjk (make test does)"
         }
     }
 
     /// The browser, or a failure (never a skip: without it the page is untested), and
     /// a failure too without a font that draws Japanese.
-    public static func path(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    package static func path(file: StaticString = #filePath, line: UInt = #line) throws -> String {
         guard hasJapaneseFont else {
             XCTFail(NoJapaneseFont().description, file: file, line: line)
             throw NoJapaneseFont()
@@ -33,7 +33,7 @@ public enum Chromium {
     }
 
     /// Whether fontconfig, which chromium draws text through, knows a font for Japanese.
-    public static let hasJapaneseFont: Bool = {
+    package static let hasJapaneseFont: Bool = {
         let p = Process(), out = Pipe()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["fc-list", ":lang=ja", "family"]
@@ -46,13 +46,13 @@ public enum Chromium {
     }()
 
     /// The DOM of each URL once its page has loaded, in the order given (see `bodies`).
-    public static func doms(of urls: [String], scratch: String, parallel: Int = 2) throws -> [String] {
+    package static func doms(of urls: [String], scratch: String, parallel: Int = 2) throws -> [String] {
         try dumps(of: urls, scratch: scratch, parallel: parallel).map { try String(contentsOfFile: $0, encoding: .utf8) }
     }
 
     /// The attributes of <body> after each URL loaded, in the order given. Two
     /// browsers at a time: the machine has two cores and a start costs about a second.
-    public static func bodies(of urls: [String], scratch: String, parallel: Int = 2) throws -> [[String: String]] {
+    package static func bodies(of urls: [String], scratch: String, parallel: Int = 2) throws -> [[String: String]] {
         try doms(of: urls, scratch: scratch, parallel: parallel).map(bodyAttributes)
     }
 
@@ -99,14 +99,14 @@ public enum Chromium {
     }
 
     /// An element of a dumped DOM: its attributes and its text (tags dropped, entities decoded).
-    public struct Element: Sendable {
-        public var attributes: [String: String]
-        public var text: String
-        public var id: String? { attributes["id"] }
+    package struct Element: Sendable {
+        package var attributes: [String: String]
+        package var text: String
+        package var id: String? { attributes["id"] }
     }
 
     /// Every `<tag ...>...</tag>` of `dom` (not nested in one of its own kind), in document order.
-    public static func elements(_ tag: String, in dom: String) -> [Element] {
+    package static func elements(_ tag: String, in dom: String) -> [Element] {
         var out: [Element] = []
         var rest = dom[...]
         // The tag itself, not a longer name that starts with it (<p, not <pre).
@@ -127,7 +127,7 @@ public enum Chromium {
     }
 
     /// `name="value"` pairs of the first <body ...> tag, entities decoded.
-    public static func bodyAttributes(_ dom: String) -> [String: String] {
+    package static func bodyAttributes(_ dom: String) -> [String: String] {
         guard let open = dom.range(of: "<body"), let close = dom[open.upperBound...].firstIndex(of: ">") else { return [:] }
         return attributes(dom[open.upperBound..<close])
     }

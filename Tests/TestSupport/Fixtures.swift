@@ -1,11 +1,11 @@
 import Foundation
-import StationIO
+import StationCore
 import XCTest
 
 /// A small native master: a hundred stations (by default) on two lines of two
 /// operators around Tokyo, the raw/ of the tests that publish.
-public enum SmallNetwork {
-    public static func write(to raw: String, stations count: Int = 100) throws {
+package enum SmallNetwork {
+    package static func write(to raw: String, stations count: Int = 100) throws {
         try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
         try "o_id,operator,type,enabled\n1,東日本旅客鉄道,1,1\n2,東京地下鉄,2,1\n".write(toFile: raw + "/operators.csv", atomically: true, encoding: .utf8)
         try "l_id,line,o_id,enabled,l_type\n11,山手線,1,1,\n21,銀座線,2,1,\n".write(toFile: raw + "/lines.csv", atomically: true, encoding: .utf8)
@@ -23,7 +23,7 @@ public enum SmallNetwork {
 
 /// Every file of a folder by relative path with its sha256 ("folder" for a folder),
 /// the lock files left out (they are never written, but a run creates them).
-public func folderDigests(_ folder: String) throws -> [String: String] {
+package func folderDigests(_ folder: String) throws -> [String: String] {
     var out: [String: String] = [:]
     guard let e = FileManager.default.enumerator(atPath: folder) else { return out }
     while let rel = e.nextObject() as? String {
@@ -38,13 +38,13 @@ public func folderDigests(_ folder: String) throws -> [String: String] {
 
 /// A folder served over HTTP on 127.0.0.1 by Python's http.server, on a port the kernel picks:
 /// a static web server as a dist is hosted. A ChildProcess: it ends with the test.
-public final class StaticServer {
-    public let port: Int
+package final class StaticServer {
+    package let port: Int
     private let process: ChildProcess
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    public init(root: String) throws {
+    package init(root: String) throws {
         process = try ChildProcess(["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root, "0"])
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
         let text = process.readLine() ?? ""
@@ -55,13 +55,13 @@ public final class StaticServer {
         self.port = port
     }
 
-    public func stop() { process.stop() }
+    package func stop() { process.stop() }
 }
 
 /// The smallest N02 document with one station on one line, for the tests of where a
 /// source may (not) stand and what reading it may (not) do.
-public enum SmallN02 {
-    public static let document = """
+package enum SmallN02 {
+    package static let document = """
         <?xml version="1.0" encoding="UTF-8"?>
         <ksj:Dataset gml:id="D" xmlns:ksj="http://nlftp.mlit.go.jp/ksj/schemas/ksj-app" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:xlink="http://www.w3.org/1999/xlink">
         <gml:Curve gml:id="c1"><gml:segments><gml:LineStringSegment><gml:posList>35.0 135.0 35.0 135.001</gml:posList></gml:LineStringSegment></gml:segments></gml:Curve>
@@ -73,13 +73,13 @@ public enum SmallN02 {
 
 /// The data this repository carries: the default raw/ (the upstream's release v20260529)
 /// and the fixtures of the other layouts, under Tests/Fixtures.
-public enum RepositoryData {
-    public static let root = URL(fileURLWithPath: #filePath)
+package enum RepositoryData {
+    package static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    public static var raw: String { root + "/raw" }
-    public static var stationDatabase: String { raw + "/station_database" }
+    package static var raw: String { root + "/raw" }
+    package static var stationDatabase: String { raw + "/station_database" }
     /// The upstream's release before raw/'s (v20260227): the upstream moving under a fetch.
-    public static var stationDatabaseEarlier: String { root + "/Tests/Fixtures/station_database/v20260227" }
+    package static var stationDatabaseEarlier: String { root + "/Tests/Fixtures/station_database/v20260227" }
     /// All of Japan in ekidata.jp's layout (a 2017 snapshot): raw/ before the upstream.
-    public static var ekidata: String { root + "/Tests/Fixtures/ekidata" }
+    package static var ekidata: String { root + "/Tests/Fixtures/ekidata" }
 }

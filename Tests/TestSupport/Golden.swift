@@ -1,12 +1,12 @@
 import Foundation
-import StationIO
+import StationCore
 import XCTest
 
 /// Compares `text` with the golden file at `path` (relative to the repository), and fails with
 /// a unified diff of the two when they differ. With STATIONDB_WRITE_GOLDEN set, it writes the
 /// file instead and fails all the same, as swift-snapshot-testing's record mode does: a run
 /// that records has checked nothing, and must not pass for one that did.
-public func assertGolden(_ text: String, at path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+package func assertGolden(_ text: String, at path: String, file: StaticString = #filePath, line: UInt = #line) throws {
     let absolute = RepositoryData.root + "/" + path
     if ProcessInfo.processInfo.environment["STATIONDB_WRITE_GOLDEN"] != nil {
         try Files.write(Array(text.utf8), to: absolute)

@@ -9,11 +9,11 @@ import Glibc
 /// reads an empty file, so a reader that does not check what it opens returns (and the
 /// test's assertions fail) instead of hanging. A reader that refuses the FIFO never
 /// blocks, and the unblocker's opens then fail harmlessly (ENXIO: no reader).
-public final class FIFOUnblocker: @unchecked Sendable {
+package final class FIFOUnblocker: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
 
-    public init(_ path: String, after seconds: Double = 2) {
+    package init(_ path: String, after seconds: Double = 2) {
         let thread = Thread { [self] in
             Thread.sleep(forTimeInterval: seconds)
             while !isStopped {
@@ -31,7 +31,7 @@ public final class FIFOUnblocker: @unchecked Sendable {
         return stopped
     }
 
-    public func stop() {
+    package func stop() {
         lock.lock()
         stopped = true
         lock.unlock()
@@ -39,18 +39,18 @@ public final class FIFOUnblocker: @unchecked Sendable {
 }
 
 /// What a program run with a time limit did.
-public struct TimedRun: Sendable {
-    public var status: Int32
-    public var out: String
-    public var err: String
+package struct TimedRun: Sendable {
+    package var status: Int32
+    package var out: String
+    package var err: String
     /// It was still running at the limit and was killed: a hang.
-    public var timedOut: Bool
+    package var timedOut: Bool
 }
 
 /// Runs `executable` in `folder` and kills it (SIGKILL) if it is still running after
 /// `timeout` seconds. Its output goes to files, not pipes, so a chatty program cannot
 /// block on a full pipe and pass for a hung one.
-public func runWithTimeout(_ executable: String, _ arguments: [String], in folder: String, environment: [String: String] = [:],
+package func runWithTimeout(_ executable: String, _ arguments: [String], in folder: String, environment: [String: String] = [:],
                            timeout: Double) throws -> TimedRun {
     let outPath = folder + "/.run-\(UUID().uuidString).out", errPath = folder + "/.run-\(UUID().uuidString).err"
     _ = FileManager.default.createFile(atPath: outPath, contents: nil)

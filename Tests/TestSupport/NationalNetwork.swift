@@ -1,11 +1,11 @@
-import Ingest
-import StationModel
+import StationData
+import StationCore
 
 /// All of Japan as a publish sees it: the repository's raw/ (the upstream's release,
 /// the registry, the fixes) through Ingest, which writes nothing. Read once per test
 /// process, when first asked for.
-public enum NationalNetwork {
+package enum NationalNetwork {
     private static let ingested = Task { try await IngestPipeline.run(IngestOptions(rawFolder: RepositoryData.raw, rawLabel: "raw")).staging.network }
 
-    public static func network() async throws -> RailNetwork { try await ingested.value }
+    package static func network() async throws -> RailNetwork { try await ingested.value }
 }

@@ -1,27 +1,25 @@
 import Foundation
-import BuildDB
-import BundleDiff
+import StationData
 import Publishing
-import StationIO
-import StationModel
+import StationCore
 
 /// A build as the tests ask for one: what BuildDB builds from, and where and how the stage
 /// that runs it publishes (its dist, VERSION=, its guards, FORCE_PUBLISH).
-public struct TestBuild: Sendable {
-    public var request: BuildRequest
-    public var dist: String
-    public var version: Int?
+package struct TestBuild: Sendable {
+    package var request: BuildRequest
+    package var dist: String
+    package var version: Int?
     /// None by default: a test of the guards sets them.
-    public var guards: DiffGuards = .none
-    public var force = false
+    package var guards: DiffGuards = .none
+    package var force = false
 
-    public init(_ request: BuildRequest, dist: String, version: Int? = nil) { self.request = request; self.dist = dist; self.version = version }
+    package init(_ request: BuildRequest, dist: String, version: Int? = nil) { self.request = request; self.dist = dist; self.version = version }
 }
 
 /// Publishes `build` the one way stationdb publishes (BuildStage, what `stationdb build`,
 /// publish and plan run): its staging file, weights, registry and renumbered.csv written into
 /// a build folder of their own, then built into `build.dist`. `beforeStep` fails a step.
-public func publish(_ build: TestBuild, beforeStep: (@Sendable (PublishStep) throws -> Void)? = nil) async throws -> BuildOutcome {
+package func publish(_ build: TestBuild, beforeStep: (@Sendable (PublishStep) throws -> Void)? = nil) async throws -> BuildOutcome {
     let request = build.request
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("build-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

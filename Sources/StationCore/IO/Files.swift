@@ -1,0 +1,333 @@
+import FoundationEssentials
+import Glibc
+
+// Never lose data: every output is written beside its final name, flushed to
+// disk and renamed over it, so a reader sees the old file or the new one, whole.
+
+/// `folder` + "/" + `name`, without doubling a slash; an empty side gives the other.
+package func joinPath(_ folder: String, _ name: String) -> String {
+    if name.isEmpty { return folder }
+    if folder.isEmpty { return name }
+    return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+}
+
+/// The part of a path after its last slash ("a/b.csv" -> "b.csv").
+package func fileName(of path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+    guard let slash = p.lastIndex(of: "/"), p.count > 1 else { return String(p) }
+    return String(p[p.index(after: slash)...])
+}
+
+/// The folder a path is in: "" for a bare name, "/" for a name at the root.
+package func parentFolder(of path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+    guard let slash = p.lastIndex(of: "/") else { return "" }
+    return slash == p.startIndex ? "/" : String(p[..<slash])
+}
+
+/// The message of the last failed system call.
+package func systemError() -> String { String(cString: strerror(errno)) }
+
+package enum Files {
+    package static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    package static func isFolder(_ path: String) -> Bool {
+        var folder = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder
+    }
+
+    /// The size in bytes, or nil when the file cannot be examined.
+    package static func size(of path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    /// The environment setting that raises (or lowers) `readLimit`.
+    package static let readLimitSetting = "STATIONDB_MAX_SOURCE_BYTES"
+    /// Far above any real source (the national N02 document is tens of MB, a national
+    /// master a few), far below what a read of a runaway file into memory would cost.
+    package static let defaultReadLimit = 2_000_000_000
+
+    /// The most bytes a file read here may hold: `setting` (by default the environment's
+    /// STATIONDB_MAX_SOURCE_BYTES) or the default. A setting that is not a count is bad input.
+    package static func readLimit(setting: String? = nil) throws -> Int {
+        guard let text = setting ?? getenv(readLimitSetting).map({ String(cString: $0) }) else { return defaultReadLimit }
+        guard let limit = Int(text), limit > 0 else {
+            throw InputError(SourceLocation(file: readLimitSetting), "expected a whole number of bytes above 0, found '\(shown(text))'")
+        }
+        return limit
+    }
+
+    /// Opens `path` to read it, refusing anything but a regular file before a byte is read:
+    /// opening a FIFO waits for a writer, and a device such as /dev/zero never ends, so
+    /// either would hang a publish that holds dist/.lock. The open itself is non-blocking
+    /// for that reason (it changes nothing for a regular file). Also refused: a file over
+    /// `limit` bytes. Both are bad input naming the file (`label`, else the path); a file
+    /// that cannot be opened at all stays an environment error.
+    /// Returns the descriptor, for the caller to close, and the file's size.
+    package static func openRegularFile(_ path: String, label: String? = nil, limit: Int? = nil) throws -> (fd: Int32, size: Int) {
+        let name = label ?? path
+        let limit = try limit ?? readLimit()
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw EnvironmentError("cannot read \(name): \(systemError())") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = systemError()
+            close(fd)
+            throw EnvironmentError("cannot read \(name): \(reason)")
+        }
+        // A folder, FIFO or device named where a file belongs is the user's to fix: bad input, not a failing disk.
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw InputError(SourceLocation(file: name), "\(kind(info.st_mode))\(linkTarget(path).map { " (a link to \($0))" } ?? ""), not a file; expected a file here")
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            close(fd)
+            throw tooLarge(name, size: size, limit: limit)
+        }
+        return (fd, size)
+    }
+
+    /// The refusal of a file over the read limit, saying how to raise it.
+    package static func tooLarge(_ name: String, size: Int, limit: Int) -> InputError {
+        InputError(SourceLocation(file: name), "\(size) bytes, more than the limit of \(limit) bytes on a file stationdb reads; "
+                   + "if the file is right, raise the limit with the environment setting \(readLimitSetting)=<bytes>")
+    }
+
+    /// What stands at `path` when it is neither a regular file nor (with `folder`) a real
+    /// folder, symbolic links included, for a message ("a symbolic link to /etc/passwd");
+    /// nil when it is one, or when nothing is there.
+    package static func notPlain(_ path: String, folder: Bool = false) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        let mode = info.st_mode & S_IFMT
+        if mode == S_IFREG || (folder && mode == S_IFDIR) { return nil }
+        return mode == S_IFLNK ? "a symbolic link to \(linkTarget(path) ?? "?")" : kind(info.st_mode)
+    }
+
+    /// What a file that is not a regular one is, for the message refusing it.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// Every symbolic link in `folder` or a folder under it (links not followed) that leads
+    /// out of it or nowhere: where it points, and whether that exists at all.
+    package static func linksLeaving(_ folder: String) -> [(path: String, target: String, resolves: Bool)] {
+        guard let root = realPath(folder) else { return [] }
+        var out: [(path: String, target: String, resolves: Bool)] = [], folders = [folder]
+        while let next = folders.popLast() {
+            for name in names(in: next) {
+                let path = joinPath(next, name)
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR { folders.append(path) }
+                guard info.st_mode & S_IFMT == S_IFLNK else { continue }
+                let resolved = realPath(path)
+                if let resolved, resolved == root || resolved.hasPrefix(root == "/" ? "/" : root + "/") { continue }
+                out.append((path, linkTarget(path) ?? "?", resolved != nil))
+            }
+        }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    /// The path with every link resolved, or nil when it leads nowhere.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Where a symbolic link points, when `path` is one (/dev/zero says more than "a device").
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The whole file: a regular file of at most `limit` bytes (by default `readLimit()`);
+    /// anything else is refused before it is read (openRegularFile). `label` names it in messages.
+    package static func read(_ path: String, label: String? = nil, limit: Int? = nil) throws -> [UInt8] {
+        let (fd, size) = try openRegularFile(path, label: label, limit: limit)
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw EnvironmentError("cannot read \(label ?? path): \(systemError())") }
+            if n == 0 { break }
+            done += n
+        }
+        return done == bytes.count ? bytes : Array(bytes[..<done])
+    }
+
+    /// Calls `body` with the file's bytes a piece at a time (a digest of a large source):
+    /// a regular file only, as `read`, and never more than `limit` bytes of it, also when
+    /// it grows while it is read.
+    package static func forEachChunk(of path: String, label: String? = nil, limit: Int? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let limit = try limit ?? readLimit()
+        let (fd, _) = try openRegularFile(path, label: label, limit: limit)
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 18)
+        var total = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw EnvironmentError("cannot read \(label ?? path): \(systemError())") }
+            if n == 0 { return }
+            total += n
+            if total > limit { throw tooLarge(label ?? path, size: total, limit: limit) }
+            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+        }
+    }
+
+    /// Creates the folder and any missing parents.
+    package static func createFolder(_ path: String) throws {
+        if isFolder(path) { return }
+        let parent = parentFolder(of: path)
+        if !parent.isEmpty, parent != path { try createFolder(parent) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw EnvironmentError("cannot create folder \(path): \(systemError())") }
+        guard isFolder(path) else { throw EnvironmentError("cannot create folder \(path): a file of that name is there") }
+    }
+
+    package static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Moves a folder: a rename on one file system; across two (build/ and dist/ may
+    /// be on different disks), a copy that is then removed from where it was.
+    package static func moveFolder(_ from: String, to: String) throws {
+        if rename(from, to) == 0 { return }
+        guard errno == EXDEV else { throw EnvironmentError("cannot move \(from) to \(to): \(systemError())") }
+        do {
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        } catch {
+            remove(to)
+            throw EnvironmentError("cannot copy \(from) to \(to): \((error as? CocoaError)?.underlying.map { "\($0)" } ?? "\(error)")")
+        }
+        remove(from)
+    }
+
+    /// Names in a folder, sorted; empty when it cannot be listed.
+    package static func names(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// Flushes a file (or a folder's entries) to disk.
+    package static func sync(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EnvironmentError("cannot open \(path) to flush it: \(systemError())") }
+        defer { close(fd) }
+        if fsync(fd) != 0, errno != EINVAL { throw EnvironmentError("cannot flush \(path): \(systemError())") }
+    }
+
+    /// Writes all of `bytes` to `fd`; the errno of a failed write, if any.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += n
+        }
+        return nil
+    }
+
+    /// Writes a file in place, without flushing it (for files of a folder that is flushed and renamed as a whole).
+    package static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw EnvironmentError("cannot write \(path): \(systemError())") }
+        let failure = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        let closed = close(fd) == 0 ? nil : errno
+        if let failure = failure ?? closed { throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))") }
+    }
+}
+
+package enum AtomicFile {
+    /// A temporary path beside `path` (so the rename stays on one file system), named for this process.
+    package static func temporaryPath(for path: String) -> String {
+        joinPath(parentFolder(of: path), ".\(fileName(of: path)).tmp-\(getpid())")
+    }
+
+    package static func write(_ text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+
+    package static func write(_ data: Data, to path: String) throws {
+        try write([UInt8](data), to: path)
+    }
+
+    /// Where a write to `path` lands: `path` itself when it is a regular file or nothing
+    /// yet, the file a symbolic link leads to; anything else (a folder, a FIFO, a device, a
+    /// link to one or to nothing) is bad input, since the rename would replace it with a file.
+    package static func destination(_ path: String) throws -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return path }
+        let link = Files.linkTarget(path)
+        let resolved = link == nil ? nil : realpath(path, nil)
+        defer { free(resolved) }
+        let target = resolved.map { String(cString: $0) } ?? path
+        guard stat(target, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            let what = stat(target, &info) == 0 ? Files.kind(info.st_mode) : "nothing"
+            throw InputError(SourceLocation(file: path), "\(what)\(link.map { " (a link to \($0))" } ?? ""), not a file; stationdb writes only to a file or a new path")
+        }
+        return target
+    }
+
+    /// Writes `bytes` to a temporary file beside `path` (beside the file it links to), flushes
+    /// it and renames it into place; `path` must be a regular file or a new path (destination).
+    package static func write(_ bytes: [UInt8], to path: String) throws {
+        let path = try destination(path)
+        let folder = parentFolder(of: path)
+        if !folder.isEmpty { try Files.createFolder(folder) }
+        let temporary = temporaryPath(for: path)
+        do {
+            try Files.write(bytes, to: temporary)
+            try commit(temporary: temporary, to: path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Flushes `temporary`, renames it to `path` and flushes the folder.
+    package static func commit(temporary: String, to path: String) throws {
+        try Files.sync(temporary)
+        if rename(temporary, path) != 0 {
+            let reason = systemError()
+            unlink(temporary)
+            throw EnvironmentError("cannot rename \(temporary) to \(path): \(reason)")
+        }
+        let folder = parentFolder(of: path)
+        try Files.sync(folder.isEmpty ? "." : folder)
+    }
+}
+
+/// The files `stationdb fetch` stages a source's new files in, beside the old ones:
+/// `.fetch-<pid>/`, and in it a `journal` naming the files to move once all are checked.
+package enum FetchJournal {
+    package static let stagingPrefix = ".fetch-"
+    package static let journalName = "journal"
+
+    /// The journal of a fetch that stopped between its first and last rename in `folder`, if any.
+    package static func unfinished(in folder: String) -> String? {
+        for name in Files.names(in: folder).sorted() where name.hasPrefix(stagingPrefix) {
+            let journal = joinPath(joinPath(folder, name), journalName)
+            if Files.exists(journal) { return journal }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,73 @@
+import CICU
+
+// Station names from different sources spell the same place differently:
+// full-width vs half-width (NFKC), a trailing 駅, and the small ヶ that is also
+// written ケ, が or ガ (霞ヶ関, 霞が関, 霞ケ関).
+
+package enum StationName {
+    package static func normalized(_ name: String) -> String {
+        var s = NFKC.normalize(name)
+        s.removeAll { $0.isWhitespace }
+        if s.hasSuffix("駅"), s.count > 1 { s.removeLast() }
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for c in s {
+            switch c {
+            case "ヶ", "ヵ", "が", "ガ", "ケ": out.append("ケ")
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// The normalised name without what brackets add: a sub-name or another
+    /// spelling (四ツ谷(四ッ谷), 押上〈スカイツリー前〉, 近鉄四日市（あすなろう四日市）).
+    package static func base(_ name: String) -> String {
+        var depth = 0, kept = ""
+        for c in name {
+            if "(（〈「【［".contains(c) { depth += 1; continue }
+            if ")）〉」】］".contains(c) { depth = max(0, depth - 1); continue }
+            if depth == 0 { kept.append(c) }
+        }
+        return normalized(kept.isEmpty ? name : kept)
+    }
+}
+
+/// Operator and line names across sources ("JR東日本" / "東日本旅客鉄道") rarely
+/// match as text; they are matched through the stations they share instead.
+package enum OperatorName {
+    package static func normalized(_ name: String) -> String {
+        var s = NFKC.normalize(name)
+        s.removeAll { $0.isWhitespace }
+        return s
+    }
+}
+
+/// Unicode NFKC through the system's ICU, which libxml2 loads anyway (FoundationEssentials has none).
+package enum NFKC {
+    package static func normalize(_ s: String) -> String {
+        // NFKC leaves every ASCII character as it is.
+        if s.utf8.allSatisfy({ $0 < 0x80 }) { return s }
+        let source = Array(s.utf16)
+        var capacity = source.count * 3 + 16
+        while true {
+            var status: Int32 = 0
+            var out = [UInt16](repeating: 0, count: capacity)
+            let n = cicu_normalize(normalizer, source, Int32(source.count), &out, Int32(capacity), &status)
+            if status == Int32(CICU_BUFFER_OVERFLOW_ERROR) { capacity = Int(n); continue }
+            guard status <= Int32(CICU_ZERO_ERROR) else {
+                preconditionFailure("ICU could not normalise \(s.debugDescription): error \(status)")
+            }
+            return String(decoding: out[0..<Int(n)], as: UTF16.self)
+        }
+    }
+
+    /// ICU's NFKC normaliser, a process-wide instance that ICU makes once and keeps.
+    private static var normalizer: UnsafeRawPointer {
+        var status: Int32 = 0
+        guard let n = cicu_nfkc_instance(&status), status <= Int32(CICU_ZERO_ERROR) else {
+            preconditionFailure("ICU has no NFKC normaliser: error \(status)")
+        }
+        return n
+    }
+}

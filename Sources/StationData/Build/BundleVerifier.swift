@@ -1,0 +1,339 @@
+import StationCore
+
+/// What `stationdb verify` found in a good bundle.
+package struct VerifyReport: Sendable {
+    package var path: String
+    package var version: Int
+    package var rowCounts: [String: Int]
+    /// The bundle file checked.
+    package var database: String
+    /// What the apps can show but a user would miss: live stations on no line (absent from
+    /// every line list), live lines with no stations (an empty list). Real data has a few.
+    package var warnings: [Diagnostic] = []
+
+    package var line: String { "ok: \(path) version \(version), \(BundleBuilder.countsText(rowCounts))" }
+}
+
+/// Checks a dist folder (through latest.json), a version folder (through its
+/// manifest.json) or a bare .sqlite bundle, and reports every problem at once:
+/// SQLite's integrity check, the schema against bundle.md, checksums and sizes
+/// against the manifest, user_version, references between tables, weights 1..13,
+/// coordinates inside Japan and prefectures 1..47.
+package enum BundleVerifier {
+    /// Rows listed per kind of problem before "... and N more".
+    static let listLimit = 10
+
+    package static func verify(path: String) throws -> VerifyReport {
+        var problems = DiagnosticCollector(limit: 500)
+        guard Files.exists(path) else { throw InputError(SourceLocation(file: path), "no such file or folder") }
+        var report: VerifyReport
+        let manifest = joinPath(path, DistLayout.manifest)
+        switch BundleLocation.kind(of: path) {
+        case .dist:
+            report = try verifyDist(path, latest: joinPath(path, DistLayout.latest), &problems)
+        case .version where Files.exists(manifest):
+            report = try verifyVersionFolder(path, manifest: manifest, &problems)
+        case .file:
+            try BundleLocation.checkSQLite(path)
+            let (version, counts) = checkDatabase(path, expectedVersion: nil, &problems)
+            report = VerifyReport(path: path, version: version, rowCounts: counts, database: path)
+        case .version, nil:
+            throw InputError(SourceLocation(file: path),
+                             "neither a dist folder (no \(DistLayout.latest)) nor a version folder (no \(DistLayout.manifest))")
+        }
+        try problems.check(damaged: true)
+        report.warnings = lineWarnings(report.database)
+        return report
+    }
+
+    // MARK: - dist and version folders
+
+    static func verifyDist(_ dist: String, latest: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
+        let bundle = try PublishedBundle.read(path: latest)
+        let databasePath = joinPath(dist, bundle.database)
+        checkFacts(bundle, file: latest, base: dist, databasePath: databasePath, &problems)
+        // A missing database is said once, by checkFacts: its counts and its entry in the
+        // manifest would only say it again, in other words.
+        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
+        var counts: [String: Int] = [:]
+        if missing.isEmpty {
+            counts = checkDatabase(databasePath, expectedVersion: bundle.version, &problems).1
+            checkRowCounts(bundle, file: latest, counts, &problems)
+        }
+        // The version folder must agree with itself too.
+        let folder = parentFolder(of: databasePath)
+        let manifestPath = joinPath(folder, DistLayout.manifest)
+        if Files.exists(manifestPath) {
+            let manifest = try PublishedBundle.read(path: manifestPath)
+            checkFiles(manifest, file: manifestPath, folder: folder, saidMissing: missing, &problems)
+            if manifest.version != bundle.version {
+                problems.add(SourceLocation(file: manifestPath, field: "version"), "says version \(manifest.version), latest.json says \(bundle.version)")
+            }
+            if manifest.sha256 != bundle.sha256 {
+                problems.add(SourceLocation(file: manifestPath, field: "sha256"), "differs from latest.json's")
+            }
+        } else {
+            problems.add(SourceLocation(file: manifestPath), "missing")
+        }
+        // Every version published before it too (previous_version, back to the first): each is
+        // served for good, and a publish diffs from it. A dead run's folder was never published.
+        var (version, previous) = (bundle.version, bundle.previousVersion)
+        while let earlier = previous, earlier < version {
+            let path = joinPath(joinPath(dist, String(earlier)), DistLayout.manifest)
+            guard Files.exists(path) else { problems.add(SourceLocation(file: path), "missing"); break }
+            let manifest = try PublishedBundle.read(path: path)
+            checkFiles(manifest, file: path, folder: parentFolder(of: path), &problems)
+            (version, previous) = (earlier, manifest.previousVersion)
+        }
+        return VerifyReport(path: dist, version: bundle.version, rowCounts: counts, database: databasePath)
+    }
+
+    static func verifyVersionFolder(_ folder: String, manifest path: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
+        let manifest = try PublishedBundle.read(path: path)
+        let databasePath = joinPath(folder, DistLayout.database)
+        // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
+        checkFacts(manifest, file: path, base: parentFolder(of: folder), databasePath: databasePath, &problems)
+        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
+        checkFiles(manifest, file: path, folder: folder, saidMissing: missing, &problems)
+        var counts: [String: Int] = [:]
+        if missing.isEmpty {
+            counts = checkDatabase(databasePath, expectedVersion: manifest.version, &problems).1
+            checkRowCounts(manifest, file: path, counts, &problems)
+        }
+        return VerifyReport(path: folder, version: manifest.version, rowCounts: counts, database: databasePath)
+    }
+
+    /// sha256/bytes of the database, the gzip (which must also inflate to the database) and the patch.
+    static func checkFacts(_ bundle: PublishedBundle, file: String, base: String, databasePath: String, _ problems: inout DiagnosticCollector) {
+        guard Files.exists(databasePath), let sha = try? SHA256.hex(fileAt: databasePath), let bytes = Files.size(of: databasePath) else {
+            problems.add(SourceLocation(file: file, field: "database"), "\(databasePath) is missing")
+            return
+        }
+        if bundle.sha256 != sha {
+            problems.add(SourceLocation(file: file, field: "sha256"), "\(databasePath) has sha256 \(sha), the manifest says \(bundle.sha256)")
+        }
+        if bundle.bytes != bytes {
+            problems.add(SourceLocation(file: file, field: "bytes"), "\(databasePath) has \(bytes) bytes, the manifest says \(bundle.bytes)")
+        }
+        let gzipPath = joinPath(base, bundle.gzip)
+        if let gzSHA = try? SHA256.hex(fileAt: gzipPath), let gzBytes = Files.size(of: gzipPath) {
+            if bundle.gzipSHA256 != gzSHA {
+                problems.add(SourceLocation(file: file, field: "gzip_sha256"), "\(gzipPath) has sha256 \(gzSHA), the manifest says \(bundle.gzipSHA256)")
+            }
+            if bundle.gzipBytes != gzBytes {
+                problems.add(SourceLocation(file: file, field: "gzip_bytes"), "\(gzipPath) has \(gzBytes) bytes, the manifest says \(bundle.gzipBytes)")
+            }
+            if let inflated = try? Gzip.decompress(fileAt: gzipPath, to: nil, maxBytes: bytes + 1) {
+                if inflated.sha256 != sha || inflated.bytes != bytes { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
+            } else {
+                problems.add(SourceLocation(file: gzipPath), "is not a valid gzip file, or does not inflate to \(databasePath)")
+            }
+        } else {
+            problems.add(SourceLocation(file: file, field: "gzip"), "\(gzipPath) is missing")
+        }
+        if let patch = bundle.patch, let expected = bundle.patchSHA256 {
+            let patchPath = joinPath(base, patch)
+            if let actual = try? SHA256.hex(fileAt: patchPath) {
+                if actual != expected { problems.add(SourceLocation(file: file, field: "patch_sha256"), "\(patchPath) has sha256 \(actual), the manifest says \(expected)") }
+            } else {
+                problems.add(SourceLocation(file: file, field: "patch"), "\(patchPath) is missing")
+            }
+        }
+    }
+
+    /// The manifest's "files": every file of the folder but the manifest, with its sha256.
+    /// `saidMissing`: files already reported missing, not reported again.
+    static func checkFiles(_ manifest: PublishedBundle, file: String, folder: String, saidMissing: Set<String> = [], _ problems: inout DiagnosticCollector) {
+        guard let files = manifest.files else {
+            problems.add(SourceLocation(file: file, field: "files"), "missing")
+            return
+        }
+        for name in files.keys.sorted() where !saidMissing.contains(joinPath(folder, name)) {
+            let path = joinPath(folder, name)
+            guard let actual = try? SHA256.hex(fileAt: path) else {
+                problems.add(SourceLocation(file: file, field: "files"), "\(path) is missing")
+                continue
+            }
+            if actual != files[name] {
+                problems.add(SourceLocation(file: file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name] ?? "nothing")")
+            }
+        }
+        for name in Files.names(in: folder) where name != DistLayout.manifest && files[name] == nil {
+            problems.add(SourceLocation(file: file, field: "files"), "\(name) is in the folder but not in the manifest")
+        }
+    }
+
+    static func checkRowCounts(_ bundle: PublishedBundle, file: String, _ counts: [String: Int], _ problems: inout DiagnosticCollector) {
+        for name in BundleBuilder.tableOrder where bundle.rows[name] != counts[name] {
+            problems.add(SourceLocation(file: file, field: "rows.\(name)"),
+                         "says \(bundle.rows[name].map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
+        }
+    }
+
+    // MARK: - The database itself
+
+    /// Returns the user_version and row counts found, adding every problem.
+    static func checkDatabase(_ path: String, expectedVersion: Int?, _ problems: inout DiagnosticCollector) -> (Int, [String: Int]) {
+        func add(_ field: String?, _ message: String) { problems.add(SourceLocation(file: path, field: field), message) }
+        guard Files.exists(path) else { add(nil, "missing"); return (0, [:]) }
+        let db: SQLiteDatabase
+        do { db = try SQLiteDatabase(path: path, mode: .readOnly) } catch { add(nil, "cannot open: \(error)"); return (0, [:]) }
+        defer { db.close() }
+
+        do {
+            let rows = try db.query("PRAGMA integrity_check(\(listLimit))")
+            let messages = rows.compactMap { $0.first?.textValue }
+            if messages != ["ok"] {
+                for m in messages { add("integrity_check", m) }
+            }
+        } catch {
+            // Too damaged to even check: nothing else can be trusted either.
+            let reason = (error as? SQLiteError).map { "SQLite error \($0.code): \($0.message)" } ?? "\(error)"
+            add("integrity_check", "the database is damaged or not SQLite (\(reason))")
+            return (0, [:])
+        }
+
+        let schemaProblems = checkSchema(db, add)
+        var version = 0
+        do {
+            version = try db.userVersion
+            if let expectedVersion, version != expectedVersion {
+                add("user_version", "is \(version), the manifest says \(expectedVersion)")
+            } else if version < 1 {
+                add("user_version", "is \(version); a bundle's version is a positive integer")
+            }
+        } catch { add("user_version", "cannot be read: \(error)") }
+
+        var counts: [String: Int] = [:]
+        for name in BundleBuilder.tableOrder where !schemaProblems.contains(name) {
+            counts[name] = (try? db.scalarInt("SELECT count(*) FROM \(name)")) ?? 0
+        }
+
+        func listRows(_ sql: String, field: String, _ message: ([SQLValue]) -> String) {
+            do {
+                let rows = try db.query(sql)
+                for row in rows.prefix(listLimit) { add(field, message(row)) }
+                if rows.count > listLimit { add(field, "... and \(rows.count - listLimit) more") }
+            } catch { add(field, "cannot be checked: \(error)") }
+        }
+        let intact = { (tables: [String]) in tables.allSatisfy { !schemaProblems.contains($0) } }
+        if intact(["stations_lines", "stations"]) {
+            listRows("SELECT l_id, s_id FROM stations_lines WHERE s_id NOT IN (SELECT s_id FROM stations) ORDER BY l_id, s_id",
+                     field: "stations_lines") { "l_id \($0[0]) s_id \($0[1]): station \($0[1]) does not exist" }
+        }
+        if intact(["stations_lines", "lines"]) {
+            listRows("SELECT l_id, s_id FROM stations_lines WHERE l_id NOT IN (SELECT l_id FROM lines) ORDER BY l_id, s_id",
+                     field: "stations_lines") { "l_id \($0[0]) s_id \($0[1]): line \($0[0]) does not exist" }
+        }
+        if intact(["stations", "operators"]) {
+            listRows("SELECT s_id, o_id FROM stations WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY s_id",
+                     field: "stations") { "s_id \($0[0]): operator \($0[1]) does not exist" }
+        }
+        if intact(["lines", "operators"]) {
+            listRows("SELECT l_id, o_id FROM lines WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY l_id",
+                     field: "lines") { "l_id \($0[0]): operator \($0[1]) does not exist" }
+        }
+        if intact(["renumbered_stations", "stations"]) {
+            listRows("SELECT new_s_id, old_s_id FROM renumbered_stations WHERE new_s_id NOT IN (SELECT s_id FROM stations) ORDER BY new_s_id, old_s_id",
+                     field: "renumbered_stations") { "\($0[0]) <- \($0[1]): station \($0[0]) does not exist" }
+        }
+        if intact(["stations"]) {
+            listRows("SELECT s_id, weight FROM stations WHERE typeof(weight) != 'integer' OR weight NOT BETWEEN 1 AND 13 ORDER BY s_id",
+                     field: "stations.weight") { "s_id \($0[0]): weight \($0[1].sqlLiteral) is not 1..13" }
+            listRows("SELECT s_id, pref FROM stations WHERE typeof(pref) != 'integer' OR pref NOT BETWEEN 1 AND 47 ORDER BY s_id",
+                     field: "stations.pref") { "s_id \($0[0]): pref \($0[1].sqlLiteral) is not 1..47" }
+            do {
+                let rows = try db.query("SELECT s_id, lat, lng FROM stations ORDER BY s_id")
+                let outside = rows.filter { row in
+                    guard case .integer(let lat) = row[1], case .integer(let lng) = row[2] else { return true }
+                    return !MicroDegrees.inJapan(lat: Int(lat), lng: Int(lng))
+                }
+                for row in outside.prefix(listLimit) {
+                    add("stations.lat/lng", "s_id \(row[0]): \(row[1].sqlLiteral), \(row[2].sqlLiteral) is outside Japan (integer micro-degrees, 20..46 N, 122..154 E)")
+                }
+                if outside.count > listLimit { add("stations.lat/lng", "... and \(outside.count - listLimit) more") }
+            } catch { add("stations.lat/lng", "cannot be checked: \(error)") }
+        }
+        return (version, counts)
+    }
+
+    /// Live stations on no line, and live lines with no live station (PublishGuards, which
+    /// refuses to publish them), in a bundle that passed every check: every one of them (the
+    /// command lists a few and counts them all). A disabled line is left alone: the apps
+    /// never list it, and a fix disables a line for just that.
+    static func lineWarnings(_ path: String) -> [Diagnostic] {
+        guard let db = try? SQLiteDatabase(path: path, mode: .readOnly) else { return [] }
+        defer { db.close() }
+        func list(_ sql: String, field: String, _ message: ([SQLValue]) -> String) -> [Diagnostic] {
+            ((try? db.query(sql)) ?? []).map { Diagnostic(SourceLocation(file: path, field: field), message($0)) }
+        }
+        return list("SELECT s_id, station FROM stations WHERE enabled = 1 AND s_id NOT IN (SELECT s_id FROM stations_lines) ORDER BY s_id",
+                    field: "stations") { "s_id \($0[0]) \($0[1].textValue ?? ""): a live station on no line (in no line's list)" }
+            + ((try? PublishGuards.emptyLines(in: path)) ?? []).map {
+                Diagnostic(SourceLocation(file: path, field: "lines"), "l_id \($0.id) \($0.name): a live line with no live station (an empty list)")
+            }
+    }
+
+    /// Compares tables and indexes with a reference made from BundleSchema in memory.
+    /// Returns the names of tables too broken to query.
+    static func checkSchema(_ db: SQLiteDatabase, _ add: (String?, String) -> Void) -> Set<String> {
+        var broken = Set<String>()
+        let reference: SQLiteDatabase
+        do {
+            reference = try SQLiteDatabase(path: ":memory:", mode: .create)
+            for sql in BundleSchema.createStatements { try reference.execute(sql) }
+        } catch {
+            add("schema", "cannot build the reference schema: \(error)")
+            return broken
+        }
+        func objects(_ d: SQLiteDatabase, _ type: String) -> [String: String] {
+            var out: [String: String] = [:]
+            for row in (try? d.query("SELECT name, tbl_name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%'", [.text(type)])) ?? [] {
+                out[row[0].textValue ?? ""] = row[1].textValue ?? ""
+            }
+            return out
+        }
+        let expectedTables = objects(reference, "table"), actualTables = objects(db, "table")
+        for name in expectedTables.keys.sorted() {
+            guard actualTables[name] != nil else { add("schema", "table \(name) is missing"); broken.insert(name); continue }
+            let columnSQL = "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid"
+            let want = (try? reference.query(columnSQL, [.text(name)])) ?? []
+            let have = (try? db.query(columnSQL, [.text(name)])) ?? []
+            if want != have {
+                broken.insert(name)
+                func describe(_ rows: [[SQLValue]]) -> String {
+                    rows.map { r in
+                        var s = "\(r[1]) \(r[2])"
+                        if r[5] != .integer(0) { s += " PRIMARY KEY" }
+                        if r[3] == .integer(1) { s += " NOT NULL" }
+                        if r[4] != .null { s += " DEFAULT \(r[4])" }
+                        return s
+                    }.joined(separator: ", ")
+                }
+                add("schema", "table \(name) has columns (\(describe(have))); bundle.md wants (\(describe(want)))")
+            }
+        }
+        for name in actualTables.keys.sorted() where expectedTables[name] == nil {
+            add("schema", "table \(name) is not part of the bundle")
+        }
+        let expectedIndexes = objects(reference, "index"), actualIndexes = objects(db, "index")
+        for name in expectedIndexes.keys.sorted() {
+            guard let table = actualIndexes[name] else { add("schema", "index \(name) is missing"); continue }
+            let wantTable = expectedIndexes[name]!
+            let columnsSQL = "SELECT name FROM pragma_index_info(?) ORDER BY seqno"
+            let want = (try? reference.query(columnsSQL, [.text(name)])) ?? []
+            let have = (try? db.query(columnsSQL, [.text(name)])) ?? []
+            let uniqueSQL = "SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?"
+            let wantUnique = (try? reference.scalarInt(uniqueSQL, [.text(wantTable), .text(name)])) ?? 0
+            let haveUnique = (try? db.scalarInt(uniqueSQL, [.text(table), .text(name)])) ?? 0
+            if table != wantTable || want != have || wantUnique != haveUnique {
+                let cols = { (rows: [[SQLValue]]) in rows.map { $0[0].description }.joined(separator: ", ") }
+                add("schema", "index \(name) is \(haveUnique != 0 ? "unique " : "")on \(table)(\(cols(have))); bundle.md wants \(wantUnique != 0 ? "unique " : "")\(wantTable)(\(cols(want)))")
+            }
+        }
+        for name in actualIndexes.keys.sorted() where expectedIndexes[name] == nil {
+            add("schema", "index \(name) is not part of the bundle")
+        }
+        return broken
+    }
+}

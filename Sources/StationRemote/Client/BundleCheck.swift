@@ -1,0 +1,134 @@
+import StationCore
+
+/// What a downloaded database must be before anything of the user's goes into it:
+/// a bundle as BundleSchema defines it and nothing more. SQLite runs what a
+/// database file holds, not only what it is asked: a trigger fires on the
+/// client's own writes (copying the user's records in), a view or a table of the
+/// client's name (completions) stands in for the client's, so a file whose
+/// sha256 matches a hostile or broken publication must not be trusted as data.
+enum BundleCheck {
+    /// The schema objects (tables and indexes, and the index SQLite makes for
+    /// renumbered_stations' key), as SQLite stores them for BundleSchema's statements.
+    static func reference() throws -> [String: SQLiteRow] {
+        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+        defer { db.close() }
+        // renumbered_stations once, whether createStatements lists it or not.
+        let renumbered = BundleSchema.renumberedStations.createSQL
+        let statements = BundleSchema.createStatements.filter { $0 != renumbered } + [renumbered]
+        for sql in statements { try db.execute(sql) }
+        return try objects(in: db)
+    }
+
+    /// What sqlite_master lists, by name (tables, indexes, views and triggers share one namespace).
+    static func objects(in db: SQLiteDatabase) throws -> [String: SQLiteRow] {
+        var out: [String: SQLiteRow] = [:]
+        for row in try db.rows("SELECT type, name, tbl_name, sql FROM sqlite_master") {
+            out[row["name"].textValue ?? ""] = row
+        }
+        return out
+    }
+
+    /// A bundle from before renumbered_stations may lack it (the patch path creates it).
+    static let optional: Set<String> = [BundleSchema.renumberedStations.name, "sqlite_autoindex_renumbered_stations_1"]
+
+    /// Why the database at `path` is not a bundle, or nil when it is: every object
+    /// must be one of BundleSchema's, spelled as SQLite stores BundleSchema's own
+    /// statements (columns, types, constraints, index columns), and every one but
+    /// renumbered_stations must be there. A file SQLite cannot read is not one either.
+    static func schemaProblem(ofBundleAt path: String) throws -> String? {
+        do {
+            let db = try SQLiteDatabase(path: path, mode: .readOnly)
+            defer { db.close() }
+            return try schemaProblem(in: db)
+        } catch let error as SQLiteError {
+            return "not a readable SQLite database (\(error.message))"
+        }
+    }
+
+    /// The same of an open database, where the objects named in `user` (the user's,
+    /// as the client's database held them before a patch) and the keys SQLite made for
+    /// them are not judged: a patched copy must come out the bundle plus the user's own.
+    static func schemaProblem(in db: SQLiteDatabase, user: Set<String> = []) throws -> String? {
+        let want = try reference()
+        let have = try objects(in: db).filter { name, object in
+            !user.contains(name) && !(object["sql"] == .null && user.contains(object["tbl_name"].textValue ?? ""))
+        }
+        for name in have.keys.sorted() {
+            let object = have[name]!
+            let kind = object["type"].textValue ?? "object"
+            guard let expected = want[name] else {
+                return "holds \(kind) \(shown(name)), which is not part of the bundle (bundle.md: its four tables, their indexes and renumbered_stations only)"
+            }
+            if object != expected {
+                return "\(kind) \(shown(name)) is not as bundle.md defines it: \(shown(object["sql"].textValue ?? "no SQL"))"
+            }
+        }
+        for name in want.keys.sorted() where have[name] == nil && !optional.contains(name) {
+            return "lacks \(want[name]!["type"].textValue ?? "") \(name)"
+        }
+        return nil
+    }
+
+    /// The objects of a client's database that are the user's: its tables (completions
+    /// among them) and views, and the indexes and triggers on them or on the bundle's
+    /// tables (an index of the user's on stations(station, yomi)), in the order they were
+    /// made. Not the bundle's, nor SQLite's own (sqlite_*, and the indexes it makes for a
+    /// table's keys, which come with their table). Only a client's own database is read
+    /// so: a download holding anything but the bundle is refused before (schemaProblem),
+    /// so an index or trigger on a bundle table here is one the user made.
+    static func userObjects(in db: SQLiteDatabase, schema: String = "main") throws -> [SQLiteRow] {
+        let bundle = try reference()
+        return try db.rows("SELECT type, name, tbl_name, sql FROM \(schema).sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").filter {
+            bundle[$0["name"].textValue ?? ""] == nil && !($0["name"].textValue ?? "").lowercased().hasPrefix("sqlite_")
+        }
+    }
+
+    /// Whether `table` is one of the bundle's (renumbered_stations included).
+    static func isBundleTable(_ table: String) -> Bool {
+        (BundleSchema.tables.map(\.name) + [BundleSchema.renumberedStations.name]).contains { $0.lowercased() == table.lowercased() }
+    }
+
+    static func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }
+
+    /// Carries every object of the user's in the database at `source` into `db` (a new
+    /// bundle) as it is: tables with their rows and rowids, then indexes, views and
+    /// triggers (last: none fires on the copy), the AUTOINCREMENT counters too; then
+    /// checks that each is there, defined the same, each table with as many rows. What
+    /// cannot be carried throws, naming it, and the caller keeps the old database.
+    static func carryUserObjects(from source: String, into db: SQLiteDatabase) throws {
+        try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS old")
+        defer { try? db.execute("DETACH DATABASE old") }
+        let objects = try userObjects(in: db, schema: "old")
+        var current = ""
+        do {
+            try db.transaction {
+                for kind in ["table", "index", "view", "trigger"] {
+                    for object in objects where object["type"].textValue == kind {
+                        let name = object["name"].textValue ?? ""
+                        current = "\(kind) \(name)"
+                        try db.execute(object["sql"].textValue ?? "")
+                        guard kind == "table" else { continue }
+                        let columns = try db.query("SELECT name FROM pragma_table_xinfo(?, 'old') WHERE hidden = 0", [.text(name)])
+                            .compactMap { $0[0].textValue.map(quoted) }.joined(separator: ", ")
+                        let rowid = (try? db.prepare("SELECT rowid FROM old.\(quoted(name))")) != nil ? "rowid, " : ""
+                        try db.execute("INSERT INTO main.\(quoted(name)) (\(rowid)\(columns)) SELECT \(rowid)\(columns) FROM old.\(quoted(name))")
+                    }
+                }
+                current = "AUTOINCREMENT counters"
+                if try db.tableExists("sqlite_sequence", schema: "old"), try db.tableExists("sqlite_sequence") {
+                    try db.execute("DELETE FROM main.sqlite_sequence; INSERT INTO main.sqlite_sequence SELECT * FROM old.sqlite_sequence")
+                }
+            }
+        } catch let error as SQLiteError {
+            throw TransferError.io("cannot carry the user's \(shown(current)) into the new version (\(error.message)); the local database is left as it was")
+        }
+        for object in objects {
+            let name = object["name"].textValue ?? "", kind = object["type"].textValue ?? ""
+            let here = try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE name = ?", [.text(name)]).first
+            let rows = { (schema: String) in try db.scalarInt("SELECT count(*) FROM \(schema).\(quoted(name))") }
+            if here != object || (kind == "table" && (try? rows("main")) != (try? rows("old"))) {
+                throw TransferError.io("the user's \(kind) \(shown(name)) did not arrive whole in the new version; the local database is left as it was")
+            }
+        }
+    }
+}
