@@ -122,7 +122,7 @@ package struct Pipeline: Sendable {
         guard !Files.exists(registry), let baseline else { return nil }
         let version = baseline.bundle.version
         guard let kept = baseline.registryPath else {
-            throw InputError(SourceLocation(file: registry), "missing, and so is the registry version \(version) was published with "
+            throw StationError.badInput(SourceLocation(file: registry), "missing, and so is the registry version \(version) was published with "
                              + "(\(joinPath(joinPath(settings.dist, String(version)), DistLayout.registry))): a registry made afresh would give every "
                              + "station a new s_id, and users' records would point at other stations. Restore it from version control "
                              + "(git checkout -- \(registry)) or from the copy the web server keeps (BASE/\(version)/registry.csv); "
@@ -244,9 +244,10 @@ package struct Pipeline: Sendable {
               try Files.read(pending) == Files.read(kept), try Files.read(registry) != Files.read(kept) else { return }
         let version = published.bundle.version
         let named = published.label == settings.dist ? joinPath(joinPath(settings.dist, String(version)), DistLayout.registry) : kept
-        Events.send(PublishEvent.registryNotUpdated(version: version, dist: published.label, registry: registry, kept: named,
-                                                    error: "it is not the registry version \(version) was published with (a publish that exited 5?)"))
-        throw ReportedFailure(status: .publishedWithoutRegistry)
+        let event = PublishEvent.registryNotUpdated(version: version, dist: published.label, registry: registry, kept: named,
+                                                    error: "it is not the registry version \(version) was published with (a publish that exited 5?)")
+        Events.send(event)
+        throw StationError(.publishedWithoutRegistry, reasons: [event.description], said: true)
     }
 
     static func same(_ a: PublishedBundle, _ b: PublishedBundle) -> Bool {

@@ -68,7 +68,7 @@ package enum PublishEvent: Event, Equatable {
             "build: the version prepared before (\(folder)) is not what would be published now (\(changes.joined(separator: ", "))); preparing it again"
         case .unchanged(let version): "build: the bundle equals the published version \(version); nothing published"
         case .refused(let reasons, let dist, let undecided):
-            GuardRefusal(reasons).description + "\nnothing was published (\(dist) is as it was); "
+            StationError.refused(reasons).description + "\nnothing was published (\(dist) is as it was); "
                 + (undecided ? "no FORCE_PUBLISH publishes an s_id that would name another station: decide each in raw/identity.csv, "
                                + "with the row `make plan` shows for it (docs/maintaining.md, \"Identities\")"
                              : "if this change is intended, run the same make again with FORCE_PUBLISH=1 (stationdb build --force)")

@@ -73,7 +73,7 @@ package struct IngestStage: Stage {
 
     package func record() throws -> StageRecord {
         let raw = options.rawFolder
-        guard Files.isFolder(raw) else { throw EnvironmentError("no raw folder at \(raw)") }   // the run says so properly
+        guard Files.isFolder(raw) else { throw StationError.environment("no raw folder at \(raw)") }   // the run says so properly
         var inputs = ["sources.json": try StageRecord.digest(of: joinPath(raw, SourcesConfig.fileName)),
                       "fixes": try StageRecord.digest(of: options.fixesPath), "registry": try StageRecord.digest(of: options.registryPath),
                       "identity decisions": try StageRecord.digest(of: options.decisionsPath)]
@@ -280,10 +280,11 @@ package struct BuildStage: Stage {
     /// raw/registry.csv could not take the registry version `version` was published with (a
     /// read-only raw/): the version is out and raw/ lags behind it. Says which copy to put
     /// there, on this run and every run after it until that is done (exit 5).
-    static func registryNotUpdated(_ error: Error, registry: String, version: Int, dist: String) -> ReportedFailure {
+    static func registryNotUpdated(_ error: Error, registry: String, version: Int, dist: String) -> StationError {
         let kept = joinPath(joinPath(dist, String(version)), DistLayout.registry)
-        Events.send(PublishEvent.registryNotUpdated(version: version, dist: dist, registry: registry, kept: kept, error: "\(error)"))
-        return ReportedFailure(status: .publishedWithoutRegistry)
+        let event = PublishEvent.registryNotUpdated(version: version, dist: dist, registry: registry, kept: kept, error: "\(error)")
+        Events.send(event)
+        return StationError(.publishedWithoutRegistry, reasons: [event.description], said: true)
     }
 
     /// The candidate's own record: what the build reads, and the version and baseline it was made for.
@@ -412,7 +413,7 @@ package struct BuildStage: Stage {
         do {
             return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path)))
         } catch let error as DecodingError {
-            throw InputError(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
+            throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a lint report (\(error.reason)); write one with `stationdb lint --out`")
         }
     }
 }

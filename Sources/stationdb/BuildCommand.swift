@@ -39,6 +39,6 @@ struct BuildCommand: AsyncParsableCommand {
         let registry = registry ?? (Files.isFolder(raw) ? joinPath(raw, Registry.fileName) : nil)
         let result = try await BuildStage(staging: staging, weights: weights, dist: dist, renumbered: renumbered, registry: registry, lint: lint,
                                           requestedVersion: guardOptions.requestedVersion, guards: guardOptions.guards).run(force: guardOptions.force)
-        if result.exitStatus != .success { throw ReportedFailure(status: result.exitStatus) }
+        if result.exitStatus != .success { throw ExitCode(result.exitStatus.rawValue) }
     }
 }

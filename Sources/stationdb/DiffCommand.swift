@@ -61,7 +61,7 @@ struct DiffCommand: ParsableCommand {
                                 maxMovedFarPercent: maxMovedFar)
         let violations = guards.violations(of: report.summary)
         StandardStream.output.write(report.render(format, limit: limit, guardViolations: violations))
-        if !violations.isEmpty { throw GuardRefusal(violations) }
-        if !report.difference.isEmpty { throw ReportedFailure(status: .differences) }
+        if !violations.isEmpty { throw StationError.refused(violations) }
+        if !report.difference.isEmpty { throw ExitCode(ExitStatus.differences.rawValue) }
     }
 }

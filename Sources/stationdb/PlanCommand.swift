@@ -47,6 +47,6 @@ struct PlanCommand: AsyncParsableCommand {
         } else {
             StandardStream.output.write(text)
         }
-        throw ReportedFailure(status: plan.report.exitStatus)
+        throw ExitCode(plan.report.exitStatus.rawValue)
     }
 }

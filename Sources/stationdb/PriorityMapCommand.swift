@@ -36,7 +36,7 @@ struct PriorityMapCommand: ParsableCommand {
                 note("priority: rsvg-convert is not installed (Debian: librsvg2-bin); only the SVG was written")
                 return
             }
-            guard try runTool(tool, ["-o", png, out]) else { throw EnvironmentError("rsvg-convert failed on \(out)") }
+            guard try runTool(tool, ["-o", png, out]) else { throw StationError.environment("rsvg-convert failed on \(out)") }
             note("priority: wrote \(png)")
         }
     }
@@ -49,7 +49,7 @@ private func runTool(_ tool: String, _ arguments: [String]) throws -> Bool {
     defer { for a in argv { free(a) } }
     var pid: pid_t = 0
     let rc = argv.withUnsafeBufferPointer { posix_spawn(&pid, tool, nil, nil, $0.baseAddress!, environ) }
-    guard rc == 0 else { throw EnvironmentError("cannot run \(tool): \(String(cString: strerror(rc)))") }
+    guard rc == 0 else { throw StationError.environment("cannot run \(tool): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 {
         guard errno == EINTR else { return false }

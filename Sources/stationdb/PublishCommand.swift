@@ -16,6 +16,6 @@ struct PublishCommand: AsyncParsableCommand {
     func run() async throws {
         let report = try await Pipeline(options.settings).publish()
         if json { StandardStream.output.write(String(decoding: try report.json(), as: UTF8.self)) }
-        if report.exitStatus != .success { throw ReportedFailure(status: report.exitStatus) }
+        if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
     }
 }

@@ -29,10 +29,10 @@ struct PullCommand: ParsableCommand {
                 let from = report.localVersion == 0 ? "no database" : "version \(report.localVersion)"
                 note("pull: replaced \(db) (\(from)) with the full version \(report.publishedVersion)\(copied(report))")
             }
-        } catch let error as TransferError {
-            note("error: \(error)")
+        } catch let error as StationError {
+            note("\(error)")
             note("pull: \(db) left as it was")
-            throw ReportedFailure(status: error.exitStatus)
+            throw ExitCode(error.exitStatus.rawValue)
         }
     }
 

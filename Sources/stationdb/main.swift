@@ -30,32 +30,20 @@ func runMain() async -> Never {
             }
         }
         exit(ExitStatus.success.rawValue)
-    } catch let e as InputError {
-        StandardStream.error.write(e.description + "\n")
-        exit(ExitStatus.badInput.rawValue)
-    } catch let e as DamagedError {
-        StandardStream.error.write(e.description + "\n")
-        exit(ExitStatus.environment.rawValue)
-    } catch let e as EnvironmentError {
-        StandardStream.error.write(e.description + "\n")
-        exit(ExitStatus.environment.rawValue)
+    } catch let e as StationError {
+        if !e.said { StandardStream.error.write(e.description + "\n") }
+        exit(e.exitStatus.rawValue)
     } catch let e as SQLiteError {
         StandardStream.error.write("error: \(e)\n")
         exit(ExitStatus.environment.rawValue)
-    } catch let e as TransferError {
-        StandardStream.error.write("error: \(e)\n")
-        exit(e.exitStatus.rawValue)
-    } catch let e as GuardRefusal {
-        StandardStream.error.write(e.description + "\n")
-        exit(ExitStatus.guardRefused.rawValue)
-    } catch let e as ReportedFailure {
-        exit(e.status.rawValue)
+    } catch let code as ExitCode {
+        // A command that said its outcome (plan, diff, a publish's report) and gives its status.
+        exit(code.rawValue)
     } catch {
         let code = StationDB.exitCode(for: error)
         if code == .success {
             StationDB.exit(withError: error) // --help and --version print and exit 0
         }
-        if let exitCode = error as? ExitCode { exit(exitCode.rawValue) }
         // Usage errors: ArgumentParser's message, but our exit status 2.
         StandardStream.error.write(StationDB.fullMessage(for: error) + "\n")
         exit(ExitStatus.badInput.rawValue)

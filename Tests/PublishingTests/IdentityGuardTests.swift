@@ -25,7 +25,7 @@ final class IdentityGuardTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: RepositoryData.raw, toPath: folder + "/raw")
         let report = try await Pipeline(PublishSettings(raw: folder + "/raw", build: folder + "/build", dist: folder + "/dist")).publish()
-        guard report.outcome == .published else { throw EnvironmentError("version 1 of the default raw/ was not published: \(report.outcome)") }
+        guard report.outcome == .published else { throw StationError.environment("version 1 of the default raw/ was not published: \(report.outcome)") }
         published = folder
         return folder
     }
@@ -170,7 +170,7 @@ final class IdentityGuardTests: XCTestCase {
         do {
             _ = try await pipeline().plan()
             XCTFail("a decision for another station than the run gives is bad input")
-        } catch let e as InputError {
+        } catch let e as StationError where e.kind == .badInput {
             XCTAssertEqual(e.diagnostics.map { "\($0.location)" }, ["raw/identity.csv:2: expect"])
         }
         try "s_id,decision,expect,note\n1274,same,station=田町,moved and renamed on purpose\n".write(toFile: decisions, atomically: true, encoding: .utf8)
@@ -188,7 +188,7 @@ final class IdentityGuardTests: XCTestCase {
         do {
             _ = try await pipeline().plan()
             XCTFail("a fix of an s_id the decisions retire is bad input")
-        } catch let e as InputError {
+        } catch let e as StationError where e.kind == .badInput {
             XCTAssertEqual(e.diagnostics.map { "\($0.location)" }, ["raw/identity.csv:2: decision"])
         }
     }

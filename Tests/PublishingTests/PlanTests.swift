@@ -81,8 +81,8 @@ final class PlanTests: XCTestCase {
             do {
                 try await run()
                 XCTFail("expected a damaged dist")
-            } catch let error as DamagedError {
-                XCTAssertEqual(error.problems.diagnostics.first?.location.file, dist + "/latest.json", "\(error)")
+            } catch let error as StationError where error.kind == .damaged {
+                XCTAssertEqual(error.diagnostics.first?.location.file, dist + "/latest.json", "\(error)")
                 for words in ["missing", "version folders 1, 2", "copy the latest.json the web server serves", "stationdb verify"] {
                     XCTAssertTrue("\(error)".contains(words), "\(words): \(error)")
                 }
@@ -320,14 +320,14 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(fixed.report.guards.passed)
     }
 
-    /// An InputError's locations, for a fixes.csv that must be refused.
+    /// An StationError of bad input's locations, for a fixes.csv that must be refused.
     func refusal(_ rows: String...) async throws -> [Diagnostic] {
         try ("action,table,match,field,value,expect,note\n" + rows.map { $0 + "\n" }.joined()).write(toFile: raw + "/fixes.csv", atomically: true, encoding: .utf8)
         do {
             _ = try await pipeline().plan()
             XCTFail("expected bad input")
             return []
-        } catch let error as InputError {
+        } catch let error as StationError where error.kind == .badInput {
             return error.diagnostics
         }
     }
@@ -384,7 +384,7 @@ final class PlanTests: XCTestCase {
             do {
                 _ = run == "plan" ? try await pipeline().plan().report : try await pipeline().publish()
                 XCTFail("\(run): expected bad input")
-            } catch let error as InputError {
+            } catch let error as StationError where error.kind == .badInput {
                 XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: raw + "/registry.csv")], run)
             }
             XCTAssertEqual(try published(), before, "\(run): dist/ and raw/ as they were")
@@ -407,7 +407,7 @@ final class PlanTests: XCTestCase {
             try database.execute("UPDATE stations SET station = '改竄' WHERE s_id = 1")
             database.close()
             XCTAssertThrowsError(try BundleVerifier.verify(path: dist), "version \(version)") { error in
-                XCTAssertTrue(error is DamagedError, "a damaged dist is exit 3, by the one rule: \(error)")
+                XCTAssertTrue(error.station(.damaged) != nil, "a damaged dist is exit 3, by the one rule: \(error)")
             }
             if version == 2 {
                 try writeFixes("set,stations,s_id=60,yomi,えきろくじゅう,,", "set,stations,s_id=61,yomi,えきろくじゅういち,,")
@@ -416,7 +416,7 @@ final class PlanTests: XCTestCase {
                     do {
                         _ = run == "plan" ? try await pipeline().plan().report : try await pipeline().publish()
                         XCTFail("\(run): expected an environment error (exit 3)")
-                    } catch let error as EnvironmentError {
+                    } catch let error as StationError where error.kind == .environment {
                         XCTAssertTrue(error.message.contains(path), error.message)
                     }
                     XCTAssertEqual(try published(), before, run)
@@ -536,7 +536,7 @@ final class MaintainerFileTests: XCTestCase {
         do {
             let plan = try await pipeline().plan()
             XCTFail("expected bad input, the plan says \(plan.report.outcome)")
-        } catch let error as InputError {
+        } catch let error as StationError where error.kind == .badInput {
             return error.diagnostics.map(\.description)
         }
         return []
@@ -560,7 +560,7 @@ final class MaintainerFileTests: XCTestCase {
         do {
             _ = try await pipeline().publish()
             XCTFail("the publish refuses it too")
-        } catch let error as InputError {
+        } catch let error as StationError where error.kind == .badInput {
             XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "\(raw)/renumbered.csv", line: 2, field: "old_s_id")])
         }
         XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 1)

@@ -74,13 +74,13 @@ package struct CSVTable: Sendable {
     package func require(_ expected: CSVColumns) throws {
         let missing = expected.required.filter { columns[$0] == nil }
         if !missing.isEmpty {
-            throw InputError(SourceLocation(file: file, line: headerLine, field: missing.joined(separator: ", ")),
+            throw StationError.badInput(SourceLocation(file: file, line: headerLine, field: missing.joined(separator: ", ")),
                              "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); expected \(expected)")
         }
         guard let optional = expected.optional else { return }
         let unknown = header.filter { !$0.isEmpty && !expected.required.contains($0) && !optional.contains($0) }
         if !unknown.isEmpty {
-            throw InputError(SourceLocation(file: file, line: headerLine, field: unknown.map { shown($0, limit: 40) }.joined(separator: ", ")),
+            throw StationError.badInput(SourceLocation(file: file, line: headerLine, field: unknown.map { shown($0, limit: 40) }.joined(separator: ", ")),
                              "unknown column\(unknown.count > 1 ? "s" : ""), which would be ignored; expected \(expected): correct the header's spelling or remove the column")
         }
     }
@@ -243,9 +243,9 @@ package enum CSVReader {
     private static func parse(_ input: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> CSVTable {
         let n = bytes.count
         // Field offsets are 32-bit, and unescaped copies of quoted fields go after the file's bytes.
-        guard n <= Int(UInt32.max) / 2 else { throw InputError(SourceLocation(file: file), "file of \(n) bytes; expected at most 2 GiB") }
+        guard n <= Int(UInt32.max) / 2 else { throw StationError.badInput(SourceLocation(file: file), "file of \(n) bytes; expected at most 2 GiB") }
         // UTF-16 (what some spreadsheets save as "Unicode") is one mistake, not a NUL in every field.
-        if isUTF16(bytes) { throw InputError(SourceLocation(file: file, line: 1), "UTF-16 text; save it as UTF-8") }
+        if isUTF16(bytes) { throw StationError.badInput(SourceLocation(file: file, line: 1), "UTF-16 text; save it as UTF-8") }
         var problems = DiagnosticCollector(limit: 50)
         var i = n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
         let text = input.span

@@ -29,7 +29,8 @@ package struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     package var description: String { "\(location): \(message)" }
 }
 
-/// Exit statuses shared by every subcommand.
+/// Exit statuses shared by every subcommand: the one table (docs/cli.md, the Makefile and
+/// `stationdb --help` quote it), which StationError.Kind maps onto.
 package enum ExitStatus: Int32, Sendable {
     case success = 0
     case differences = 1
@@ -39,56 +40,6 @@ package enum ExitStatus: Int32, Sendable {
     /// A version was published, but raw/registry.csv could not take its registry: the
     /// next publish must not start from the old one (the message names the copy to restore).
     case publishedWithoutRegistry = 5
-}
-
-/// A failure whose messages were already written: only its exit status is left to give.
-package struct ReportedFailure: Error, Sendable {
-    package var status: ExitStatus
-    package init(status: ExitStatus) { self.status = status }
-}
-
-/// Bad input (exit 2): every problem found, up to a limit, not just the first.
-package struct InputError: Error, CustomStringConvertible, Sendable {
-    package var diagnostics: [Diagnostic]
-    package var truncated: Bool
-
-    package init(_ diagnostics: [Diagnostic], truncated: Bool = false) {
-        self.diagnostics = diagnostics; self.truncated = truncated
-    }
-
-    package init(_ location: SourceLocation, _ message: String) {
-        self.init([Diagnostic(location, message)])
-    }
-
-    package var description: String {
-        var lines = diagnostics.map { "error: \($0)" }
-        if truncated { lines.append("error: too many problems; stopped after \(diagnostics.count)") }
-        return lines.joined(separator: "\n")
-    }
-}
-
-/// A published dist or bundle that is not what its own latest.json or manifest says, or
-/// not a bundle as bundle.md defines it (a file it names missing, another size or sha256):
-/// exit 3, every problem listed. What was given is right; what it leads to is damaged.
-package struct DamagedError: Error, CustomStringConvertible, Sendable {
-    package var problems: InputError
-    package init(_ problems: InputError) { self.problems = problems }
-    package init(_ location: SourceLocation, _ message: String) { problems = InputError(location, message) }
-    package var description: String { problems.description }
-}
-
-/// I/O or environment failure (exit 3): a file that cannot be read or written, a network error.
-package struct EnvironmentError: Error, CustomStringConvertible, Sendable {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var description: String { "error: \(message)" }
-}
-
-/// A guard refused to publish (exit 4).
-package struct GuardRefusal: Error, CustomStringConvertible, Sendable {
-    package var reasons: [String]
-    package init(_ reasons: [String]) { self.reasons = reasons }
-    package var description: String { reasons.map { "refused: \($0)" }.joined(separator: "\n") }
 }
 
 /// Collects problems across a whole run, so a maintainer sees them all at once.
@@ -106,16 +57,15 @@ package struct DiagnosticCollector: Sendable {
         if diagnostics.count < limit { diagnostics.append(Diagnostic(location, message)) } else { truncated = true }
     }
 
-    package mutating func add(_ error: InputError) {
+    package mutating func add(_ error: StationError) {
         for d in error.diagnostics { add(d.location, d.message) }
         if error.truncated { truncated = true }
     }
 
-    /// Throws the collected problems, if any: bad input, or with `damaged` a DamagedError.
+    /// Throws the collected problems, if any: bad input, or with `damaged` a damaged file.
     package func check(damaged: Bool = false) throws {
         guard !isEmpty else { return }
-        let error = InputError(diagnostics, truncated: truncated)
-        if damaged { throw DamagedError(error) } else { throw error }
+        throw StationError(damaged ? .damaged : .badInput, diagnostics, truncated: truncated)
     }
 }
 

@@ -20,12 +20,12 @@ package final class FileLock: Sendable {
     /// written it yet) and blocks until it is free; without, returns nil at once.
     package static func acquire(_ path: String, wait: Bool, waiting: (Int?) -> Void = { _ in }) throws -> FileLock? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw EnvironmentError("cannot open the lock file \(path): \(systemError())") }
+        guard fd >= 0 else { throw StationError.environment("cannot open the lock file \(path): \(systemError())") }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK else {
                 let reason = systemError()
                 close(fd)
-                throw EnvironmentError("cannot lock \(path): \(reason)")
+                throw StationError.environment("cannot lock \(path): \(reason)")
             }
             guard wait else {
                 close(fd)
@@ -36,7 +36,7 @@ package final class FileLock: Sendable {
                 guard errno == EINTR else {
                     let reason = systemError()
                     close(fd)
-                    throw EnvironmentError("cannot lock \(path): \(reason)")
+                    throw StationError.environment("cannot lock \(path): \(reason)")
                 }
             }
         }
@@ -50,7 +50,7 @@ package final class FileLock: Sendable {
         let lock = try acquire(path, wait: wait) { pid in Events.send(WaitingForLock(job: job, holder: pid, path: path)) }
         guard let lock else {
             let holder = holder(of: path).map { "pid \($0)" } ?? "another process"
-            throw EnvironmentError("another \(job) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
+            throw StationError.environment("another \(job) is running (\(holder) holds \(path)); not waiting for it (--no-wait). Try again when it has finished.")
         }
         return lock
     }

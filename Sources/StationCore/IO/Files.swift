@@ -55,7 +55,7 @@ package enum Files {
     package static func readLimit(setting: String? = nil) throws -> Int {
         guard let text = setting ?? getenv(readLimitSetting).map({ String(cString: $0) }) else { return defaultReadLimit }
         guard let limit = Int(text), limit > 0 else {
-            throw InputError(SourceLocation(file: readLimitSetting), "expected a whole number of bytes above 0, found '\(shown(text))'")
+            throw StationError.badInput(SourceLocation(file: readLimitSetting), "expected a whole number of bytes above 0, found '\(shown(text))'")
         }
         return limit
     }
@@ -71,17 +71,17 @@ package enum Files {
         let name = label ?? path
         let limit = try limit ?? readLimit()
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw EnvironmentError("cannot read \(name): \(systemError())") }
+        guard fd >= 0 else { throw StationError.environment("cannot read \(name): \(systemError())") }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let reason = systemError()
             close(fd)
-            throw EnvironmentError("cannot read \(name): \(reason)")
+            throw StationError.environment("cannot read \(name): \(reason)")
         }
         // A folder, FIFO or device named where a file belongs is the user's to fix: bad input, not a failing disk.
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw InputError(SourceLocation(file: name), "\(kind(info.st_mode))\(linkTarget(path).map { " (a link to \($0))" } ?? ""), not a file; expected a file here")
+            throw StationError.badInput(SourceLocation(file: name), "\(kind(info.st_mode))\(linkTarget(path).map { " (a link to \($0))" } ?? ""), not a file; expected a file here")
         }
         let size = Int(info.st_size)
         guard size <= limit else {
@@ -92,8 +92,8 @@ package enum Files {
     }
 
     /// The refusal of a file over the read limit, saying how to raise it.
-    package static func tooLarge(_ name: String, size: Int, limit: Int) -> InputError {
-        InputError(SourceLocation(file: name), "\(size) bytes, more than the limit of \(limit) bytes on a file stationdb reads; "
+    package static func tooLarge(_ name: String, size: Int, limit: Int) -> StationError {
+        StationError.badInput(SourceLocation(file: name), "\(size) bytes, more than the limit of \(limit) bytes on a file stationdb reads; "
                    + "if the file is right, raise the limit with the environment setting \(readLimitSetting)=<bytes>")
     }
 
@@ -165,7 +165,7 @@ package enum Files {
         while done < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw EnvironmentError("cannot read \(label ?? path): \(systemError())") }
+            guard n >= 0 else { throw StationError.environment("cannot read \(label ?? path): \(systemError())") }
             if n == 0 { break }
             done += n
         }
@@ -184,7 +184,7 @@ package enum Files {
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw EnvironmentError("cannot read \(label ?? path): \(systemError())") }
+            guard n >= 0 else { throw StationError.environment("cannot read \(label ?? path): \(systemError())") }
             if n == 0 { return }
             total += n
             if total > limit { throw tooLarge(label ?? path, size: total, limit: limit) }
@@ -197,8 +197,8 @@ package enum Files {
         if isFolder(path) { return }
         let parent = parentFolder(of: path)
         if !parent.isEmpty, parent != path { try createFolder(parent) }
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw EnvironmentError("cannot create folder \(path): \(systemError())") }
-        guard isFolder(path) else { throw EnvironmentError("cannot create folder \(path): a file of that name is there") }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw StationError.environment("cannot create folder \(path): \(systemError())") }
+        guard isFolder(path) else { throw StationError.environment("cannot create folder \(path): a file of that name is there") }
     }
 
     package static func remove(_ path: String) {
@@ -209,12 +209,12 @@ package enum Files {
     /// be on different disks), a copy that is then removed from where it was.
     package static func moveFolder(_ from: String, to: String) throws {
         if rename(from, to) == 0 { return }
-        guard errno == EXDEV else { throw EnvironmentError("cannot move \(from) to \(to): \(systemError())") }
+        guard errno == EXDEV else { throw StationError.environment("cannot move \(from) to \(to): \(systemError())") }
         do {
             try FileManager.default.copyItem(atPath: from, toPath: to)
         } catch {
             remove(to)
-            throw EnvironmentError("cannot copy \(from) to \(to): \((error as? CocoaError)?.underlying.map { "\($0)" } ?? "\(error)")")
+            throw StationError.environment("cannot copy \(from) to \(to): \((error as? CocoaError)?.underlying.map { "\($0)" } ?? "\(error)")")
         }
         remove(from)
     }
@@ -227,9 +227,9 @@ package enum Files {
     /// Flushes a file (or a folder's entries) to disk.
     package static func sync(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EnvironmentError("cannot open \(path) to flush it: \(systemError())") }
+        guard fd >= 0 else { throw StationError.environment("cannot open \(path) to flush it: \(systemError())") }
         defer { close(fd) }
-        if fsync(fd) != 0, errno != EINVAL { throw EnvironmentError("cannot flush \(path): \(systemError())") }
+        if fsync(fd) != 0, errno != EINVAL { throw StationError.environment("cannot flush \(path): \(systemError())") }
     }
 
     /// Writes all of `bytes` to `fd`; the errno of a failed write, if any.
@@ -249,10 +249,10 @@ package enum Files {
     /// Writes a file in place, without flushing it (for files of a folder that is flushed and renamed as a whole).
     package static func write(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw EnvironmentError("cannot write \(path): \(systemError())") }
+        guard fd >= 0 else { throw StationError.environment("cannot write \(path): \(systemError())") }
         let failure = bytes.withUnsafeBytes { writeAll(fd, $0) }
         let closed = close(fd) == 0 ? nil : errno
-        if let failure = failure ?? closed { throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))") }
+        if let failure = failure ?? closed { throw StationError.environment("cannot write \(path): \(String(cString: strerror(failure)))") }
     }
 }
 
@@ -282,7 +282,7 @@ package enum AtomicFile {
         let target = resolved.map { String(cString: $0) } ?? path
         guard stat(target, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             let what = stat(target, &info) == 0 ? Files.kind(info.st_mode) : "nothing"
-            throw InputError(SourceLocation(file: path), "\(what)\(link.map { " (a link to \($0))" } ?? ""), not a file; stationdb writes only to a file or a new path")
+            throw StationError.badInput(SourceLocation(file: path), "\(what)\(link.map { " (a link to \($0))" } ?? ""), not a file; stationdb writes only to a file or a new path")
         }
         return target
     }
@@ -309,7 +309,7 @@ package enum AtomicFile {
         if rename(temporary, path) != 0 {
             let reason = systemError()
             unlink(temporary)
-            throw EnvironmentError("cannot rename \(temporary) to \(path): \(reason)")
+            throw StationError.environment("cannot rename \(temporary) to \(path): \(reason)")
         }
         let folder = parentFolder(of: path)
         try Files.sync(folder.isEmpty ? "." : folder)

@@ -15,7 +15,8 @@ package enum Gzip {
     /// and 0.04% larger than 12 in 0.07 s and 0.09 s.
     package static let level: Int32 = 12
 
-    package enum Failure: Error, Sendable {
+    /// Why an inflate stopped: the cause of the StationError it throws (damaged).
+    package enum Failure: Sendable, Equatable {
         /// Not a valid gzip (or zlib) stream, with zlib's reason.
         case damaged(String)
         /// The stream ends before its end marker.
@@ -30,14 +31,14 @@ package enum Gzip {
     package static func compress(fileAt source: String, to destination: String) throws -> (bytes: Int, sha256: String) {
         let input = try Files.read(source)
         guard let compressor = libdeflate_alloc_compressor(level) else {
-            throw EnvironmentError("libdeflate could not start compressing")
+            throw StationError.environment("libdeflate could not start compressing")
         }
         defer { libdeflate_free_compressor(compressor) }
         let bound = libdeflate_gzip_compress_bound(compressor, input.count)
         // Not zeroed first: only the pages the gzip fills are ever touched.
         let gzip = try [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
             count = input.withUnsafeBytes { libdeflate_gzip_compress(compressor, $0.baseAddress, $0.count, buffer.baseAddress, buffer.count) }
-            if count == 0 { throw EnvironmentError("libdeflate could not compress \(source)") }
+            if count == 0 { throw StationError.environment("libdeflate could not compress \(source)") }
         }
         try Files.write(gzip, to: destination)
         return (gzip.count, SHA256.hex(gzip))
@@ -63,7 +64,7 @@ package enum Gzip {
         var stream = z_stream()
         // windowBits 15 + 32: a gzip or zlib wrapper, told by its header.
         guard inflateInit2_(&stream, 15 + 32, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw EnvironmentError("zlib could not start inflating")
+            throw StationError.environment("zlib could not start inflating")
         }
         defer { inflateEnd(&stream) }
         let output = try destination.map(OutputFile.init)
@@ -77,7 +78,7 @@ package enum Gzip {
             repeat {
                 if ended {
                     // The next member of the file starts where the last one ended.
-                    guard inflateReset(&stream) == Z_OK else { throw EnvironmentError("zlib could not restart") }
+                    guard inflateReset(&stream) == Z_OK else { throw StationError.environment("zlib could not restart") }
                     ended = false
                 }
                 let (rc, produced) = out.withUnsafeMutableBufferPointer { buffer -> (Int32, Int) in
@@ -87,17 +88,17 @@ package enum Gzip {
                     return (rc, buffer.count - Int(stream.avail_out))
                 }
                 if rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR {
-                    throw Failure.damaged(stream.msg.map { String(cString: $0) } ?? "zlib error \(rc)")
+                    throw failure(.damaged(stream.msg.map { String(cString: $0) } ?? "zlib error \(rc)"))
                 }
                 written += produced
-                if written > maxBytes { throw Failure.tooLarge(limit: maxBytes) }
+                if written > maxBytes { throw failure(.tooLarge(limit: maxBytes)) }
                 out.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<produced])) }
                 try output?.append(out[..<produced])
                 if rc == Z_STREAM_END { ended = true }
                 if rc == Z_BUF_ERROR { break }
             } while stream.avail_in > 0 || stream.avail_out == 0
         }
-        if !sawInput || !ended { throw Failure.truncated }
+        if !sawInput || !ended { throw failure(.truncated) }
         try output?.close()
         return (written, hasher.finalizeHex())
     }
@@ -111,7 +112,7 @@ final class OutputFile {
     init(_ path: String) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw EnvironmentError("cannot write \(path): \(systemError())") }
+        guard fd >= 0 else { throw StationError.environment("cannot write \(path): \(systemError())") }
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
@@ -122,13 +123,24 @@ final class OutputFile {
 
     func append(_ raw: UnsafeRawBufferPointer) throws {
         if let failure = Files.writeAll(fd, raw) {
-            throw EnvironmentError("cannot write \(path): \(String(cString: strerror(failure)))")
+            throw StationError.environment("cannot write \(path): \(String(cString: strerror(failure)))")
         }
     }
 
     func close() throws {
         let rc = Glibc.close(fd)
         fd = -1
-        if rc != 0 { throw EnvironmentError("cannot write \(path): \(systemError())") }
+        if rc != 0 { throw StationError.environment("cannot write \(path): \(systemError())") }
+    }
+}
+
+extension Gzip {
+    static func failure(_ failure: Failure) -> StationError {
+        let reason = switch failure {
+        case .damaged(let zlib): "not a valid gzip stream (\(zlib))"
+        case .truncated: "the gzip stream ends early"
+        case .tooLarge(let limit): "inflates past the limit of \(limit) bytes"
+        }
+        return StationError(.damaged, reasons: [reason], cause: .gzip(failure))
     }
 }

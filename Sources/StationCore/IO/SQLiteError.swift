@@ -1,5 +1,5 @@
 /// A failure SQLite reported: on which file, with which code, for which statement.
-package struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     package var path: String
     package var code: ResultCode
     package var message: String
@@ -50,4 +50,30 @@ package struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     package static let SQLITE_AUTH = Self(rawValue: 23), SQLITE_FORMAT = Self(rawValue: 24), SQLITE_RANGE = Self(rawValue: 25)
     package static let SQLITE_NOTADB = Self(rawValue: 26), SQLITE_NOTICE = Self(rawValue: 27), SQLITE_WARNING = Self(rawValue: 28)
     package static let SQLITE_ROW = Self(rawValue: 100), SQLITE_DONE = Self(rawValue: 101)
+}
+
+/// A statement of an SQL script (a patch) that failed: where, which, and why; the cause
+/// of the StationError the script's run throws.
+package struct StatementFailure: Sendable, Equatable {
+    package var location: SourceLocation
+    package var statement: String
+    /// SQLite's message, or why the statement is not one statement.
+    package var problem: String
+    /// SQLite's error, when SQLite failed the statement.
+    package var error: SQLiteError?
+
+    package init(location: SourceLocation, statement: String, problem: String, error: SQLiteError?) {
+        self.location = location; self.statement = statement; self.problem = problem; self.error = error
+    }
+
+    /// The authorizer's reason, when a refusal is what made the statement fail.
+    package var refusal: String? { error?.refusal }
+
+    /// The statement wrote past `limitSize(toBytes:)`.
+    package var isFull: Bool { error?.isFull ?? false }
+
+    /// The statement stopped past `limitingWork(to:)`'s bound.
+    package var isInterrupted: Bool { error?.isInterrupted ?? false }
+
+    package var message: String { "\(refusal.map { "refused: \($0)" } ?? problem) in: \(shown(statement))" }
 }

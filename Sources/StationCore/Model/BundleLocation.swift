@@ -10,8 +10,8 @@ import Glibc
 ///   names the published version's bundle;
 /// - a version folder (dist/<v>): it has manifest.json and stations.sqlite.
 ///
-/// Anything else is an InputError (exit 2): the diff cannot say anything about it; a
-/// dist or version folder whose database is missing is damaged (DamagedError, exit 3).
+/// Anything else is a StationError of bad input (exit 2): the diff cannot say anything about it; a
+/// dist or version folder whose database is missing is damaged (StationError damaged, exit 3).
 package struct BundleLocation: Sendable, Equatable {
     /// As given on the command line.
     package var argument: String
@@ -56,14 +56,14 @@ package struct BundleLocation: Sendable, Equatable {
             let database = try databaseNamed(byLatest: latest)
             let path = inside(database)
             guard Files.exists(path) else {
-                throw DamagedError(SourceLocation(file: latest, field: "database"), "names \(database), which does not exist: the dist is damaged")
+                throw StationError.damaged(SourceLocation(file: latest, field: "database"), "names \(database), which does not exist: the dist is damaged")
             }
             try checkSQLite(path)
             return BundleLocation(argument: argument, databasePath: path, kind: .dist)
         case .version:
             let database = inside(databaseName)
             guard Files.exists(database) else {
-                throw DamagedError(SourceLocation(file: argument), "a version folder without \(databaseName): it is damaged")
+                throw StationError.damaged(SourceLocation(file: argument), "a version folder without \(databaseName): it is damaged")
             }
             try checkSQLite(database)
             return BundleLocation(argument: argument, databasePath: database, kind: .version)
@@ -71,10 +71,10 @@ package struct BundleLocation: Sendable, Equatable {
             guard Files.exists(argument) else {
                 // The candidate (build/staging.bin.candidate) is there only from a plan to the publish that moves it into dist/.
                 let candidate = argument.hasSuffix(".candidate") || argument.hasSuffix(".candidate/")
-                throw InputError(SourceLocation(file: argument), "no such file or folder" + (candidate
+                throw StationError.badInput(SourceLocation(file: argument), "no such file or folder" + (candidate
                     ? "; a candidate version is there only once `make plan` (stationdb plan) has prepared it, until a publish moves it into dist/: run make plan first, or name dist for the published version" : ""))
             }
-            throw InputError(SourceLocation(file: argument),
+            throw StationError.badInput(SourceLocation(file: argument),
                              "not a bundle: a folder without \(latestName) (a dist folder) or \(databaseName) (a version folder)")
         }
     }
@@ -84,10 +84,10 @@ package struct BundleLocation: Sendable, Equatable {
     static func databaseNamed(byLatest path: String) throws -> String {
         struct Latest: Decodable { var database: String }
         guard let latest = try? JSONDecoder().decode(Latest.self, from: Data(Files.read(path))), !latest.database.isEmpty else {
-            throw InputError(SourceLocation(file: path, field: "database"), "missing or unreadable: latest.json must name the published database")
+            throw StationError.badInput(SourceLocation(file: path, field: "database"), "missing or unreadable: latest.json must name the published database")
         }
         if let problem = DistLayout.problem(withPath: latest.database) {
-            throw InputError(SourceLocation(file: path, field: "database"), problem)
+            throw StationError.badInput(SourceLocation(file: path, field: "database"), problem)
         }
         return latest.database
     }
@@ -100,7 +100,7 @@ package struct BundleLocation: Sendable, Equatable {
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 16)
         guard read(fd, &head, 16) == 16, head == Array("SQLite format 3\0".utf8) else {
-            throw InputError(SourceLocation(file: path), "not an SQLite database")
+            throw StationError.badInput(SourceLocation(file: path), "not an SQLite database")
         }
     }
 }

@@ -60,7 +60,7 @@ package enum BundleVersion {
 
     /// `value` when it is a version; bad input at `location` otherwise.
     package static func checked(_ value: Int, at location: SourceLocation) throws -> Int {
-        guard range.contains(value) else { throw InputError(location, "version \(value) is \(limit)") }
+        guard range.contains(value) else { throw StationError.badInput(location, "version \(value) is \(limit)") }
         return value
     }
 
@@ -68,7 +68,7 @@ package enum BundleVersion {
     /// ask for "7/"); a name of digits beyond the range is bad input naming it.
     package static func named(_ names: some Sequence<String>, in folder: String) throws -> [Int] {
         try names.filter { $0.first != "0" && !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }.map { name in
-            guard let n = Int(name), range.contains(n) else { throw InputError(SourceLocation(file: joinPath(folder, name)), "a version folder's name, \(limit)") }
+            guard let n = Int(name), range.contains(n) else { throw StationError.badInput(SourceLocation(file: joinPath(folder, name)), "a version folder's name, \(limit)") }
             return n
         }.sorted()
     }
@@ -211,7 +211,7 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
         do {
             return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
         } catch let error as DecodingError {
-            throw InputError(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description: \(error.reason)")
+            throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description: \(error.reason)")
         }
     }
 
@@ -238,7 +238,7 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
         }
         guard recorded || followed else { return }
         let listed = folders.prefix(10).map(String.init).joined(separator: ", ") + (folders.count > 10 ? " and \(folders.count - 10) more" : "")
-        throw DamagedError(SourceLocation(file: joinPath(dist, DistLayout.latest)),
+        throw StationError.damaged(SourceLocation(file: joinPath(dist, DistLayout.latest)),
                            "missing, but version folders \(listed) are published in \(dist): the dist is damaged, and a version made now "
                            + "would be compared with nothing. Restore it: copy the latest.json the web server serves (BASE/latest.json) "
                            + "into \(dist), or make it from the manifest.json of the version the apps have (the same facts without "
@@ -273,7 +273,7 @@ package struct Baseline: Sendable {
         guard let latest = try PublishedBundle.latest(in: dist) else { return nil }
         let database = joinPath(dist, latest.database)
         guard Files.exists(database) else {
-            throw DamagedError(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing: the dist is damaged")
+            throw StationError.damaged(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing: the dist is damaged")
         }
         let folder = joinPath(dist, String(latest.version)), manifest = joinPath(folder, DistLayout.manifest)
         let registry = joinPath(folder, DistLayout.registry)
@@ -283,7 +283,7 @@ package struct Baseline: Sendable {
             expected.append((registry, files[DistLayout.registry] ?? "none", manifest))
         }
         for (path, sha256, source) in expected where try SHA256.hex(fileAt: path) != sha256 {
-            throw EnvironmentError("\(path) is not as published: its sha256 differs from the one \(source) gives; a published version never changes, "
+            throw StationError.environment("\(path) is not as published: its sha256 differs from the one \(source) gives; a published version never changes, "
                                    + "so put the file back as it was published (the web server keeps a copy) before publishing or planning against it")
         }
         return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist, files: files)

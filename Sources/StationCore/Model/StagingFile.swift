@@ -155,16 +155,16 @@ package enum StagingFile {
     package static func read(from path: String) throws -> Staging { try read(from: path, metaOnly: false) }
 
     static func read(from path: String, metaOnly: Bool) throws -> Staging {
-        guard Files.exists(path) else { throw EnvironmentError("no staging file at \(path); run `stationdb ingest` first") }
+        guard Files.exists(path) else { throw StationError.environment("no staging file at \(path); run `stationdb ingest` first") }
         let bytes = try Files.read(path)
-        func damaged(_ what: String) -> EnvironmentError {
-            EnvironmentError("the staging file \(path) is damaged (\(what)); run `stationdb ingest` again to rewrite it")
+        func damaged(_ what: String) -> StationError {
+            StationError(.damaged, reasons: ["the staging file \(path) is damaged (\(what)); run `stationdb ingest` again to rewrite it"])
         }
         guard bytes.count >= magic.count + 5, bytes.starts(with: magic) else {
-            throw EnvironmentError("\(path) is not a stationdb staging file; run `stationdb ingest` to write one")
+            throw StationError.environment("\(path) is not a stationdb staging file; run `stationdb ingest` to write one")
         }
         guard bytes[magic.count] == format else {
-            throw EnvironmentError("the staging file \(path) is of format \(bytes[magic.count]), this stationdb reads format \(format); run `stationdb ingest` again to rewrite it")
+            throw StationError.environment("the staging file \(path) is of format \(bytes[magic.count]), this stationdb reads format \(format); run `stationdb ingest` again to rewrite it")
         }
         let body = bytes.count - 4
         let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[body + $1]) << UInt32(8 * $1) }
@@ -173,8 +173,8 @@ package enum StagingFile {
 
         do {
             return try bytes.withUnsafeBufferPointer { try decode(StagingDecoder(bytes: $0, position: magic.count + 1, end: body), metaOnly: metaOnly) }
-        } catch let damage as StagingDecoder.Damage {
-            throw damaged(damage.what)
+        } catch let damage as StationError where damage.kind == .damaged {
+            throw damaged(damage.message)
         }
     }
 
@@ -209,7 +209,7 @@ package enum StagingFile {
             for _ in 0..<counts[4] {
                 n.stationLines.append(StationLine(lineID: try file.int(), stationID: try file.int(), sort: try file.int()))
             }
-            guard file.position == file.end else { throw StagingDecoder.Damage(what: "\(file.end - file.position) bytes after the last row") }
+            guard file.position == file.end else { throw StagingDecoder.damage("\(file.end - file.position) bytes after the last row") }
             return Staging(network: n, meta: meta)
         }
     }
@@ -234,7 +234,8 @@ struct StagingEncoder {
 
 /// Reads the file's bytes in place, checking as it goes: a damaged file is an error, never a crash.
 struct StagingDecoder {
-    struct Damage: Error { var what: String }
+    /// What is wrong, as the decoder finds it; read() names the file.
+    static func damage(_ what: String) -> StationError { StationError(.damaged, reasons: [what]) }
 
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
@@ -243,7 +244,7 @@ struct StagingDecoder {
     mutating func int() throws -> Int {
         var z: UInt64 = 0, shift: UInt64 = 0
         while true {
-            guard position < end, shift < 64 else { throw Damage(what: "it ends early") }
+            guard position < end, shift < 64 else { throw Self.damage("it ends early") }
             let b = bytes[position]
             position += 1
             z |= UInt64(b & 0x7F) << shift
@@ -256,21 +257,21 @@ struct StagingDecoder {
     /// A row count, which cannot exceed the bytes left.
     mutating func count() throws -> Int {
         let n = try int()
-        guard n >= 0, n <= end - position else { throw Damage(what: "a row count of \(n)") }
+        guard n >= 0, n <= end - position else { throw Self.damage("a row count of \(n)") }
         return n
     }
 
     mutating func flag() throws -> Bool {
-        guard position < end else { throw Damage(what: "it ends early") }
+        guard position < end else { throw Self.damage("it ends early") }
         let b = bytes[position]
         position += 1
-        guard b <= 1 else { throw Damage(what: "a flag of \(b)") }
+        guard b <= 1 else { throw Self.damage("a flag of \(b)") }
         return b == 1
     }
 
     mutating func text() throws -> String {
         let n = try int()
-        guard n >= 0, n <= end - position else { throw Damage(what: "a string of \(n) bytes") }
+        guard n >= 0, n <= end - position else { throw Self.damage("a string of \(n) bytes") }
         defer { position += n }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<(position + n)]), as: UTF8.self)
     }

@@ -134,11 +134,11 @@ package struct BundleBuilder: Sendable {
         if let requested {
             _ = try BundleVersion.checked(requested, at: SourceLocation(file: "VERSION"))
             if let previous, requested <= previous {
-                throw InputError(SourceLocation(file: "VERSION"),
+                throw StationError.badInput(SourceLocation(file: "VERSION"),
                                  "version \(requested) is not larger than the published version \(previous); versions only grow")
             }
             if requested <= taken {
-                throw InputError(SourceLocation(file: "VERSION"),
+                throw StationError.badInput(SourceLocation(file: "VERSION"),
                                  "version \(requested) is not larger than the version folder \(taken) already in dist/; a version is never replaced")
             }
             return requested
@@ -272,10 +272,10 @@ package struct BundleBuilder: Sendable {
         let latestPath = joinPath(dist, DistLayout.latest)
         let now = try PublishedBundle.latest(in: dist)
         guard now?.version == previous?.version, now?.sha256 == previous?.sha256 else {
-            throw EnvironmentError("\(latestPath) names version \(now.map { String($0.version) } ?? "none") now, not \(previous.map { String($0.version) } ?? "none") as when version \(version) was built; build it again")
+            throw StationError.environment("\(latestPath) names version \(now.map { String($0.version) } ?? "none") now, not \(previous.map { String($0.version) } ?? "none") as when version \(version) was built; build it again")
         }
         let final = joinPath(dist, String(version))
-        if Files.exists(final) { throw EnvironmentError("\(final) exists already; a version is never replaced") }
+        if Files.exists(final) { throw StationError.environment("\(final) exists already; a version is never replaced") }
         let temporary = joinPath(dist, "\(DistLayout.temporaryPrefix)\(version)-\(getpid())")
         var movedIn = false
         do {
@@ -289,9 +289,9 @@ package struct BundleBuilder: Sendable {
 
             try step(.renameFolder)
             // The version is above every folder, and the lock keeps others out: nothing is replaced.
-            if Files.exists(final) { throw EnvironmentError("\(final) appeared while this publish was running; nothing was replaced") }
+            if Files.exists(final) { throw StationError.environment("\(final) appeared while this publish was running; nothing was replaced") }
             if rename(temporary, final) != 0 {
-                throw EnvironmentError("cannot rename \(temporary) to \(final): \(systemError())")
+                throw StationError.environment("cannot rename \(temporary) to \(final): \(systemError())")
             }
             movedIn = true
             try Files.sync(dist)

@@ -25,7 +25,7 @@ package enum BundleVerifier {
 
     package static func verify(path: String) throws -> VerifyReport {
         var problems = DiagnosticCollector(limit: 500)
-        guard Files.exists(path) else { throw InputError(SourceLocation(file: path), "no such file or folder") }
+        guard Files.exists(path) else { throw StationError.badInput(SourceLocation(file: path), "no such file or folder") }
         var report: VerifyReport
         let manifest = joinPath(path, DistLayout.manifest)
         switch BundleLocation.kind(of: path) {
@@ -38,7 +38,7 @@ package enum BundleVerifier {
             let (version, counts) = checkDatabase(path, expectedVersion: nil, &problems)
             report = VerifyReport(path: path, version: version, rowCounts: counts, database: path)
         case .version, nil:
-            throw InputError(SourceLocation(file: path),
+            throw StationError.badInput(SourceLocation(file: path),
                              "neither a dist folder (no \(DistLayout.latest)) nor a version folder (no \(DistLayout.manifest))")
         }
         try problems.check(damaged: true)

@@ -35,7 +35,7 @@ package enum BundleWriter {
                 PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768
                 """)
             if let station = network.stations.first(where: { weights[$0.id] == nil }) {
-                throw InputError(SourceLocation(file: path, field: "s_id \(station.id)"), "station \(station.id) has no weight")
+                throw StationError.badInput(SourceLocation(file: path, field: "s_id \(station.id)"), "station \(station.id) has no weight")
             }
             try db.transaction {
                 for table in BundleSchema.tables { try db.execute(table.createSQL) }
@@ -64,7 +64,7 @@ package enum BundleWriter {
             }
         } catch let e as SQLiteError {
             unlink(path)
-            throw EnvironmentError("cannot write the bundle \(path): \(e)")
+            throw StationError.environment("cannot write the bundle \(path): \(e)")
         } catch {
             unlink(path)
             throw error

@@ -13,7 +13,7 @@ import StationCore
 /// authorizer refuses fails before it runs.
 package enum AndroidPatchRunner {
     /// Applies `sql` to an open database, in one transaction; `file` is how messages
-    /// name the patch. Throws an `SQLScript.Failure` for the statement that failed.
+    /// name the patch. Throws bad input whose cause is the statement that failed.
     package static func apply(sql: String, to db: SQLiteDatabase, file: String = "patch",
                              authorizer: SQLiteAuthorizer? = nil) throws {
         let script = try SQLScript(sql, file: file)
@@ -51,7 +51,7 @@ package struct SQLScript: Sendable {
             }
         }
         if quotes % 2 != 0 {
-            throw InputError(SourceLocation(file: file, line: bufferLine), "a quoted literal opened here is never closed")
+            throw StationError.badInput(SourceLocation(file: file, line: bufferLine), "a quoted literal opened here is never closed")
         }
         statements = result
     }
@@ -78,8 +78,9 @@ package struct SQLScript: Sendable {
     /// Opens no transaction: `AndroidPatchRunner` wraps the call in one.
     func run(on db: SQLiteDatabase) throws {
         for statement in statements {
-            func failure(_ problem: String, _ error: SQLiteError? = nil) -> Failure {
-                Failure(location: SourceLocation(file: file, line: statement.line), statement: statement.text, problem: problem, error: error)
+            func failure(_ problem: String, _ error: SQLiteError? = nil) -> StationError {
+                let failure = StatementFailure(location: SourceLocation(file: file, line: statement.line), statement: statement.text, problem: problem, error: error)
+                return StationError(.badInput, [Diagnostic(failure.location, failure.message)], cause: .statement(failure))
             }
             do {
                 let (prepared, rest) = try db.prepareFirst(statement.text)
@@ -89,29 +90,6 @@ package struct SQLScript: Sendable {
             } catch let error as SQLiteError {
                 throw failure(error.message, error)
             }
-        }
-    }
-
-    /// A statement of a script that failed: where, which, and why.
-    package struct Failure: Error, CustomStringConvertible, Sendable {
-        package var location: SourceLocation
-        package var statement: String
-        /// SQLite's message, or why the statement is not one statement.
-        package var problem: String
-        /// SQLite's error, when SQLite failed the statement.
-        package var error: SQLiteError?
-
-        /// The authorizer's reason, when a refusal is what made the statement fail.
-        package var refusal: String? { error?.refusal }
-
-        /// The statement wrote past `limitSize(toBytes:)`.
-        package var isFull: Bool { error?.isFull ?? false }
-
-        /// The statement stopped past `limitingWork(to:)`'s bound.
-        package var isInterrupted: Bool { error?.isInterrupted ?? false }
-
-        package var description: String {
-            "\(location): \(refusal.map { "refused: \($0)" } ?? problem) in: \(shown(statement))"
         }
     }
 }

@@ -86,7 +86,7 @@ package struct BundleDifference: Sendable {
     static func attach(oldPath: String, newPath: String) throws -> SQLiteDatabase {
         // ATTACH would create a missing file; a missing bundle is an error instead.
         for path in [oldPath, newPath] where !Files.exists(path) {
-            throw EnvironmentError("cannot read \(path): no such file")
+            throw StationError.environment("cannot read \(path): no such file")
         }
         let db = try SQLiteDatabase(path: ":memory:", mode: .memoryForReading)
         try db.attachReadOnly(oldPath, as: "old_bundle")
@@ -109,7 +109,7 @@ package struct BundleDifference: Sendable {
                     return try db.query("PRAGMA quick_check(1)").first?.first?.textValue
                 }()
                 if check != "ok" {
-                    throw InputError(SourceLocation(file: path),
+                    throw StationError.badInput(SourceLocation(file: path),
                                      "the database is damaged (\(check ?? e.message)); expected a whole bundle, as published")
                 }
             }
@@ -166,19 +166,19 @@ package struct BundleDifference: Sendable {
     static func present(_ shape: BundleSchema.Table, _ schema: String, _ db: SQLiteDatabase, _ path: String) throws -> Bool {
         guard try db.tableExists(shape.name, schema: schema) else {
             if shape == BundleSchema.renumberedStations { return false }
-            throw InputError(SourceLocation(file: path), "not a station bundle: it has no table \(shape.name)")
+            throw StationError.badInput(SourceLocation(file: path), "not a station bundle: it has no table \(shape.name)")
         }
         let existing = Set(try db.query("SELECT name FROM pragma_table_info(?, ?)", [.text(shape.name), .text(schema)]).compactMap { $0.first?.textValue })
         let missing = shape.columns.filter { !existing.contains($0) }
         if !missing.isEmpty {
-            throw InputError(SourceLocation(file: path, field: shape.name),
+            throw StationError.badInput(SourceLocation(file: path, field: shape.name),
                              "not a station bundle: table \(shape.name) has no column \(missing.joined(separator: ", "))")
         }
         // A key of several columns is unique only by an index an old bundle may lack; rows match by key.
         if shape.key.count > 1, try !hasUniqueIndex(on: shape, schema, db) {
             let key = shape.key.joined(separator: ", ")
             if let row = try db.query("SELECT \(key) FROM \(schema).\(shape.name) GROUP BY \(key) HAVING count(*) > 1 LIMIT 1").first {
-                throw InputError(SourceLocation(file: path, field: shape.name),
+                throw StationError.badInput(SourceLocation(file: path, field: shape.name),
                                  "not a station bundle: (\(key)) = (\(row.map(\.description).joined(separator: ", "))) appears twice in \(shape.name)")
             }
         }

@@ -18,7 +18,7 @@ import StationCore
 ///   station_cd, enabled when any row is in service;
 /// - one stations_lines row per station row; see `orderAlongLine` for s_sort.
 ///
-/// Every problem is collected (up to 100) and thrown as one InputError.
+/// Every problem is collected (up to 100) and thrown as one StationError of bad input.
 package enum EkidataReader {
     package static let companyFile = "company.csv"
     package static let lineFile = "line.csv"

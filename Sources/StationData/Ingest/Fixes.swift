@@ -215,7 +215,7 @@ package enum DataFixes {
                     }
                 case .operators: break
                 }
-            } catch let e as InputError {
+            } catch let e as StationError where e.kind == .badInput {
                 problems.add(e)
             }
             index.changed(fix)
@@ -276,7 +276,7 @@ package enum DataFixes {
     private static func move(_ s: inout Station, _ fix: DataFix) throws {
         let parts = fix.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         guard parts.count == 2, let lat = MicroDegrees.parse(parts[0]), let lng = MicroDegrees.parse(parts[1]) else {
-            throw InputError(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
+            throw StationError.badInput(fieldLocation(fix, "value"), "expected 'lat lng' in decimal degrees, found '\(shown(fix.value))'")
         }
         s.lat = lat
         s.lng = lng
@@ -288,10 +288,10 @@ package enum DataFixes {
 
     private static func int(_ fix: DataFix, range: ClosedRange<Int>? = nil) throws -> Int {
         guard let v = Int(fix.value.trimmed()) else {
-            throw InputError(fieldLocation(fix, "value"), "expected an integer for \(fix.field), found '\(shown(fix.value))'")
+            throw StationError.badInput(fieldLocation(fix, "value"), "expected an integer for \(fix.field), found '\(shown(fix.value))'")
         }
         if let range, !range.contains(v) {
-            throw InputError(fieldLocation(fix, "value"), "expected \(range.lowerBound)..\(range.upperBound) for \(fix.field), found \(v)")
+            throw StationError.badInput(fieldLocation(fix, "value"), "expected \(range.lowerBound)..\(range.upperBound) for \(fix.field), found \(v)")
         }
         return v
     }
@@ -300,7 +300,7 @@ package enum DataFixes {
 
     /// A name as the readers take one: verbatim, and never empty.
     private static func name(_ fix: DataFix) throws -> String {
-        if fix.value.isEmpty { throw InputError(fieldLocation(fix, "value"), "expected a name for \(fix.field), found nothing") }
+        if fix.value.isEmpty { throw StationError.badInput(fieldLocation(fix, "value"), "expected a name for \(fix.field), found nothing") }
         return fix.value
     }
 
@@ -333,7 +333,7 @@ package enum DataFixes {
         case "address": s.address = fix.value
         case "lat", "lng":
             guard let v = MicroDegrees.parse(fix.value.trimmed()) else {
-                throw InputError(fieldLocation(fix, "value"), "expected decimal degrees for \(fix.field), found '\(shown(fix.value))'")
+                throw StationError.badInput(fieldLocation(fix, "value"), "expected decimal degrees for \(fix.field), found '\(shown(fix.value))'")
             }
             if fix.field == "lat" { s.lat = v } else { s.lng = v }
         case "o_id": s.operatorID = try int(fix)

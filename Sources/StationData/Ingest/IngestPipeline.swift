@@ -81,7 +81,7 @@ package struct IngestOptions: Sendable {
     /// A nightly job whose raw/ is gone must fail, not find nothing new.
     package func checkRawFolder() throws {
         guard !Files.isFolder(rawFolder) else { return }
-        throw InputError(SourceLocation(file: rawFolder), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
+        throw StationError.badInput(SourceLocation(file: rawFolder), Files.exists(rawFolder) ? "not a folder; expected the raw folder of station sources"
                              : "no such folder; expected the raw folder of station sources (docs/maintaining.md: Layout of raw/); nothing was written")
     }
 
@@ -102,7 +102,7 @@ package enum IngestPipeline {
         let label = source.path == "." ? options.rawLabel : joinPath(options.rawLabel, source.path)
         let folder = source.kind == .n02 ? parentFolder(of: path) : path
         if let journal = FetchJournal.unfinished(in: folder.isEmpty ? "." : folder) {
-            throw InputError(SourceLocation(file: label), "a fetch was stopped while it replaced this source's files (\(journal) remains), "
+            throw StationError.badInput(SourceLocation(file: label), "a fetch was stopped while it replaced this source's files (\(journal) remains), "
                              + "so they may be part old, part new; run `stationdb fetch` (make fetch) to complete it")
         }
         return try source.kind.read(path, label: label)
@@ -114,7 +114,7 @@ package enum IngestPipeline {
 
     /// Reads every declared source and merges it as soon as it is read (so the sources
     /// are never all held at once); `each` sees each source before it is let go. Then
-    /// the fixes and the registry. Bad input in any of them is one InputError.
+    /// the fixes and the registry. Bad input in any of them is one StationError of bad input.
     package static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
         try options.checkRawFolder()
         let config = try SourcesConfig.load(rawFolder: options.rawFolder, rawLabel: options.rawLabel)
@@ -131,16 +131,16 @@ package enum IngestPipeline {
                 labels.append(source.label)
                 warnings += source.warnings
                 if problems.isEmpty { merger.add(source, last: i == config.sources.count - 1) }
-            } catch let e as InputError {
+            } catch let e as StationError where e.kind == .badInput {
                 problems.add(e)
             }
             progress.update(i + 1)
         }
         progress.finish()
         var fixes: [DataFix] = [], fixProblems: [Diagnostic] = []
-        do { (fixes, fixProblems) = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as InputError { problems.add(e) }
+        do { (fixes, fixProblems) = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as StationError where e.kind == .badInput { problems.add(e) }
         var decisions: [IdentityDecision] = []
-        do { decisions = try IdentityDecisions.read(path: options.decisionsPath, label: label(options, options.decisionsPath)) } catch let e as InputError { problems.add(e) }
+        do { decisions = try IdentityDecisions.read(path: options.decisionsPath, label: label(options, options.decisionsPath)) } catch let e as StationError where e.kind == .badInput { problems.add(e) }
         try problems.check()
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
@@ -170,7 +170,7 @@ package enum IngestPipeline {
         guard let published = options.published, let path = published.registryPath else { return }
         let lost = registry.lost(since: try Registry.load(path: path), version: published.bundle.version, publishedPath: path,
                                  label: options.label(for: options.registryPath))
-        if !lost.isEmpty { throw InputError(Array(lost.prefix(options.problemLimit)), truncated: lost.count > options.problemLimit) }
+        if !lost.isEmpty { throw StationError.badInput(Array(lost.prefix(options.problemLimit)), truncated: lost.count > options.problemLimit) }
     }
 
     /// Every source file's sha256, keyed relative to raw/, so the same sources give
@@ -217,7 +217,7 @@ package enum IngestPipeline {
             ids = try IdentityLinker.link(IdentityLinker.Input(operators: merger.operators, lines: merger.lines, stations: merger.stations,
                                                                stationLines: merger.stationLines),
                                           registry: registry, decisions: inputs.decisions, fixed: Set(fixTargets.keys))
-        } catch let e as InputError {
+        } catch let e as StationError where e.kind == .badInput {
             for d in e.diagnostics { problems.add(d.location, d.message) }
             try problems.check()
             throw e
@@ -283,7 +283,7 @@ package enum IngestPipeline {
             let fixed = try DataFixes.apply(inputs.fixes, to: &network, published: { registry.row(station: $0) })
             (report.unneededFixes, report.notableFixes) = (fixed.unneeded, fixed.notable)
             if !fixed.applied.isEmpty { meta[StagingMeta.fixes] = FixedValue.text(fixed.applied) }
-        } catch let e as InputError { fixProblems += e.diagnostics }
+        } catch let e as StationError where e.kind == .badInput { fixProblems += e.diagnostics }
         // Every bad fix at once, in file order: those that could not be read among those that could not be applied.
         for (_, d) in fixProblems.enumerated().sorted(by: { ($0.element.location.line ?? 0, $0.offset) < ($1.element.location.line ?? 0, $1.offset) }) {
             problems.add(d.location, d.message)

@@ -222,8 +222,8 @@ final class N02Parser {
 
     func parse(path: String) throws {
         // A source file that is gone is bad input (exit 2), for this kind as for the CSV ones.
-        guard Files.exists(path) else { throw InputError(SourceLocation(file: label), "file not found; expected the N02 XML file sources.json names") }
-        if Files.isFolder(path) { throw InputError(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
+        guard Files.exists(path) else { throw StationError.badInput(SourceLocation(file: label), "file not found; expected the N02 XML file sources.json names") }
+        if Files.isFolder(path) { throw StationError.badInput(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
         // A FIFO or a device is refused before it is read, and the size is checked against the
         // read limit, as for every file read (Files.openRegularFile).
         let limit = try Files.readLimit()
@@ -231,7 +231,7 @@ final class N02Parser {
         guard let file = fdopen(fd, "rb") else {
             let reason = systemError()
             close(fd)
-            throw EnvironmentError("cannot read \(label): \(reason)")
+            throw StationError.environment("cannot read \(label): \(reason)")
         }
         defer { fclose(file) }
         xmlInitParser()
@@ -267,14 +267,14 @@ final class N02Parser {
         // The first bytes let libxml2 detect the encoding family before the prolog is read.
         let head = fread(buffer, 1, 4, file)
         if ferror(file) != 0 {
-            throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+            throw StationError.environment("cannot read \(label): \(String(cString: strerror(errno)))")
         }
         if head == 0 {
             report(line: 1, "the file is empty")
             return
         }
         guard let ctxt = xmlCreatePushParserCtxt(&sax, me, buffer, Int32(head), label) else {
-            throw EnvironmentError("cannot create an XML parser for \(label)")
+            throw StationError.environment("cannot create an XML parser for \(label)")
         }
         self.ctxt = ctxt
         defer { xmlFreeParserCtxt(ctxt); self.ctxt = nil }
@@ -290,7 +290,7 @@ final class N02Parser {
             let n = fread(buffer, 1, chunkSize, file)
             if n == 0 {
                 if ferror(file) != 0 {
-                    throw EnvironmentError("cannot read \(label): \(String(cString: strerror(errno)))")
+                    throw StationError.environment("cannot read \(label): \(String(cString: strerror(errno)))")
                 }
                 terminating = true
                 _ = xmlParseChunk(ctxt, nil, 0, 1)

@@ -8,7 +8,7 @@ import StationCore
 /// keys are "o:<o_id>", "l:<l_id>", "s:<s_id>". Text is kept exactly as the file
 /// holds it. A code outside the known lists (operators.type, lines.l_type) is a
 /// warning, not bad input. Every problem in the folder is collected (up to 100)
-/// and thrown as one InputError, so a maintainer fixes them in one pass.
+/// and thrown as one StationError of bad input, so a maintainer fixes them in one pass.
 package enum NativeCSVReader {
     package static let operatorsFile = "operators.csv"
     package static let linesFile = "lines.csv"
@@ -163,7 +163,7 @@ func loadTable(_ folder: String, _ label: String, _ name: String, _ columns: CSV
         }
         try table.require(columns)
         return table
-    } catch let error as InputError {
+    } catch let error as StationError where error.kind == .badInput {
         problems.add(error)
     } catch {
         problems.add(SourceLocation(file: display), "\(error)")

@@ -43,7 +43,7 @@ package struct SourcesConfig: Codable, Hashable, Sendable {
         let file = joinPath(rawFolder, fileName), path = joinPath(label, fileName)
         let links = Files.linksLeaving(rawFolder)
         if !links.isEmpty {
-            throw InputError(links.map { link in
+            throw StationError.badInput(links.map { link in
                 Diagnostic(SourceLocation(file: joinPath(label, String(link.path.dropFirst(rawFolder.count).drop { $0 == "/" }))),
                            "a link to \(link.target), \(link.resolves ? "outside the raw folder" : "which leads nowhere"); "
                            + "raw/ may hold no link that leaves it: put the file itself there")
@@ -55,7 +55,7 @@ package struct SourcesConfig: Codable, Hashable, Sendable {
         do {
             lines = try JSONSyntax.lines(in: bytes)
         } catch let problem as JSONSyntax.Problem {
-            throw InputError(SourceLocation(file: path, line: problem.line, field: "column \(problem.column)"), "not valid JSON: \(problem.message)")
+            throw StationError.badInput(SourceLocation(file: path, line: problem.line, field: "column \(problem.column)"), "not valid JSON: \(problem.message)")
         }
         /// The line of a key path, or of the nearest value around it that has one.
         func at(_ keyPath: String?) -> SourceLocation {
@@ -69,10 +69,10 @@ package struct SourcesConfig: Codable, Hashable, Sendable {
         } catch let error as DecodingError {
             var reason = error.reason
             if case .keyNotFound = error { reason = "missing; each source needs \"kind\" (\(SourceKind.names)) and \"path\"" }
-            throw InputError(at(error.keyPath), reason)
+            throw StationError.badInput(at(error.keyPath), reason)
         }
         if config.sources.isEmpty {
-            throw InputError(at("sources"), "expected at least one source")
+            throw StationError.badInput(at("sources"), "expected at least one source")
         }
         var problems = DiagnosticCollector()
         for (i, source) in config.sources.enumerated() {

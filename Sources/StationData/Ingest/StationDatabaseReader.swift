@@ -24,7 +24,7 @@ import StationCore
 ///   one of its lines of that operator;
 /// - one stations_lines row per register.csv row, s_sort its `index`.
 ///
-/// Every problem is collected (up to 100) and thrown as one InputError.
+/// Every problem is collected (up to 100) and thrown as one StationError of bad input.
 package enum StationDatabaseReader {
     package static let companyFile = "company.csv"
     package static let lineFile = "line.csv"

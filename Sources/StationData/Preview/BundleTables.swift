@@ -21,7 +21,7 @@ struct BundleTables: Sendable {
     /// same bundle gives the same columns.
     static func read(path: String) throws -> BundleTables {
         // SQLite would open a missing path as an empty database and fail later, less clearly.
-        guard Files.exists(path) else { throw EnvironmentError("cannot read \(path): no such file") }
+        guard Files.exists(path) else { throw StationError.environment("cannot read \(path): no such file") }
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
         defer { db.close() }
         func rows(_ sql: String) throws -> [[SQLValue]] {
@@ -30,9 +30,9 @@ struct BundleTables: Sendable {
             } catch let e as SQLiteError {
                 switch e.code {
                 case .SQLITE_ERROR: // "no such table/column": the file is some other database.
-                    throw InputError(SourceLocation(file: path), "not a station bundle: \(e.message)")
+                    throw StationError.badInput(SourceLocation(file: path), "not a station bundle: \(e.message)")
                 case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                    throw InputError(SourceLocation(file: path), "the database is damaged (\(e.message)); expected a whole bundle, as published")
+                    throw StationError.badInput(SourceLocation(file: path), "the database is damaged (\(e.message)); expected a whole bundle, as published")
                 default: throw e
                 }
             }

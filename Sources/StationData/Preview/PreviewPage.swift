@@ -10,7 +10,7 @@ import StationCore
 ///
 /// The same bundles give the same bytes. Leaflet (Debian's libjs-leaflet) is read
 /// when the page is written and inlined; without it the call throws an
-/// EnvironmentError (exit 3) that says to install it.
+/// StationError of the environment (exit 3) that says to install it.
 ///
 /// Opened as `preview.html#lat=35.68&lng=139.76&span=0.2&pins=100` (optionally
 /// `&side=baseline`), the page shows that view and, once drawn, sets
@@ -73,7 +73,7 @@ struct Leaflet {
     static func read(from folder: String) throws -> Leaflet {
         let jsPath = joinPath(folder, "leaflet.js"), cssPath = joinPath(folder, "leaflet.css")
         for path in [jsPath, cssPath] where !Files.exists(path) {
-            throw EnvironmentError("the preview inlines Leaflet from Debian's libjs-leaflet, and \(path) is missing; install it with: apt-get install libjs-leaflet")
+            throw StationError.environment("the preview inlines Leaflet from Debian's libjs-leaflet, and \(path) is missing; install it with: apt-get install libjs-leaflet")
         }
         let js = try Files.read(jsPath), css = try Files.read(cssPath)
         // Inlined, a "</script" or "</style" in either would end its element early.
@@ -82,7 +82,7 @@ struct Leaflet {
             return lower.firstRange(of: Array(tag.utf8)) != nil
         }
         guard !closes(js, "</script"), !closes(css, "</style") else {
-            throw EnvironmentError("\(folder): leaflet.js or leaflet.css contains a closing tag and cannot be inlined")
+            throw StationError.environment("\(folder): leaflet.js or leaflet.css contains a closing tag and cannot be inlined")
         }
         return Leaflet(js: String(decoding: js, as: UTF8.self), css: String(decoding: css, as: UTF8.self))
     }

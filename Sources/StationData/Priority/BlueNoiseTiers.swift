@@ -54,7 +54,7 @@ package struct BlueNoiseTiers: Hashable, Sendable {
     package static func parse(_ text: String) throws -> BlueNoiseTiers {
         let v = text.split(separator: ":").map { Double($0) }
         guard [2, 3, 7, 8].contains(v.count), v.allSatisfy({ $0 != nil && $0! >= 0 }), v[0]! > 0, v[1]! > 0 else {
-            throw InputError(SourceLocation(file: "--blue-noise", field: text),
+            throw StationError.badInput(SourceLocation(file: "--blue-noise", field: text),
                              "expected r11:r12[:exponent[:min11:min12:max11:max12[:northSouth]]], each a positive number")
         }
         var t = standard

@@ -46,12 +46,12 @@ package struct MeshTier: Hashable, Sendable, CustomStringConvertible {
             let levels = MeshLevel.allCases.map(\.rawValue).joined(separator: ", ")
             guard p.count == 3 || p.count == 5, let w = Int(p[0]), (11...12).contains(w), let level = MeshLevel(rawValue: p[1]),
                   let picks = Int(p[2]), picks >= 0 else {
-                throw InputError(SourceLocation(file: "--tiers", field: String(item)),
+                throw StationError.badInput(SourceLocation(file: "--tiers", field: String(item)),
                                  "expected weight:level:picks[:stationsPerExtraPick:maxPicks], weight 11 or 12, level one of \(levels)")
             }
             if p.count == 5 {
                 guard let step = Int(p[3]), step > 0, let most = Int(p[4]), most >= picks else {
-                    throw InputError(SourceLocation(file: "--tiers", field: String(item)), "expected stationsPerExtraPick > 0 and maxPicks >= picks")
+                    throw StationError.badInput(SourceLocation(file: "--tiers", field: String(item)), "expected stationsPerExtraPick > 0 and maxPicks >= picks")
                 }
                 return MeshTier(weight: w, level: level, picks: picks, stationsPerExtraPick: step, maxPicks: most)
             }

@@ -33,7 +33,7 @@ package struct WeightedStation: Hashable, Sendable {
 package enum WeightedStations {
     /// The stations table of any bundle (or any SQLite file with those columns).
     package static func read(bundle path: String) throws -> [WeightedStation] {
-        guard Files.exists(path) else { throw EnvironmentError("no bundle at \(path)") }
+        guard Files.exists(path) else { throw StationError.environment("no bundle at \(path)") }
         do {
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
             let st = try db.prepare("SELECT s_id, lat, lng, weight, enabled FROM stations ORDER BY s_id")
@@ -43,7 +43,7 @@ package enum WeightedStations {
             }
             return out
         } catch let e as SQLiteError {
-            throw EnvironmentError("cannot read the stations of \(path): \(e)")
+            throw StationError.environment("cannot read the stations of \(path): \(e)")
         }
     }
 

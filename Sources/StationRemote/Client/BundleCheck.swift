@@ -120,14 +120,14 @@ enum BundleCheck {
                 }
             }
         } catch let error as SQLiteError {
-            throw TransferError.io("cannot carry the user's \(shown(current)) into the new version (\(error.message)); the local database is left as it was")
+            throw StationError.environment("cannot carry the user's \(shown(current)) into the new version (\(error.message)); the local database is left as it was")
         }
         for object in objects {
             let name = object["name"].textValue ?? "", kind = object["type"].textValue ?? ""
             let here = try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE name = ?", [.text(name)]).first
             let rows = { (schema: String) in try db.scalarInt("SELECT count(*) FROM \(schema).\(quoted(name))") }
             if here != object || (kind == "table" && (try? rows("main")) != (try? rows("old"))) {
-                throw TransferError.io("the user's \(kind) \(shown(name)) did not arrive whole in the new version; the local database is left as it was")
+                throw StationError.environment("the user's \(kind) \(shown(name)) did not arrive whole in the new version; the local database is left as it was")
             }
         }
     }

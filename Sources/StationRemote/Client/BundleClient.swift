@@ -79,7 +79,7 @@ package final class BundleClient {
     private func ensureParentFolder() throws {
         let folder = parentFolder(of: databasePath)
         guard !folder.isEmpty else { return }
-        try TransferError.locally { try Files.createFolder(folder) }
+        try Files.createFolder(folder)
     }
 
     /// The endings of the temporary files a pull makes beside the database
@@ -107,11 +107,11 @@ package final class BundleClient {
         do {
             manifest = try JSONDecoder().decode(PublishedBundle.self, from: Data(data))
         } catch let error as DecodingError {
-            throw TransferError.badContent(url: manifestURL, file: DistLayout.latest,
-                                           reason: "\(error.keyPath.map { "\($0): " } ?? "")\(error.reason); is this the dist/ folder of a build?")
+            throw StationError(.badContent(url: manifestURL, file: DistLayout.latest,
+                                           reason: "\(error.keyPath.map { "\($0): " } ?? "")\(error.reason); is this the dist/ folder of a build?"))
         }
         if manifest.bytes <= 0 || manifest.gzipBytes <= 0 {
-            throw TransferError.badContent(url: manifestURL, file: DistLayout.latest, reason: "bytes and gzip_bytes must be positive")
+            throw StationError(.badContent(url: manifestURL, file: DistLayout.latest, reason: "bytes and gzip_bytes must be positive"))
         }
         return manifest
     }
@@ -124,7 +124,7 @@ package final class BundleClient {
             defer { db.close() }
             return try db.userVersion
         } catch {
-            throw TransferError.io("cannot read the local database \(databasePath): \(error); move it away to start afresh")
+            throw StationError.environment("cannot read the local database \(databasePath): \(error); move it away to start afresh")
         }
     }
 
@@ -133,7 +133,7 @@ package final class BundleClient {
         for suffix in ["-journal", "-wal"] {
             let path = databasePath + suffix
             if let size = Files.size(of: path), size > 0 {
-                throw TransferError.io("\(path) exists: another program has the database open or crashed in a write; open and close it with sqlite3, then try again")
+                throw StationError.environment("\(path) exists: another program has the database open or crashed in a write; open and close it with sqlite3, then try again")
             }
         }
     }
@@ -148,10 +148,10 @@ package final class BundleClient {
 
         let download = try named(patchURL) { try http.download(patchURL, to: patchPath) }
         if let expected = manifest.patchSHA256, expected.lowercased() != download.sha256 {
-            throw TransferError.checksumMismatch(what: patchURL, expected: "sha256 \(expected)", actual: download.sha256)
+            throw StationError(.checksumMismatch(what: patchURL, expected: "sha256 \(expected)", actual: download.sha256))
         }
         guard let sql = String(validating: try Files.read(patchPath), as: UTF8.self) else {
-            throw TransferError.corrupt(what: patchURL, reason: "not UTF-8 text")
+            throw StationError(.corrupt(what: patchURL, reason: "not UTF-8 text"))
         }
 
         removeDatabaseFiles(copyPath)
@@ -163,7 +163,7 @@ package final class BundleClient {
             defer { local.close() }
             try local.execute("VACUUM INTO ?", [.text(copyPath)])
         } catch {
-            throw TransferError.io("cannot copy the local database \(databasePath): \(error)")
+            throw StationError.environment("cannot copy the local database \(databasePath): \(error)")
         }
 
         let limit = http.options.maxBytes
@@ -184,11 +184,11 @@ package final class BundleClient {
                 do {
                     try db.execute(trigger["sql"].textValue ?? "")
                 } catch let error as SQLiteError {
-                    throw TransferError.corrupt(what: patchURL, reason: "after the patch, the user's trigger \(shown(trigger["name"].textValue ?? "")) no longer applies (\(error.message))")
+                    throw StationError(.corrupt(what: patchURL, reason: "after the patch, the user's trigger \(shown(trigger["name"].textValue ?? "")) no longer applies (\(error.message))"))
                 }
             }
             if let problem = try BundleCheck.schemaProblem(in: db, user: mine) {
-                throw TransferError.corrupt(what: patchURL, reason: "after the patch: \(problem)")
+                throw StationError(.corrupt(what: patchURL, reason: "after the patch: \(problem)"))
             }
             if try db.userVersion != manifest.version {
                 try db.execute("PRAGMA user_version = \(manifest.version)")
@@ -224,23 +224,24 @@ package final class BundleClient {
             try db.limitingWork(to: bound) {
                 try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL, authorizer: PatchPolicy.authorizer)
             }
-        } catch let failure as SQLScript.Failure {
+        } catch let error as StationError where error.statement != nil {
+            let failure = error.statement!
             let line = "line \(failure.location.line ?? 0)", statement = "(in: \(shown(failure.statement)))"
             if failure.isInterrupted {
-                throw TransferError.corrupt(what: patchURL, reason: "\(line): more work than a patch may do (past \(bound) steps of SQLite, "
-                                            + "where a patch changes rows by their key) \(statement)")
+                throw StationError(.corrupt(what: patchURL, reason: "\(line): more work than a patch may do (past \(bound) steps of SQLite, "
+                                            + "where a patch changes rows by their key) \(statement)"))
             }
             if let refusal = failure.refusal {
-                throw TransferError.corrupt(what: patchURL, reason: "\(line): refused: \(refusal); a patch may only change the bundle's tables"
-                                            + " and set PRAGMA user_version \(statement)")
+                throw StationError(.corrupt(what: patchURL, reason: "\(line): refused: \(refusal); a patch may only change the bundle's tables"
+                                            + " and set PRAGMA user_version \(statement)"))
             }
             if failure.isFull {
-                throw TransferError.corrupt(what: patchURL, reason: "\(line): the patched database would pass the limit of \(limit) bytes"
-                                            + " (--max-bytes) \(statement)")
+                throw StationError(.corrupt(what: patchURL, reason: "\(line): the patched database would pass the limit of \(limit) bytes"
+                                            + " (--max-bytes) \(statement)"))
             }
-            throw TransferError.corrupt(what: patchURL, reason: "\(line): \(failure.problem) \(statement)")
-        } catch let error as InputError {
-            throw TransferError.corrupt(what: patchURL, reason: "\(error)")
+            throw StationError(.corrupt(what: patchURL, reason: "\(line): \(failure.problem) \(statement)"))
+        } catch let error as StationError where error.kind == .badInput {
+            throw StationError(.corrupt(what: patchURL, reason: "\(error)"))
         }
     }
 
@@ -276,24 +277,24 @@ package final class BundleClient {
     func downloadDatabase(_ manifest: PublishedBundle, to path: String) throws {
         let limit = http.options.maxBytes
         if manifest.bytes > limit {
-            throw TransferError.tooLarge(url: url(manifest.database), limit: limit)
+            throw StationError(.tooLarge(url: url(manifest.database), limit: limit))
         }
         let gzipURL = url(manifest.gzip)
         let gzipPath = temporaryBase + ".gz"
         defer { unlink(gzipPath) }
         let download = try named(gzipURL) { try http.download(gzipURL, to: gzipPath) }
         if download.bytes != manifest.gzipBytes {
-            throw TransferError.checksumMismatch(what: gzipURL, expected: "\(manifest.gzipBytes) bytes", actual: "\(download.bytes) bytes")
+            throw StationError(.checksumMismatch(what: gzipURL, expected: "\(manifest.gzipBytes) bytes", actual: "\(download.bytes) bytes"))
         }
         if download.sha256 != manifest.gzipSHA256.lowercased() {
-            throw TransferError.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256)
+            throw StationError(.checksumMismatch(what: gzipURL, expected: "sha256 \(manifest.gzipSHA256)", actual: download.sha256))
         }
         removeDatabaseFiles(path)
         let inflated = try http.inflate(gzipPath, to: path, what: gzipURL, declared: manifest.bytes, by: "latest.json")
         if inflated.bytes != manifest.bytes || inflated.sha256 != manifest.sha256.lowercased() {
-            throw TransferError.checksumMismatch(what: url(manifest.database),
+            throw StationError(.checksumMismatch(what: url(manifest.database),
                                                  expected: "\(manifest.bytes) bytes, sha256 \(manifest.sha256)",
-                                                 actual: "\(inflated.bytes) bytes, sha256 \(inflated.sha256)")
+                                                 actual: "\(inflated.bytes) bytes, sha256 \(inflated.sha256)"))
         }
         let version = try { () throws -> Int in
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
@@ -301,10 +302,10 @@ package final class BundleClient {
             return try db.userVersion
         }()
         if version != manifest.version {
-            throw TransferError.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent")
+            throw StationError(.corrupt(what: gzipURL, reason: "holds user_version \(version), not \(manifest.version) as latest.json says; the publication is inconsistent"))
         }
         if let problem = try BundleCheck.schemaProblem(ofBundleAt: path) {
-            throw TransferError.corrupt(what: url(manifest.database), reason: problem)
+            throw StationError(.corrupt(what: url(manifest.database), reason: problem))
         }
     }
 
@@ -326,7 +327,7 @@ package final class BundleClient {
             let data = try named(manifestURL) { try http.fetchData(manifestURL, to: temporaryBase + ".latest.json") }
             files = try JSONDecoder().decode(PublishedBundle.self, from: Data(data)).files ?? [:]
         } catch let error as DecodingError {
-            throw TransferError.corrupt(what: manifestURL, reason: "not a version's manifest (\(error.reason))")
+            throw StationError(.corrupt(what: manifestURL, reason: "not a version's manifest (\(error.reason))"))
         }
         let registry = joinPath(folder, DistLayout.registry)
         unlink(registry)
@@ -335,9 +336,9 @@ package final class BundleClient {
             let download = try named(registryURL) { try http.download(registryURL, to: temporaryBase + ".registry") }
             guard download.sha256 == expected.lowercased() else {
                 unlink(temporaryBase + ".registry")
-                throw TransferError.checksumMismatch(what: registryURL, expected: "sha256 \(expected)", actual: download.sha256)
+                throw StationError(.checksumMismatch(what: registryURL, expected: "sha256 \(expected)", actual: download.sha256))
             }
-            try TransferError.locally { try AtomicFile.commit(temporary: temporaryBase + ".registry", to: registry) }
+            try AtomicFile.commit(temporary: temporaryBase + ".registry", to: registry)
             registryPath = registry
         }
         return Baseline(bundle: manifest, databasePath: databasePath, registryPath: registryPath, label: baseURL, files: files)
@@ -351,11 +352,11 @@ package final class BundleClient {
     func named<T>(_ fileURL: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as TransferError where error.isNotServed {
-            var answer = "\(error)"
-            if case .httpStatus(_, let status) = error { answer = "HTTP \(status)" }
-            throw TransferError.corrupt(what: fileURL, reason: "latest.json names it, but the server answers \(answer); the dist at \(baseURL)"
-                                        + " is damaged or half deployed: deploy it again, or tell its publisher")
+        } catch let error as StationError where error.transfer?.isNotServed == true {
+            var answer = error.message
+            if case .httpStatus(_, let status)? = error.transfer { answer = "HTTP \(status)" }
+            throw StationError(.corrupt(what: fileURL, reason: "latest.json names it, but the server answers \(answer); the dist at \(baseURL)"
+                                        + " is damaged or half deployed: deploy it again, or tell its publisher"))
         }
     }
 
@@ -397,7 +398,7 @@ package final class BundleClient {
                 }
             }
         } catch let error as SQLiteError {
-            throw TransferError.io("cannot give renumbered stations their predecessors' records in completions (\(error.message)); the local database is left as it was")
+            throw StationError.environment("cannot give renumbered stations their predecessors' records in completions (\(error.message)); the local database is left as it was")
         }
         return copied
     }
@@ -412,7 +413,7 @@ package final class BundleClient {
             let recorded = try Self.recordedIDs(in: local)
             return (recorded.intersection(try Self.stationIDs(in: local)), recorded)
         } catch let error as SQLiteError {
-            throw TransferError.io("cannot read the local database \(databasePath): \(error); move it away to start afresh")
+            throw StationError.environment("cannot read the local database \(databasePath): \(error); move it away to start afresh")
         }
     }
 
@@ -454,9 +455,9 @@ package final class BundleClient {
         guard !lost.isEmpty else { return }
         let withRecords = lost.filter(recorded.contains)
         let listed = lost.prefix(5).map(String.init).joined(separator: ", ") + (lost.count > 5 ? " and \(lost.count - 5) more" : "")
-        throw TransferError.corrupt(what: what, reason: "s_id \(listed) would be gone with no renumbering to a station that exists"
+        throw StationError(.corrupt(what: what, reason: "s_id \(listed) would be gone with no renumbering to a station that exists"
                                     + (withRecords.isEmpty ? "" : " (the user has records of \(withRecords.count))")
-                                    + "; \(rule)")
+                                    + "; \(rule)"))
     }
 
     private func checkRowCounts(_ db: SQLiteDatabase, manifest: PublishedBundle, what: String) throws {
@@ -466,7 +467,7 @@ package final class BundleClient {
             guard try db.tableExists(table) else { continue }
             let actual = try db.scalarInt("SELECT count(*) FROM \(table)") ?? 0
             if actual != expected {
-                throw TransferError.corrupt(what: what, reason: "after the patch \(table) has \(actual) rows, latest.json says \(expected)")
+                throw StationError(.corrupt(what: what, reason: "after the patch \(table) has \(actual) rows, latest.json says \(expected)"))
             }
         }
     }
@@ -488,7 +489,7 @@ package final class BundleClient {
             do { try hold.execute("BEGIN IMMEDIATE") } catch { hold.close(); throw error }
             return hold
         } catch {
-            throw TransferError.io("cannot hold \(databasePath) against other writers while the new version is made (\(error)): "
+            throw StationError.environment("cannot hold \(databasePath) against other writers while the new version is made (\(error)): "
                                    + "another program has been writing it for \(Self.writerWait / 1000) s; try again")
         }
     }
@@ -512,15 +513,15 @@ package final class BundleClient {
             // link(2) never replaces: the new file goes in only where there is none.
             if link(temporary, databasePath) != 0 {
                 let reason = errno == EEXIST ? "it appeared while this pull ran (an app made it); pull again" : systemError()
-                throw TransferError.io("cannot put the new version in place at \(databasePath): \(reason)")
+                throw StationError.environment("cannot put the new version in place at \(databasePath): \(reason)")
             }
             unlink(temporary)
             let folder = parentFolder(of: databasePath)
             try Files.sync(folder.isEmpty ? "." : folder)
-        } catch let error as TransferError {
+        } catch let error as StationError {
             throw error
         } catch {
-            throw TransferError.io("\(error)")
+            throw StationError.environment("\(error)")
         }
     }
 

@@ -16,23 +16,23 @@ package enum DeployCheck {
     }
 
     /// `manifestSHA256`: the sha256 of the version's manifest.json as deployed.
-    /// Throws an EnvironmentError (exit 3) that says what differs and what to look at.
+    /// Throws a StationError of the environment (exit 3) that says what differs and what to look at.
     package static func run(url: String, expected: PublishedBundle, manifestSHA256: String, http: HTTPClient) throws -> Report {
         let folder = try scratchFolder()
         defer { Files.remove(folder) }
         let client = BundleClient(baseURL: url, databasePath: joinPath(folder, "stations.sqlite"), http: http)
-        func failed(_ message: String) -> EnvironmentError {
-            EnvironmentError("--check \(url): \(message)")
+        func failed(_ message: String) -> StationError {
+            StationError.environment("--check \(url): \(message)")
         }
 
         let served: Baseline
         do {
             served = try client.downloadPublished()
-        } catch let error as TransferError {
-            if case .httpStatus(_, 404) = error {
-                throw failed("\(error); is \(url) the address the target folder is served at?")
+        } catch let error as StationError {
+            if case .httpStatus(_, 404)? = error.transfer {
+                throw failed("\(error.message); is \(url) the address the target folder is served at?")
             }
-            throw failed("\(error)")
+            throw failed(error.message)
         }
         if served.bundle.version != expected.version {
             throw failed("latest.json names version \(served.bundle.version), version \(expected.version) was deployed: either the server does not serve the target folder, or a cache still holds the old latest.json (give latest.json a short Cache-Control lifetime; see docs/hosting.md)")
@@ -59,8 +59,8 @@ package enum DeployCheck {
             let download: HTTPResult
             do {
                 download = try http.download(fileURL, to: joinPath(folder, "download"))
-            } catch let error as TransferError {
-                throw failed("\(error) (\(what))")
+            } catch let error as StationError {
+                throw failed("\(error.message) (\(what))")
             }
             if download.sha256 != digest.lowercased() {
                 throw failed("\(fileURL) has sha256 \(download.sha256), the deployed file \(digest): \(what) is not what was deployed")
@@ -85,7 +85,7 @@ package enum DeployCheck {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array(joinPath(base, "stationdb-check-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw EnvironmentError("cannot create a folder in \(base) for --check: \(systemError())")
+            throw StationError.environment("cannot create a folder in \(base) for --check: \(systemError())")
         }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

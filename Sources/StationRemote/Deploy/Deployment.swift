@@ -141,7 +141,7 @@ package final class Deployment {
             do {
                 served = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
             } catch let error as DecodingError {
-                throw InputError(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
+                throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
             }
             targetVersion = served.version
             try refuseAnythingButAFastForward(from: served, at: path, to: dist)
@@ -169,12 +169,12 @@ package final class Deployment {
             + "e.g. rsync -a TARGET/ \(dist.path)/), then publish again (make); or see what would change against it first with "
             + "make plan AGAINST=<the URL it is served at>; nothing was copied"
         if served.version > dist.latest.version {
-            throw InputError(SourceLocation(file: path, field: "version"),
+            throw StationError.badInput(SourceLocation(file: path, field: "version"),
                              "names version \(served.version), above the dist's \(dist.latest.version) (\(joinPath(dist.path, DistLayout.latest))): deploying would take the apps back to an older version. \(carryOn)")
         }
         let shown = line.prefix(8).map { String($0.version) }.joined(separator: " <- ") + (line.count > 8 ? " <- ..." : "")
         let sameNumber = line.contains { $0.version == served.version }
-        throw InputError(SourceLocation(file: path, field: "version"),
+        throw StationError.badInput(SourceLocation(file: path, field: "version"),
                          "names version \(served.version) (sha256 \(served.sha256.prefix(12))...), which is not version \(dist.latest.version) nor one it follows in \(dist.path) (\(shown))"
                          + (sameNumber ? ": the dist's version \(served.version) is another publication of that number" : "")
                          + ": deploying would undo, for every app, what the target published since. \(carryOn)")
@@ -209,7 +209,7 @@ package final class Deployment {
             var all = problems.diagnostics
             all.append(Diagnostic(SourceLocation(file: target.label),
                                   "holds another publication of these versions: a version, once published, never changes, and deploy never rewrites one. Was it deployed from another dist (another machine, or a dist made again from scratch)? Deploy that dist, or deploy into a new folder; nothing was copied"))
-            throw InputError(all, truncated: problems.isFull)
+            throw StationError.badInput(all, truncated: problems.isFull)
         }
     }
 }
@@ -222,7 +222,7 @@ extension Deployment {
         guard let value, !value.isEmpty else { return nil }
         let parts = value.split(separator: "#", maxSplits: 1)
         guard let event = DeployEvent(rawValue: String(parts[0])), let count = parts.count == 2 ? Int(parts[1]) : 1, count >= 1 else {
-            throw InputError(SourceLocation(file: "STATIONDB_DEPLOY_KILL_AT"), "\"\(value)\": expected one of \(DeployEvent.allCases.map(\.rawValue).joined(separator: ", ")), optionally #N")
+            throw StationError.badInput(SourceLocation(file: "STATIONDB_DEPLOY_KILL_AT"), "\"\(value)\": expected one of \(DeployEvent.allCases.map(\.rawValue).joined(separator: ", ")), optionally #N")
         }
         let seen = Counter()
         return { happened in

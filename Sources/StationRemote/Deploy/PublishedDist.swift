@@ -42,19 +42,19 @@ package struct PublishedDist: Sendable {
 
     package static func read(_ dist: String) throws -> PublishedDist {
         guard Files.isFolder(dist) else {
-            throw InputError(SourceLocation(file: dist), Files.exists(dist) ? "not a folder; give the dist folder make publishes into" : "no such folder; give the dist folder make publishes into")
+            throw StationError.badInput(SourceLocation(file: dist), Files.exists(dist) ? "not a folder; give the dist folder make publishes into" : "no such folder; give the dist folder make publishes into")
         }
         let latestPath = joinPath(dist, DistLayout.latest)
         guard Files.exists(latestPath) else {
             try PublishedBundle.refuseLostLatest(in: dist)
-            throw InputError(SourceLocation(file: latestPath), "missing: nothing is published in \(dist) yet; run make first")
+            throw StationError.badInput(SourceLocation(file: latestPath), "missing: nothing is published in \(dist) yet; run make first")
         }
         let latestBytes = try Files.read(latestPath)
         let latest: PublishedBundle
         do {
             latest = try JSONDecoder().decode(PublishedBundle.self, from: Data(latestBytes))
         } catch let error as DecodingError {
-            throw InputError(SourceLocation(file: latestPath, field: error.keyPath), "not a published bundle's description: \(error.reason)")
+            throw StationError.badInput(SourceLocation(file: latestPath, field: error.keyPath), "not a published bundle's description: \(error.reason)")
         }
         let numbered = try BundleVersion.named(Files.names(in: dist), in: dist)
         var versions: [VersionFolder] = []
@@ -102,7 +102,7 @@ package struct PublishedDist: Sendable {
         try notPlain.check()
         try problems.check(damaged: true)
         guard versions.last?.version == latest.version else {
-            throw DamagedError(SourceLocation(file: latestPath, field: "version"), "names version \(latest.version), but \(joinPath(dist, String(latest.version))) is missing; the dist is damaged (stationdb verify \(dist))")
+            throw StationError.damaged(SourceLocation(file: latestPath, field: "version"), "names version \(latest.version), but \(joinPath(dist, String(latest.version))) is missing; the dist is damaged (stationdb verify \(dist))")
         }
         return PublishedDist(path: dist, latest: latest, latestBytes: latestBytes, versions: versions,
                              unannounced: numbered.filter { $0 > latest.version })
@@ -163,7 +163,7 @@ package struct PublishedDist: Sendable {
         if !problems.isEmpty {
             var all = problems.diagnostics
             all.append(Diagnostic(SourceLocation(file: path), "damaged; nothing was deployed. `stationdb verify \(path)` checks it whole; publish again (make) once it is mended"))
-            throw DamagedError(InputError(all, truncated: problems.isFull))
+            throw StationError.damaged(StationError.badInput(all, truncated: problems.isFull))
         }
     }
 }

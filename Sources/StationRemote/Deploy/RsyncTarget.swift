@@ -48,18 +48,18 @@ struct RsyncTarget: DeployTarget {
         case .local:
             result = try Subprocess.run(["/bin/sh", "-c", script], capture: true)
         case .ssh(let words, let host):
-            guard !words.isEmpty else { throw InputError(SourceLocation(file: "--rsh"), "empty; give the remote shell, e.g. ssh or \"ssh -p 2222\"") }
+            guard !words.isEmpty else { throw StationError.badInput(SourceLocation(file: "--rsh"), "empty; give the remote shell, e.g. ssh or \"ssh -p 2222\"") }
             // ssh hands the one argument to the login's shell, as rsync's own commands are.
             result = try Subprocess.run(words + [host, script], capture: true)
             if result.status == 255 {
-                throw EnvironmentError("cannot reach \(host) with `\(rsh)`: \(result.errors.trimmed); check that `\(rsh) \(host) true` works without a password prompt (a key in ssh-agent or ~/.ssh/config), or give --rsh")
+                throw StationError.environment("cannot reach \(host) with `\(rsh)`: \(result.errors.trimmed); check that `\(rsh) \(host) true` works without a password prompt (a key in ssh-agent or ~/.ssh/config), or give --rsh")
             }
         }
         guard allowing.contains(result.status) else {
             if result.status == 127 {
-                throw EnvironmentError("\(label): a command deploy needs is missing there (\(result.errors.trimmed)); it needs sh, ls, cat, sha256sum (coreutils), mv and rm")
+                throw StationError.environment("\(label): a command deploy needs is missing there (\(result.errors.trimmed)); it needs sh, ls, cat, sha256sum (coreutils), mv and rm")
             }
-            throw EnvironmentError("\(label): `\(shown(script, limit: 120))` failed (exit \(result.status)): \(result.errors.trimmed)")
+            throw StationError.environment("\(label): `\(shown(script, limit: 120))` failed (exit \(result.status)): \(result.errors.trimmed)")
         }
         return result
     }
@@ -79,11 +79,11 @@ struct RsyncTarget: DeployTarget {
         let text = String(decoding: cut.map { output[..<$0] } ?? output[...], as: UTF8.self)
         // A login script may print before our first line: everything before the marker is ignored.
         guard let start = text.firstRange(of: "\(m) ") else {
-            throw EnvironmentError("\(label): unexpected answer to the listing of the target folder: \(shown(text))")
+            throw StationError.environment("\(label): unexpected answer to the listing of the target folder: \(shown(text))")
         }
         let listing = text[start.upperBound...]
         if listing.hasPrefix("none") { return TargetState(exists: false, entries: [:], latestBytes: nil) }
-        if listing.hasPrefix("not a folder") { throw InputError(SourceLocation(file: label), "not a folder; TARGET is the folder the web server serves") }
+        if listing.hasPrefix("not a folder") { throw StationError.badInput(SourceLocation(file: label), "not a folder; TARGET is the folder the web server serves") }
         var entries: [String: Bool] = [:]
         let latest = cut.map { Array(output[($0 + latestMarker.count)...]) }
         for line in listing.split(separator: "\n").dropFirst() where !line.isEmpty {
@@ -142,7 +142,7 @@ struct RsyncTarget: DeployTarget {
         if isatty(STDERR_FILENO) == 1 { arguments.append("--info=progress2") }
         let result = try Subprocess.run(arguments + ["--"] + sources + [destination], capture: false)
         guard result.status == 0 else {
-            throw EnvironmentError("rsync into \(destination) failed (exit \(result.status)); its message is above")
+            throw StationError.environment("rsync into \(destination) failed (exit \(result.status)); its message is above")
         }
     }
 
@@ -151,7 +151,7 @@ struct RsyncTarget: DeployTarget {
         try rsync(sources, to: destination(staging) + "/")
         let arrived = try digests(folder.publishedNames.map { "\(staging)/\($0)" })
         for name in folder.publishedNames where arrived["\(staging)/\(name)"] != folder.digest(of: name)?.lowercased() {
-            throw EnvironmentError("\(label)/\(staging)/\(name) has sha256 \(arrived["\(staging)/\(name)"] ?? "(missing)") after rsync, the manifest says \(folder.digest(of: name) ?? ""); nothing of version \(folder.name) was placed")
+            throw StationError.environment("\(label)/\(staging)/\(name) has sha256 \(arrived["\(staging)/\(name)"] ?? "(missing)") after rsync, the manifest says \(folder.digest(of: name) ?? ""); nothing of version \(folder.name) was placed")
         }
         Events.send(DeployEvent.staged)
     }
@@ -161,7 +161,7 @@ struct RsyncTarget: DeployTarget {
         // `sync -- .` flushes the rename (coreutils' sync takes files since 8.24; older ones ignore them).
         let result = try sh("cd -- \(quotedPath) && if [ -e \(shellQuoted(name)) ]; then exit 86; fi && mv -- \(shellQuoted(staging)) \(shellQuoted(name)) && { sync -- . 2>/dev/null || true; }",
                             allowing: [0, 86])
-        if result.status == 86 { throw EnvironmentError("\(label)/\(name) appeared while this deploy ran (another deploy into it?); nothing was replaced") }
+        if result.status == 86 { throw StationError.environment("\(label)/\(name) appeared while this deploy ran (another deploy into it?); nothing was replaced") }
     }
 
     func putLatest(from dist: String) throws {

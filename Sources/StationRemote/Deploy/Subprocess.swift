@@ -36,12 +36,12 @@ enum Subprocess {
         let rc = argv.withUnsafeBufferPointer { posix_spawnp(&pid, arguments[0], &actions, nil, $0.baseAddress!, environ) }
         guard rc == 0 else {
             let reason = String(cString: strerror(rc))
-            if rc == ENOENT { throw EnvironmentError("cannot run \(arguments[0]): not installed (\(reason)); on Debian: apt-get install \(package(of: arguments[0]))") }
-            throw EnvironmentError("cannot run \(arguments[0]): \(reason)")
+            if rc == ENOENT { throw StationError.environment("cannot run \(arguments[0]): not installed (\(reason)); on Debian: apt-get install \(package(of: arguments[0]))") }
+            throw StationError.environment("cannot run \(arguments[0]): \(reason)")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw EnvironmentError("lost \(arguments[0]) (pid \(pid)): \(systemError())") }
+            guard errno == EINTR else { throw StationError.environment("lost \(arguments[0]) (pid \(pid)): \(systemError())") }
         }
         // WIFEXITED / WTERMSIG, which Swift does not import.
         let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
@@ -55,7 +55,7 @@ enum Subprocess {
         let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array(joinPath(folder, "stationdb-deploy-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw EnvironmentError("cannot create a scratch file in \(folder): \(systemError())") }
+        guard fd >= 0 else { throw StationError.environment("cannot create a scratch file in \(folder): \(systemError())") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         return fd
     }

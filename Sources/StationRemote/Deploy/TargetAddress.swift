@@ -12,17 +12,17 @@ package enum TargetAddress: Equatable, Sendable, CustomStringConvertible {
     package init(_ text: String) throws {
         let lower = text.lowercased()
         let location = SourceLocation(file: text)
-        if text.isEmpty { throw InputError(SourceLocation(file: "TARGET"), "empty; name a folder (/srv/www/stations) or host:path") }
+        if text.isEmpty { throw StationError.badInput(SourceLocation(file: "TARGET"), "empty; name a folder (/srv/www/stations) or host:path") }
         // rsync and ssh would take it for an option; a folder of that name is written ./-name.
-        if text.hasPrefix("-") { throw InputError(location, "starts with '-', as an option does; name a folder (./\(text) for a folder of that name) or host:path") }
+        if text.hasPrefix("-") { throw StationError.badInput(location, "starts with '-', as an option does; name a folder (./\(text) for a folder of that name) or host:path") }
         if WebURL(text) != nil {
-            throw InputError(location, "a URL is where the apps download from, not where deploy copies to: give the folder the web server serves (a local path or host:path), and the URL to --check")
+            throw StationError.badInput(location, "a URL is where the apps download from, not where deploy copies to: give the folder the web server serves (a local path or host:path), and the URL to --check")
         }
         if lower.hasPrefix("s3://") {
-            throw InputError(location, "deploy copies into a folder (local or host:path); for a bucket, run the AWS CLI commands of docs/hosting.md")
+            throw StationError.badInput(location, "deploy copies into a folder (local or host:path); for a bucket, run the AWS CLI commands of docs/hosting.md")
         }
         if lower.hasPrefix("rsync://") || text.contains("::") {
-            throw InputError(location, "an rsync daemon module; deploy uses rsync over ssh: give host:path")
+            throw StationError.badInput(location, "an rsync daemon module; deploy uses rsync over ssh: give host:path")
         }
         guard let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/") else {
             self = .folder(text)
@@ -30,14 +30,14 @@ package enum TargetAddress: Equatable, Sendable, CustomStringConvertible {
         }
         let host = String(text[..<colon])
         var path = String(text[text.index(after: colon)...])
-        if host.isEmpty { throw InputError(location, "no host before the colon; a local folder whose name has a colon is written ./\(text)") }
-        if host.contains("@-") { throw InputError(location, "a host that starts with '-' would reach ssh as an option; name the host") }
+        if host.isEmpty { throw StationError.badInput(location, "no host before the colon; a local folder whose name has a colon is written ./\(text)") }
+        if host.contains("@-") { throw StationError.badInput(location, "a host that starts with '-' would reach ssh as an option; name the host") }
         // ssh starts commands in the login's home folder, as rsync reads a relative
         // path: "~/x" and "x" are the same folder, and a quoted ~ would not expand.
         if path.hasPrefix("~/") { path.removeFirst(2) }
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         if path.isEmpty || path == "~" || path == "." {
-            throw InputError(location, "the path after \(host): would be the login's home folder itself; name the served folder, e.g. \(host):/srv/www/stations")
+            throw StationError.badInput(location, "the path after \(host): would be the login's home folder itself; name the served folder, e.g. \(host):/srv/www/stations")
         }
         self = .remote(host: host, path: path)
     }

@@ -63,7 +63,7 @@ struct LocalFolderTarget: DeployTarget {
 
     func state() throws -> TargetState {
         guard Files.exists(root) else { return TargetState(exists: false, entries: [:], latestBytes: nil) }
-        guard Files.isFolder(root) else { throw InputError(SourceLocation(file: root), "not a folder; TARGET is the folder the web server serves") }
+        guard Files.isFolder(root) else { throw StationError.badInput(SourceLocation(file: root), "not a folder; TARGET is the folder the web server serves") }
         var entries: [String: Bool] = [:]
         for name in Files.names(in: root) { entries[name] = Files.isFolder(joinPath(root, name)) }
         let latest = joinPath(root, DistLayout.latest)
@@ -86,7 +86,7 @@ struct LocalFolderTarget: DeployTarget {
     func remove(_ names: [String]) throws {
         for name in names {
             Files.remove(joinPath(root, name))
-            if Files.exists(joinPath(root, name)) { throw EnvironmentError("cannot remove \(joinPath(root, name)), which a killed deploy left") }
+            if Files.exists(joinPath(root, name)) { throw StationError.environment("cannot remove \(joinPath(root, name)), which a killed deploy left") }
         }
     }
 
@@ -98,7 +98,7 @@ struct LocalFolderTarget: DeployTarget {
         for name in folder.publishedNames {
             let digest = try copyFile(joinPath(source, name), to: joinPath(destination, name), progress: progress)
             if digest != folder.digest(of: name)?.lowercased() {
-                throw EnvironmentError("\(joinPath(source, name)) changed while it was copied (sha256 \(digest), its manifest says \(folder.digest(of: name) ?? "")); nothing of version \(folder.name) was placed")
+                throw StationError.environment("\(joinPath(source, name)) changed while it was copied (sha256 \(digest), its manifest says \(folder.digest(of: name) ?? "")); nothing of version \(folder.name) was placed")
             }
             Events.send(DeployEvent.file)
         }
@@ -109,8 +109,8 @@ struct LocalFolderTarget: DeployTarget {
     func place(_ staging: String, as name: String) throws {
         let from = joinPath(root, staging), to = joinPath(root, name)
         // rename(2) would replace an empty folder: a version folder is never replaced.
-        if Files.exists(to) { throw EnvironmentError("\(to) appeared while this deploy ran (another deploy into \(root)?); nothing was replaced") }
-        if rename(from, to) != 0 { throw EnvironmentError("cannot rename \(from) to \(to): \(systemError())") }
+        if Files.exists(to) { throw StationError.environment("\(to) appeared while this deploy ran (another deploy into \(root)?); nothing was replaced") }
+        if rename(from, to) != 0 { throw StationError.environment("cannot rename \(from) to \(to): \(systemError())") }
         try Files.sync(root)
     }
 
@@ -131,10 +131,10 @@ struct LocalFolderTarget: DeployTarget {
     /// Copies a file a piece at a time, flushes it and returns the sha256 of what was written.
     private func copyFile(_ from: String, to: String, progress: ProgressLines) throws -> String {
         let input = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard input >= 0 else { throw EnvironmentError("cannot read \(from): \(systemError())") }
+        guard input >= 0 else { throw StationError.environment("cannot read \(from): \(systemError())") }
         defer { close(input) }
         let output = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw EnvironmentError("cannot write \(to): \(systemError())") }
+        guard output >= 0 else { throw StationError.environment("cannot write \(to): \(systemError())") }
         var closed = false
         defer { if !closed { close(output) } }
         let hasher = SHA256Hasher()
@@ -142,20 +142,20 @@ struct LocalFolderTarget: DeployTarget {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw EnvironmentError("cannot read \(from): \(systemError())") }
+            guard n >= 0 else { throw StationError.environment("cannot read \(from): \(systemError())") }
             if n == 0 { break }
             let failure = buffer.withUnsafeBytes { piece -> Int32? in
                 let bytes = UnsafeRawBufferPointer(rebasing: piece[..<n])
                 hasher.update(bytes)
                 return Files.writeAll(output, bytes)
             }
-            if let failure { throw EnvironmentError("cannot write \(to): \(String(cString: strerror(failure)))") }
+            if let failure { throw StationError.environment("cannot write \(to): \(String(cString: strerror(failure)))") }
             progress.advance(by: n, file: fileName(of: to))
             Events.send(DeployEvent.chunk)
         }
-        if fsync(output) != 0 { throw EnvironmentError("cannot flush \(to): \(systemError())") }
+        if fsync(output) != 0 { throw StationError.environment("cannot flush \(to): \(systemError())") }
         closed = true
-        if close(output) != 0 { throw EnvironmentError("cannot write \(to): \(systemError())") }
+        if close(output) != 0 { throw StationError.environment("cannot write \(to): \(systemError())") }
         return hasher.finalizeHex()
     }
 }

@@ -20,16 +20,16 @@ extension FileFormat {
     func problem(withFileAt path: String, name: String) throws -> String? {
         switch self {
         case .csv(let required):
-            let bytes = try TransferError.locally { try Files.read(path) }
+            let bytes = try Files.read(path)
             return Self.csvProblem(bytes, name: name, required: required)
         case .upstreamRelease:
-            let bytes = try TransferError.locally { try Files.read(path) }
+            let bytes = try Files.read(path)
             return StationDatabaseReader.release(of: bytes) == nil ? "expected a JSON object whose \"version\" is a whole number (the release, as 20260529)" : nil
         case .n02:
             do {
-                _ = try TransferError.locally { try N02Reader.read(path: path, label: name) }
+                _ = try N02Reader.read(path: path, label: name)
                 return nil
-            } catch let error as InputError {
+            } catch let error as StationError where error.kind == .badInput {
                 return Self.firstProblem(of: error)
             }
         }
@@ -44,7 +44,7 @@ extension FileFormat {
             }
             try table.require(required)
             return table.count == 0 ? "the header but no rows; expected at least one row of data" : nil
-        } catch let error as InputError {
+        } catch let error as StationError where error.kind == .badInput {
             return firstProblem(of: error)
         } catch {
             return "\(error)"
@@ -53,7 +53,7 @@ extension FileFormat {
 
     /// The first problem an input error names, with its line and field (a field
     /// name from the file is cut), and how many more there were.
-    static func firstProblem(of error: InputError) -> String {
+    static func firstProblem(of error: StationError) -> String {
         guard let first = error.diagnostics.first else { return "\(error)" }
         var place = first.location.line.map { "line \($0)" } ?? ""
         if let field = first.location.field { place += (place.isEmpty ? "" : ", ") + shown(field) }

@@ -58,16 +58,16 @@ package struct RemoteSource: Sendable {
         guard declaration.kind != .n02 else { return }   // one file, read whole by its format's check
         do {
             _ = try declaration.kind.read(folder, label: declaration.path)
-        } catch let error as InputError {
+        } catch let error as StationError where error.kind == .badInput {
             // Named by the file the problem is in (register.csv's url, not the source's first file's).
             let named = error.diagnostics.first.map { fileName(of: $0.location.file) }
             let file = files.first { fileName(of: $0.path) == named } ?? files.first
-            throw TransferError.badContent(url: file?.url ?? "", file: file?.path ?? declaration.path, reason: FileFormat.firstProblem(of: error))
+            throw StationError(.badContent(url: file?.url ?? "", file: file?.path ?? declaration.path, reason: FileFormat.firstProblem(of: error)))
         }
         guard declaration.kind == .stationDatabase, !allowOlder, let release = files.first(where: { $0.format == .upstreamRelease }) else { return }
         let source = parentFolder(of: release.path)
         if let problem = try UpstreamRelease(current: source, candidate: folder, label: source).problem() {
-            throw InputError(SourceLocation(file: release.url), "\(problem). Fetching it would have the next make take every app back, "
+            throw StationError.badInput(SourceLocation(file: release.url), "\(problem). Fetching it would have the next make take every app back, "
                              + "so \(source) is left as it was; to take it all the same (the upstream withdrew a release), "
                              + "fetch with --allow-older-release (make fetch ALLOW_OLDER_RELEASE=1)")
         }
@@ -110,13 +110,13 @@ extension RemoteSource {
 
     /// `stationdb fetch`: every source of `raw`/sources.json that has a url, each told as it
     /// goes (FetchEvent); a source that fails is left as it was and the others are still
-    /// fetched. Throws ReportedFailure with the worst status when one failed.
+    /// fetched. Throws a StationError with the worst status when one failed.
     package static func fetchAll(raw: String, upstream: String?, allowOlder: Bool, http: HTTPClient) throws {
         let config = try SourcesConfig.load(rawFolder: raw)
         let remote = try plan(config, rawFolder: raw, upstream: upstream)
         if remote.isEmpty { return Events.send(FetchEvent.nothingToFetch(sources: joinPath(raw, SourcesConfig.fileName))) }
         let fetcher = SourceFetcher(http: http)
-        var worst: ExitStatus = .success
+        var worst: StationError.Kind?, failed: [String] = []
         for source in remote {
             let before = source.heldRelease
             do {
@@ -130,18 +130,17 @@ extension RemoteSource {
                 if let now = source.heldRelease {
                     Events.send(FetchEvent.release(SourceRelease(source: source.declaration.path, previous: before, current: now)))
                 }
-            } catch let error as TransferError {
-                Events.send(FetchEvent.failed("error: \(error)"))
-                if case .partlyReplaced = error {} else {
+            } catch let error as StationError {
+                Events.send(FetchEvent.failed("\(error)"))
+                if case .partlyReplaced? = error.transfer {} else {
                     Events.send(FetchEvent.leftAsItWas(source: source.declaration.path, kind: source.declaration.kind.rawValue))
                 }
-                if error.exitStatus.rawValue > worst.rawValue { worst = error.exitStatus }
-            } catch let error as InputError {
-                Events.send(FetchEvent.failed("\(error)"))
-                Events.send(FetchEvent.leftAsItWas(source: source.declaration.path, kind: source.declaration.kind.rawValue))
-                if ExitStatus.badInput.rawValue > worst.rawValue { worst = .badInput }
+                failed.append(source.declaration.path)
+                if worst.map({ error.exitStatus.rawValue > $0.exitStatus.rawValue }) ?? true { worst = error.kind }
             }
         }
-        if worst != .success { throw ReportedFailure(status: worst) }
+        if let worst {
+            throw StationError(worst, reasons: ["not fetched: \(failed.joined(separator: ", ")) (each said above); the others were"], said: true)
+        }
     }
 }

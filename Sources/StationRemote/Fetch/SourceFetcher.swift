@@ -91,7 +91,7 @@ package final class SourceFetcher {
 
         // A failed first fetch leaves no empty folder behind (rmdir removes only empty ones).
         let createdFolder = !Files.exists(folder)
-        try TransferError.locally { try Files.createFolder(folder) }
+        try Files.createFolder(folder)
         try Self.finishEarlierFetches(in: folder, names: files.map { fileName(of: $0.path) })
 
         let staging = joinPath(folder, Self.stagingPrefix + "\(getpid())")
@@ -101,7 +101,7 @@ package final class SourceFetcher {
             if !journaled { Files.remove(staging) }
             if !journaled && createdFolder { rmdir(folder) }
         }
-        try TransferError.locally { try Files.createFolder(staging) }
+        try Files.createFolder(staging)
 
         var reports: [FetchReport] = []
         var newFiles: [String] = []
@@ -117,14 +117,14 @@ package final class SourceFetcher {
                 // Unchanged only from the copy raw/ holds and asked about: a 304 to anything else
                 // (a broken cache or mirror) leaves nothing to keep.
                 guard conditional != nil, Files.exists(file.path) else {
-                    throw TransferError.badContent(url: file.url, file: file.path, reason: "the server answered 304 Not Modified, "
-                                                   + "but \(Files.exists(file.path) ? "it was not asked about a copy" : "raw/ has no copy of it to keep")")
+                    throw StationError(.badContent(url: file.url, file: file.path, reason: "the server answered 304 Not Modified, "
+                                                   + "but \(Files.exists(file.path) ? "it was not asked about a copy" : "raw/ has no copy of it to keep")"))
                 }
                 reports.append(FetchReport(file: file, outcome: .unchanged))
                 continue
             }
             if result.bytes == 0 {
-                throw TransferError.corrupt(what: file.url, reason: "the server sent an empty file; check the URL or try again later")
+                throw StationError(.corrupt(what: file.url, reason: "the server sent an empty file; check the URL or try again later"))
             }
             var bytes = result.bytes
             var sha256 = result.sha256
@@ -136,13 +136,13 @@ package final class SourceFetcher {
                 (bytes, sha256) = try http.inflate(part, to: staged, what: file.url, declared: declared, by: "its gzip trailer")
                 unlink(part)
             } else if rename(part, staged) != 0 {
-                throw TransferError.io("cannot rename \(part) to \(staged): \(systemError())")
+                throw StationError.environment("cannot rename \(part) to \(staged): \(systemError())")
             }
             try check(staged, as: file)
 
             let state = FetchedFileState(url: file.url, etag: result.validators.etag,
                                          lastModified: result.validators.lastModified, sha256: sha256, bytes: bytes)
-            try TransferError.locally { try state.save(for: staged) }
+            try state.save(for: staged)
             states.append(name + FetchedFileState.suffix)
             // Same bytes from a server that ignores validators, or the very bytes raw/ holds
             // without a state of their own (a fresh clone: the .etag files are not committed):
@@ -153,14 +153,14 @@ package final class SourceFetcher {
                 reports.append(FetchReport(file: file, outcome: .unchanged))
                 continue
             }
-            try TransferError.locally { try Files.sync(staged) }
+            try Files.sync(staged)
             newFiles.append(name)
             reports.append(FetchReport(file: file, outcome: .downloaded(bytes: bytes, sha256: sha256)))
         }
         if states.isEmpty { return reports }
         if let checkSource, !newFiles.isEmpty {
             for file in files where !newFiles.contains(fileName(of: file.path)) && Files.exists(file.path) {
-                try TransferError.locally { try Files.write(try Files.read(file.path), to: joinPath(staging, fileName(of: file.path))) }
+                try Files.write(try Files.read(file.path), to: joinPath(staging, fileName(of: file.path)))
             }
             try checkSource(staging)
         }
@@ -168,10 +168,10 @@ package final class SourceFetcher {
         // Every rename must be able to succeed before the first one is made.
         for name in newFiles + states {
             let destination = joinPath(folder, name)
-            if Files.notPlain(destination) != nil { throw TransferError.notAFile(path: destination) }
+            if Files.notPlain(destination) != nil { throw StationError(.notAFile(path: destination)) }
         }
         let journal = (newFiles + states).map { $0 + "\n" }.joined()
-        try TransferError.locally { try AtomicFile.write(journal, to: joinPath(staging, Self.journalName)) }
+        try AtomicFile.write(journal, to: joinPath(staging, Self.journalName))
         journaled = true
         try Self.replayJournal(of: staging, into: folder)
         return reports
@@ -180,7 +180,7 @@ package final class SourceFetcher {
     /// Refuses a staged file that its source's reader would refuse.
     private func check(_ staged: String, as file: RemoteFile) throws {
         if let problem = try file.format.problem(withFileAt: staged, name: file.path) {
-            throw TransferError.badContent(url: file.url, file: file.path, reason: problem)
+            throw StationError(.badContent(url: file.url, file: file.path, reason: problem))
         }
     }
 
@@ -189,17 +189,17 @@ package final class SourceFetcher {
     /// gone was moved by an earlier, interrupted replay.
     static func replayJournal(of staging: String, into folder: String) throws {
         let journal = joinPath(staging, journalName)
-        let text = try TransferError.locally { try Files.read(journal) }
+        let text = try Files.read(journal)
         let names = String(decoding: text, as: UTF8.self).split(separator: "\n").map(String.init)
         for name in names where !name.contains("/") {
             let from = joinPath(staging, name)
             guard Files.exists(from) else { continue }
             let to = joinPath(folder, name)
             if rename(from, to) != 0 {
-                throw TransferError.partlyReplaced("cannot rename \(from) to \(to): \(systemError())")
+                throw StationError(.partlyReplaced("cannot rename \(from) to \(to): \(systemError())"))
             }
         }
-        try TransferError.locally { try Files.sync(folder) }
+        try Files.sync(folder)
         unlink(journal)
         Files.remove(staging)
     }

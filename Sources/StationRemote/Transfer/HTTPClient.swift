@@ -28,7 +28,7 @@ package struct TransferOptions: Sendable {
 
 /// A download failed in a way worth another try, made after `seconds`.
 package struct Retrying: Event, Equatable {
-    package var error: TransferError
+    package var error: TransferFailure
     package var seconds: Double
     package var description: String { "warning: \(error); retrying in \(seconds) s" }
 }
@@ -74,9 +74,9 @@ package final class HTTPClient {
         while true {
             do {
                 return try attemptDownload(url, to: path, conditional: conditional, seconds: deadline - monotonicSeconds())
-            } catch let error as TransferError where error.isRetryable && attempt < options.attempts
+            } catch let error as StationError where error.transfer?.isRetryable == true && attempt < options.attempts
                         && deadline - monotonicSeconds() > min(delay, 60) + 0.1 {
-                Events.send(Retrying(error: error, seconds: delay))
+                Events.send(Retrying(error: error.transfer!, seconds: delay))
                 if delay > 0 { usleep(UInt32(min(delay, 60) * 1_000_000)) }
                 delay *= 2
                 attempt += 1
@@ -88,16 +88,16 @@ package final class HTTPClient {
     package func fetchData(_ url: String, to scratchPath: String) throws -> [UInt8] {
         defer { unlink(scratchPath) }
         _ = try download(url, to: scratchPath)
-        do { return try Files.read(scratchPath) } catch { throw TransferError.io("cannot read back \(scratchPath)") }
+        do { return try Files.read(scratchPath) } catch { throw StationError.environment("cannot read back \(scratchPath)") }
     }
 
     private func attemptDownload(_ url: String, to path: String, conditional: Validators?, seconds: Double) throws -> HTTPResult {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw TransferError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StationError.environment("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
 
         stationdb_curl_open()
-        guard let curl = stationdb_curl_easy_init() else { throw TransferError.io("libcurl could not start a request") }
+        guard let curl = stationdb_curl_easy_init() else { throw StationError.environment("libcurl could not start a request") }
         defer { stationdb_curl_easy_cleanup(curl) }
 
         let sink = ResponseSink(fd: fd, limit: options.maxBytes)
@@ -113,7 +113,7 @@ package final class HTTPClient {
         // Location to ftp://, file:// or any protocol it was built with.
         guard stationdb_curl_setopt_string(curl, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK,
               stationdb_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK else {
-            throw TransferError.io("this libcurl cannot be limited to http and https (it needs 7.85 or later); install Debian 12's libcurl4")
+            throw StationError.environment("this libcurl cannot be limited to http and https (it needs 7.85 or later); install Debian 12's libcurl4")
         }
         _ = stationdb_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
@@ -142,23 +142,23 @@ package final class HTTPClient {
         var status = 0
         _ = stationdb_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
 
-        if let ioError = sink.ioError { throw TransferError.io(ioError) }
-        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED { throw TransferError.tooLarge(url: url, limit: options.maxBytes) }
+        if let ioError = sink.ioError { throw StationError.environment(ioError) }
+        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED { throw StationError(.tooLarge(url: url, limit: options.maxBytes)) }
         switch code {
         case CURLE_OK:
             break
         case CURLE_OPERATION_TIMEDOUT:
-            throw TransferError.timedOut(url: url, seconds: options.totalTimeout)
+            throw StationError(.timedOut(url: url, seconds: options.totalTimeout))
         case CURLE_UNSUPPORTED_PROTOCOL:
-            throw TransferError.notHTTP(url: url, location: sink.location)
+            throw StationError(.notHTTP(url: url, location: sink.location))
         default:
             let message = String(cString: stationdb_curl_easy_strerror(code))
-            throw TransferError.network(url: url, curlCode: Int(code.rawValue), message: message)
+            throw StationError(.network(url: url, curlCode: Int(code.rawValue), message: message))
         }
         if status == 304 || (200..<300).contains(status) {
             return HTTPResult(status: status, validators: sink.validators, bytes: sink.bytes, sha256: sink.digest())
         }
-        throw TransferError.httpStatus(url: url, status: status)
+        throw StationError(.httpStatus(url: url, status: status))
     }
 
     private func milliseconds(_ seconds: Double) -> Int {

@@ -16,12 +16,29 @@ extension HTTPClient {
         let limit = options.maxBytes
         let cap = declared.map { min(limit, max(0, $0) + Self.declaredSizeSlack) } ?? limit
         do {
-            return try TransferError.inflating(what: what) {
+            return try StationError.inflating(what: what) {
                 try Gzip.decompress(fileAt: gzipPath, to: destination, maxBytes: cap)
             }
-        } catch TransferError.tooLarge where cap < limit {
-            throw TransferError.corrupt(what: what, reason: "inflates past the \(declared ?? 0) bytes \(declaration) declares"
-                                        + " (stopped at \(cap)); the file is damaged or not what it claims to be")
+        } catch let error as StationError where cap < limit {
+            guard case .tooLarge? = error.transfer else { throw error }
+            throw StationError(.corrupt(what: what, reason: "inflates past the \(declared ?? 0) bytes \(declaration) declares"
+                                        + " (stopped at \(cap)); the file is damaged or not what it claims to be"))
+        }
+    }
+}
+
+extension StationError {
+    /// Runs an inflate of a download, saying what went wrong in a download's terms.
+    package static func inflating<T>(what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StationError {
+            guard case .gzip(let failure) = error.cause else { throw error }
+            switch failure {
+            case .damaged(let reason): throw StationError(.corrupt(what: what, reason: "not a valid gzip stream (\(reason)); the download is damaged, try again"))
+            case .truncated: throw StationError(.corrupt(what: what, reason: "the gzip stream ends early; the download was cut short, try again"))
+            case .tooLarge(let limit): throw StationError(.tooLarge(url: what, limit: limit))
+            }
         }
     }
 }

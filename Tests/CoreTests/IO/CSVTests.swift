@@ -14,11 +14,11 @@ final class CSVTests: XCTestCase {
     func messages(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> [String] {
         do {
             _ = try CSVReader.parse(bytes, file: "raw/t.csv")
-            XCTFail("expected an InputError", file: file, line: line)
-        } catch let error as InputError {
+            XCTFail("expected bad input", file: file, line: line)
+        } catch let error as StationError where error.kind == .badInput {
             return error.diagnostics.map(\.description)
         } catch {
-            XCTFail("expected an InputError, got \(error)", file: file, line: line)
+            XCTFail("expected bad input, got \(error)", file: file, line: line)
         }
         return []
     }
@@ -132,13 +132,13 @@ final class CSVTests: XCTestCase {
                 let t = try CSVReader.parse(bytes, file: "t.csv")
                 XCTAssertTrue(valid, "accepted \(body)")
                 XCTAssertEqual(t.string(0, "name"), String(decoding: body, as: UTF8.self))
-            } catch let error as InputError {
+            } catch let error as StationError where error.kind == .badInput {
                 refused += 1
                 XCTAssertFalse(valid, "refused \(body): \(error)")
                 XCTAssertFalse(error.diagnostics.isEmpty)
                 XCTAssertTrue(error.diagnostics.allSatisfy { $0.message.hasPrefix("invalid UTF-8 (byte 0x") }, "\(error)")
             } catch {
-                XCTFail("expected an InputError, got \(error)")
+                XCTFail("expected bad input, got \(error)")
             }
         }
         XCTAssertGreaterThan(refused, 100)
@@ -161,8 +161,8 @@ final class CSVTests: XCTestCase {
         let file = "s_id,weight,note\n5,1,\"the \"\"main\"\" one\"\n6,2,junction,\"big \"\"now\"\"\"\n"
         do {
             _ = try CSVReader.parse(Array(file.utf8), file: "raw/weights.csv")
-            XCTFail("expected an InputError")
-        } catch let error as InputError {
+            XCTFail("expected bad input")
+        } catch let error as StationError where error.kind == .badInput {
             XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "raw/weights.csv", line: 3, field: "note")])
             XCTAssertEqual(error.diagnostics.first?.message,
                            #"expected 3 fields as in the header, found 4: the row runs past its last column, note, with 'big "now"'; "#
@@ -210,7 +210,7 @@ final class CSVTests: XCTestCase {
         let t = try parse("a,b\n1,2\n")
         XCTAssertNoThrow(try t.require(["a", "b"]))
         XCTAssertThrowsError(try t.require(["a", "c", "d"])) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.description),
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.description),
                            ["t.csv:1: c, d: missing columns c, d; expected the columns a, c, d (other columns are ignored)"])
         }
     }
@@ -222,7 +222,7 @@ final class CSVTests: XCTestCase {
         for (header, unknown) in [("action,table,match,field,value,expects,note", "expects"), ("action,table,match,field,value,expect,notes", "notes")] {
             let t = try parse(header + "\nset,stations,s_id=1,yomi,x,station=a,b\n")
             XCTAssertThrowsError(try t.require(fixes), header) { error in
-                XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [SourceLocation(file: "t.csv", line: 1, field: unknown)])
+                XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.location), [SourceLocation(file: "t.csv", line: 1, field: unknown)])
             }
         }
         XCTAssertNoThrow(try parse("value,field,match,table,action\n").require(fixes), "order is free, optional columns may be absent")
@@ -237,7 +237,7 @@ final class CSVTests: XCTestCase {
                                           { try CSVReader.parse(shadow, file: "raw/weights.csv").require(["s_id"]) }]
         for (i, read) in reads.enumerated() {
             XCTAssertThrowsError(try read(), "\(i)") { error in
-                let diagnostics = (error as? InputError)?.diagnostics ?? []
+                let diagnostics = error.station(.badInput)?.diagnostics ?? []
                 XCTAssertEqual(diagnostics.map(\.location.line), [1])
                 XCTAssertFalse(diagnostics.contains { $0.description.contains("root") || $0.description.contains("19000") }, "\(diagnostics)")
             }
@@ -332,7 +332,7 @@ final class CSVTests: XCTestCase {
         XCTAssertEqual(table.string(0, CSVColumn(name: "past", index: 7)), "")          // past the last column
         XCTAssertNoThrow(try table.require(["id", "note"]))
         XCTAssertThrowsError(try table.require(["pref"])) { error in
-            XCTAssertEqual((error as? InputError)?.description, "error: t.csv:1: pref: missing column pref; expected the column pref (other columns are ignored)")
+            XCTAssertEqual(error.station(.badInput)?.description, "error: t.csv:1: pref: missing column pref; expected the column pref (other columns are ignored)")
         }
     }
 
@@ -342,12 +342,12 @@ final class CSVTests: XCTestCase {
         let path = joinPath(folder, "t.csv")
         try Files.write(Array("a,b\n1,x\n2\n".utf8), to: path)
         XCTAssertThrowsError(try CSVReader.read(path: path, displayName: "raw/t.csv")) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.description), ["raw/t.csv:3: expected 2 fields as in the header, found 1"])
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.description), ["raw/t.csv:3: expected 2 fields as in the header, found 1"])
         }
         try Files.write(Array("a,b\n1,x\n".utf8), to: path)
         XCTAssertEqual(try CSVReader.read(path: path).file, path)
         XCTAssertThrowsError(try CSVReader.read(path: joinPath(folder, "missing.csv"))) { error in
-            XCTAssertTrue(error is EnvironmentError, "\(error)")
+            XCTAssertTrue(error.station(.environment) != nil, "\(error)")
         }
     }
 

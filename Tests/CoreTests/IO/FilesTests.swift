@@ -57,14 +57,14 @@ final class FilesTests: XCTestCase {
         XCTAssertFalse(Files.exists(path("x")))
 
         XCTAssertThrowsError(try Files.read(path("missing"))) {
-            XCTAssertEqual(($0 as? EnvironmentError)?.message, "cannot read \(self.path("missing")): No such file or directory")
+            XCTAssertEqual($0.station(.environment)?.message, "cannot read \(self.path("missing")): No such file or directory")
         }
         // A folder where a file belongs is the user's to fix: bad input (exit 2), not an I/O failure.
         XCTAssertThrowsError(try Files.read(folder)) {
-            XCTAssertEqual(($0 as? InputError)?.description, "error: \(self.folder!): a folder, not a file; expected a file here")
+            XCTAssertEqual($0.station(.badInput)?.description, "error: \(self.folder!): a folder, not a file; expected a file here")
         }
         XCTAssertThrowsError(try Files.write([1], to: path("no/such/folder/f"))) {
-            XCTAssertTrue(($0 as? EnvironmentError)?.message.hasPrefix("cannot write \(self.path("no/such/folder/f")): ") == true, "\($0)")
+            XCTAssertTrue($0.station(.environment)?.message.hasPrefix("cannot write \(self.path("no/such/folder/f")): ") == true, "\($0)")
         }
     }
 
@@ -85,7 +85,7 @@ final class FilesTests: XCTestCase {
             do {
                 _ = try body()
                 return "no error"
-            } catch let error as InputError {
+            } catch let error as StationError where error.kind == .badInput {
                 return error.description
             } catch {
                 return "\(error)"
@@ -104,7 +104,7 @@ final class FilesTests: XCTestCase {
         // Counted, so an endless read fails the test instead of running forever.
         var read = 0
         XCTAssertEqual(refusal {
-            try Files.forEachChunk(of: zero) { read += $0.count; if read > 1 << 24 { throw EnvironmentError("read 16 MiB of an endless file") } }
+            try Files.forEachChunk(of: zero) { read += $0.count; if read > 1 << 24 { throw StationError.environment("read 16 MiB of an endless file") } }
         }, "error: \(zero): \(isZero)")
         XCTAssertEqual(read, 0, "not a byte is read")
         XCTAssertEqual(refusal { try StageRecord.digest(of: "/dev/null") }, "error: /dev/null: a character device, not a file; expected a file here")
@@ -125,7 +125,7 @@ final class FilesTests: XCTestCase {
         XCTAssertEqual(try Files.readLimit(), 2_000_000_000)
         XCTAssertEqual(try Files.readLimit(setting: "3000000000"), 3_000_000_000)
         XCTAssertThrowsError(try Files.readLimit(setting: "2GB")) {
-            XCTAssertEqual(($0 as? InputError)?.description,
+            XCTAssertEqual($0.station(.badInput)?.description,
                            "error: STATIONDB_MAX_SOURCE_BYTES: expected a whole number of bytes above 0, found '2GB'")
         }
 
@@ -135,10 +135,10 @@ final class FilesTests: XCTestCase {
         let over = "20 bytes, more than the limit of 19 bytes on a file stationdb reads; if the file is right, "
             + "raise the limit with the environment setting STATIONDB_MAX_SOURCE_BYTES=<bytes>"
         XCTAssertThrowsError(try Files.read(small, label: "raw/small.csv", limit: 19)) {
-            XCTAssertEqual(($0 as? InputError)?.description, "error: raw/small.csv: \(over)")
+            XCTAssertEqual($0.station(.badInput)?.description, "error: raw/small.csv: \(over)")
         }
         XCTAssertThrowsError(try Files.forEachChunk(of: small, limit: 19) { _ in }) {
-            XCTAssertEqual(($0 as? InputError)?.description, "error: \(small): \(over)")
+            XCTAssertEqual($0.station(.badInput)?.description, "error: \(small): \(over)")
         }
 
         // A sparse file just over the default: refused by its size, not read (which took seconds).
@@ -148,9 +148,9 @@ final class FilesTests: XCTestCase {
         close(fd)
         let started = Date()
         XCTAssertThrowsError(try StageRecord.digest(of: huge)) {
-            XCTAssertTrue(($0 as? InputError)?.description.contains("2000000001 bytes, more than the limit of 2000000000 bytes") == true, "\($0)")
+            XCTAssertTrue($0.station(.badInput)?.description.contains("2000000001 bytes, more than the limit of 2000000000 bytes") == true, "\($0)")
         }
-        XCTAssertThrowsError(try Files.read(huge)) { XCTAssertTrue($0 is InputError, "\($0)") }
+        XCTAssertThrowsError(try Files.read(huge)) { XCTAssertTrue($0.station(.badInput) != nil, "\($0)") }
         XCTAssertLessThan(Date().timeIntervalSince(started), 1)
     }
 
@@ -167,7 +167,7 @@ final class FilesTests: XCTestCase {
         // The temporary file cannot be written (a folder holds its name).
         try Files.createFolder(AtomicFile.temporaryPath(for: p))
         XCTAssertThrowsError(try AtomicFile.write("new", to: p)) { error in
-            XCTAssertTrue((error as? EnvironmentError)?.message.hasPrefix("cannot write \(AtomicFile.temporaryPath(for: p))") == true, "\(error)")
+            XCTAssertTrue(error.station(.environment)?.message.hasPrefix("cannot write \(AtomicFile.temporaryPath(for: p))") == true, "\(error)")
         }
         XCTAssertEqual(try Files.read(p), Array("old\n".utf8))
         Files.remove(AtomicFile.temporaryPath(for: p))
@@ -176,7 +176,7 @@ final class FilesTests: XCTestCase {
         // would replace an empty one), and no temporary file is left.
         let d = path("d")
         try Files.createFolder(joinPath(d, "inside"))
-        XCTAssertThrowsError(try AtomicFile.write("new", to: d)) { XCTAssertTrue($0 is InputError, "\($0)") }
+        XCTAssertThrowsError(try AtomicFile.write("new", to: d)) { XCTAssertTrue($0.station(.badInput) != nil, "\($0)") }
         XCTAssertEqual(Files.names(in: folder), ["d", "w.txt"])
         XCTAssertTrue(Files.isFolder(joinPath(d, "inside")))
 
@@ -211,9 +211,9 @@ final class DiagnosticsTests: XCTestCase {
         XCTAssertEqual(SourceLocation(file: "raw/a.csv", field: "x").description, "raw/a.csv: x")
         let d = Diagnostic(SourceLocation(file: "f", line: 1), "bad")
         XCTAssertEqual(d.description, "f:1: bad")
-        XCTAssertEqual(InputError([d, d], truncated: true).description, "error: f:1: bad\nerror: f:1: bad\nerror: too many problems; stopped after 2")
-        XCTAssertEqual(EnvironmentError("disk full").description, "error: disk full")
-        XCTAssertEqual(GuardRefusal(["a", "b"]).description, "refused: a\nrefused: b")
+        XCTAssertEqual(StationError.badInput([d, d], truncated: true).description, "error: f:1: bad\nerror: f:1: bad\nerror: too many problems; stopped after 2")
+        XCTAssertEqual(StationError.environment("disk full").description, "error: disk full")
+        XCTAssertEqual(StationError.refused(["a", "b"]).description, "refused: a\nrefused: b")
         XCTAssertEqual([ExitStatus.success, .differences, .badInput, .environment, .guardRefused].map(\.rawValue), [0, 1, 2, 3, 4])
     }
 
@@ -225,11 +225,11 @@ final class DiagnosticsTests: XCTestCase {
         XCTAssertTrue(problems.isFull)
         XCTAssertEqual(problems.diagnostics.map(\.description), ["f:1: p1", "f:2: p2"])
         XCTAssertThrowsError(try problems.check()) { error in
-            XCTAssertEqual((error as? InputError)?.truncated, true)
-            XCTAssertEqual((error as? InputError)?.diagnostics.count, 2)
+            XCTAssertEqual(error.station(.badInput)?.truncated, true)
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.count, 2)
         }
         var other = DiagnosticCollector()
-        other.add(InputError(SourceLocation(file: "g"), "q"))
+        other.add(StationError.badInput(SourceLocation(file: "g"), "q"))
         XCTAssertEqual(other.diagnostics.map(\.description), ["g: q"])
         XCTAssertFalse(other.isFull)
     }

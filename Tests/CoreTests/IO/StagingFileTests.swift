@@ -64,10 +64,10 @@ final class StagingFileTests: XCTestCase {
         do {
             _ = try StagingFile.read(from: p)
             XCTFail("expected an error", file: file, line: line)
-        } catch let e as EnvironmentError {
+        } catch let e as StationError where e.kind == .environment {
             return e.message
         } catch {
-            XCTFail("expected an EnvironmentError, got \(error)", file: file, line: line)
+            XCTFail("expected an environment error, got \(error)", file: file, line: line)
         }
         return ""
     }
@@ -139,11 +139,11 @@ final class StagingFileTests: XCTestCase {
         XCTAssertEqual(readError(StagingFile.magic + [2] + [UInt8](repeating: 0, count: 20)),
                        "the staging file \(p) is of format 2, this stationdb reads format 1; run `stationdb ingest` again to rewrite it")
         XCTAssertThrowsError(try StagingFile.read(from: path("missing.bin"))) {
-            XCTAssertEqual(($0 as? EnvironmentError)?.message, "no staging file at \(self.path("missing.bin")); run `stationdb ingest` first")
+            XCTAssertEqual($0.station(.environment)?.message, "no staging file at \(self.path("missing.bin")); run `stationdb ingest` first")
         }
         // A folder where a file belongs is the user's to fix: bad input (exit 2), not an I/O failure.
         XCTAssertThrowsError(try StagingFile.read(from: folder)) {
-            XCTAssertEqual(($0 as? InputError)?.description, "error: \(self.folder!): a folder, not a file; expected a file here")
+            XCTAssertEqual($0.station(.badInput)?.description, "error: \(self.folder!): a folder, not a file; expected a file here")
         }
     }
 }

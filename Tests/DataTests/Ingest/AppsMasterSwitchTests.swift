@@ -91,7 +91,7 @@ enum AppsMaster {
         let run = try runWithTimeout(python, [RepositoryData.root + "/Tests/Fixtures/apps_master.py",
                                                  RepositoryData.root + "/Tests/Fixtures/station_database/v20260227", master, truthPath],
                                      in: RepositoryData.root, timeout: 120)
-        guard run.status == 0 else { throw InputError(SourceLocation(file: "Tests/Fixtures/apps_master.py"), "failed (exit \(run.status)): \(run.err)") }
+        guard run.status == 0 else { throw StationError.badInput(SourceLocation(file: "Tests/Fixtures/apps_master.py"), "failed (exit \(run.status)): \(run.err)") }
         let table = try CSVReader.read(path: truthPath)
         var truth = ByKind<[Int: Set<String>]>([:])
         for r in table.records {

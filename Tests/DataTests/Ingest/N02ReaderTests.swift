@@ -113,9 +113,9 @@ final class N02ReaderTests: XCTestCase {
     private func problems(_ data: Data, file: StaticString = #filePath, line: UInt = #line) -> [String] {
         do {
             _ = try readBytes(data)
-            XCTFail("expected an InputError", file: file, line: line)
+            XCTFail("expected bad input", file: file, line: line)
             return []
-        } catch let error as InputError {
+        } catch let error as StationError where error.kind == .badInput {
             return error.diagnostics.map(\.description)
         } catch {
             XCTFail("unexpected error \(error)", file: file, line: line)
@@ -566,8 +566,8 @@ final class N02ReaderTests: XCTestCase {
         let many = (1...150).map { N02Doc.station("s\($0)", curve: "c1", company: "A", line: "L", name: nil) }
         do {
             _ = try read(good(many).text)
-            XCTFail("expected an InputError")
-        } catch let error as InputError {
+            XCTFail("expected bad input")
+        } catch let error as StationError where error.kind == .badInput {
             XCTAssertEqual(error.diagnostics.count, 100)
             XCTAssertTrue(error.truncated)
         }

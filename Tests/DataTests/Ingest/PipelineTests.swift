@@ -210,7 +210,7 @@ final class FixesTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try ("action,table,match,field,value,note\n" + body).write(toFile: dir + "/fixes.csv", atomically: true, encoding: .utf8)
         let read = try DataFixes.read(path: dir + "/fixes.csv", label: "raw/fixes.csv")
-        if !read.problems.isEmpty { throw InputError(read.problems) }
+        if !read.problems.isEmpty { throw StationError.badInput(read.problems) }
         return read.fixes
     }
 
@@ -242,7 +242,7 @@ final class FixesTests: XCTestCase {
         set,stations,s_id=2,yomi,,a reading may go
 
         """), to: &n)) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [2, 3, 4].map {
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.location), [2, 3, 4].map {
                 SourceLocation(file: "raw/fixes.csv", line: $0, field: "value")
             })
         }
@@ -257,7 +257,7 @@ final class FixesTests: XCTestCase {
         move,stations,s_id=1,,35.6,
 
         """), to: &n)) { error in
-            XCTAssertEqual((error as? InputError)?.description, """
+            XCTAssertEqual(error.station(.badInput)?.description, """
             error: raw/fixes.csv:2: match: s_id=99 matches no station (nearest: s_id 3 神田, s_id 2 神田, s_id 1 東京); correct the match (a mistyped ID or name?), or remove the fix if the sources no longer have that row
             error: raw/fixes.csv:3: match: ambiguous fix: station=神田 matches 2 rows of stations; add a column to the match
             error: raw/fixes.csv:4: value: expected 1..47 for pref, found 52
@@ -282,8 +282,8 @@ final class FixesTests: XCTestCase {
         let raw = try makeSourceFolder(self, files)
         do {
             _ = try await IngestPipeline.run(IngestOptions(rawFolder: raw, rawLabel: "raw"))
-            XCTFail("expected an InputError")
-        } catch let error as InputError {
+            XCTFail("expected bad input")
+        } catch let error as StationError where error.kind == .badInput {
             XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "raw/fixes.csv", line: 3, field: "match"),
                                                                SourceLocation(file: "raw/fixes.csv", line: 4, field: "field"),
                                                                SourceLocation(file: "raw/fixes.csv", line: 5, field: "match")], "\(error)")
@@ -308,8 +308,8 @@ final class FixesTests: XCTestCase {
         XCTAssertEqual(read.problems.last?.location, SourceLocation(file: "raw/fixes.csv", line: 102, field: "match"))
         do {
             _ = try await IngestPipeline.run(IngestOptions(rawFolder: raw, rawLabel: "raw"))
-            XCTFail("expected an InputError")
-        } catch let error as InputError {
+            XCTFail("expected bad input")
+        } catch let error as StationError where error.kind == .badInput {
             XCTAssertEqual(error.diagnostics.count, 100)
             XCTAssertTrue(error.truncated, "the run says there are more than it lists")
         }
@@ -349,7 +349,7 @@ final class FixesTests: XCTestCase {
         set,stations,s_id=1,colour,red,
 
         """)) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.description), [
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.description), [
                 "raw/fixes.csv:2: action: expected one of set, move, disable, enable, found 'delete'",
                 "raw/fixes.csv:3: table: expected one of operators, lines, stations, found 'platforms'",
                 "raw/fixes.csv:4: field: expected a column of stations other than its id (station, yomi, wiki, pref, address, lat, lng, o_id, enabled), found 'colour'",

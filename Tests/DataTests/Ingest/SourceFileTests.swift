@@ -37,16 +37,16 @@ final class SourceFileTests: XCTestCase {
     static let sourceFile: [SourceKind: String] = [.native: "native/stations.csv", .ekidata: "ekidata/station.csv", .n02: "N02.xml",
                                                    .stationDatabase: "station_database/station.csv"]
 
-    /// The InputError of ingest's read of `raw`, as printed, and how long it took.
+    /// The StationError of bad input of ingest's read of `raw`, as printed, and how long it took.
     func refusal(_ raw: String, file: StaticString = #filePath, line: UInt = #line) async -> (messages: [String], seconds: Double) {
         let started = Date()
         do {
             _ = try await IngestPipeline.read(IngestOptions(rawFolder: raw, rawLabel: "raw"))
-            XCTFail("expected an InputError", file: file, line: line)
-        } catch let error as InputError {
+            XCTFail("expected bad input", file: file, line: line)
+        } catch let error as StationError where error.kind == .badInput {
             return (error.diagnostics.map(\.description), Date().timeIntervalSince(started))
         } catch {
-            XCTFail("expected an InputError (exit 2), got \(type(of: error)): \(error)", file: file, line: line)
+            XCTFail("expected bad input (exit 2), got \(type(of: error)): \(error)", file: file, line: line)
         }
         return ([], Date().timeIntervalSince(started))
     }
@@ -121,7 +121,7 @@ final class SourceFileTests: XCTestCase {
             ] }
             """])
         XCTAssertThrowsError(try SourcesConfig.load(rawFolder: raw, rawLabel: "raw")) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.location), [
                 SourceLocation(file: "raw/sources.json", line: 3, field: "sources.1.path"),
                 SourceLocation(file: "raw/sources.json", line: 5, field: "sources.2.path"),
                 SourceLocation(file: "raw/sources.json", line: 6, field: "sources.3.path"),
@@ -139,7 +139,7 @@ final class SourceFileTests: XCTestCase {
             ] }
             """])
         XCTAssertThrowsError(try SourcesConfig.load(rawFolder: raw, rawLabel: "raw")) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.location), [
                 SourceLocation(file: "raw/sources.json", line: 2, field: "sources.0.path"),
                 SourceLocation(file: "raw/sources.json", line: 3, field: "sources.1.path"),
             ], "\(error)")
@@ -152,7 +152,7 @@ final class SourceFileTests: XCTestCase {
         let raw = try makeSourceFolder(self, [:])
         func location(_ text: String) -> SourceLocation? {
             try? Files.write(Array(text.utf8), to: raw + "/sources.json")
-            do { _ = try SourcesConfig.load(rawFolder: raw, rawLabel: "raw") } catch let error as InputError {
+            do { _ = try SourcesConfig.load(rawFolder: raw, rawLabel: "raw") } catch let error as StationError where error.kind == .badInput {
                 return error.diagnostics.count == 1 ? error.diagnostics[0].location : nil
             } catch { return nil }
             return nil

@@ -19,15 +19,15 @@ func writeBytes(_ bytes: [UInt8], to path: String) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
-/// The messages of the InputError `body` throws; fails the test when it throws nothing or something else.
+/// The messages of the StationError of bad input `body` throws; fails the test when it throws nothing or something else.
 func inputErrorMessages(file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Any) -> [String] {
     do {
         _ = try body()
-        XCTFail("expected an InputError, got a result", file: file, line: line)
-    } catch let error as InputError {
+        XCTFail("expected bad input, got a result", file: file, line: line)
+    } catch let error as StationError where error.kind == .badInput {
         return error.diagnostics.map(\.description)
     } catch {
-        XCTFail("expected an InputError, got \(error)", file: file, line: line)
+        XCTFail("expected bad input, got \(error)", file: file, line: line)
     }
     return []
 }

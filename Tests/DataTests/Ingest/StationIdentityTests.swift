@@ -255,7 +255,7 @@ final class StationIdentityTests: XCTestCase {
 
             """])
         XCTAssertThrowsError(try IdentityDecisions.read(path: folder + "/identity.csv", label: "raw/identity.csv")) { error in
-            let places = (error as? InputError)?.diagnostics.map { "\($0.location.line ?? 0):\($0.location.field ?? "")" }
+            let places = error.station(.badInput)?.diagnostics.map { "\($0.location.line ?? 0):\($0.location.field ?? "")" }
             XCTAssertEqual(places, ["3:decision", "4:expect", "5:expect", "6:note", "7:s_id", "8:expect"])
         }
     }
@@ -278,7 +278,7 @@ final class StationIdentityTests: XCTestCase {
             do {
                 _ = try IngestPipeline.assemble(sources: [n], registry: try first.registry, decisions: [d])
                 return []
-            } catch let e as InputError {
+            } catch let e as StationError where e.kind == .badInput {
                 return e.diagnostics.map { "\($0.location.field ?? "")" }
             } catch { return ["\(error)"] }
         }

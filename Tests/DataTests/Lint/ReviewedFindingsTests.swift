@@ -67,8 +67,8 @@ final class ReviewedFindingsTests: XCTestCase {
                         to: raw + "/reviewed.csv")
         do {
             _ = try await lint()
-            XCTFail("expected an InputError")
-        } catch let error as InputError {
+            XCTFail("expected bad input")
+        } catch let error as StationError where error.kind == .badInput {
             XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "raw/reviewed.csv", line: 2, field: "note"),
                                                                SourceLocation(file: "raw/reviewed.csv", line: 3, field: "rule")])
         }

@@ -19,7 +19,7 @@ final class UnknownColumnTests: XCTestCase {
 
     func assertUnknown(_ column: String, file: String, _ body: () throws -> Void, line: UInt = #line) {
         XCTAssertThrowsError(try body(), line: line) { error in
-            XCTAssertEqual((error as? InputError)?.diagnostics.map(\.location), [SourceLocation(file: file, line: 1, field: column)], "\(error)", line: line)
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.location), [SourceLocation(file: file, line: 1, field: column)], "\(error)", line: line)
         }
     }
 

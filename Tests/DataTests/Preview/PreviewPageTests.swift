@@ -244,7 +244,7 @@ final class PreviewPageTests: XCTestCase {
         let national = try await NationalPreview.shared()
         let out = national.folder + "/no-leaflet.html"
         XCTAssertThrowsError(try PreviewPage.write(candidate: national.candidate, baseline: nil, to: out, leafletFolder: national.folder + "/nowhere")) {
-            XCTAssertTrue($0 is EnvironmentError, "\($0)")
+            XCTAssertTrue($0.station(.environment) != nil, "\($0)")
             XCTAssertTrue("\($0)".contains("apt-get install libjs-leaflet"), "\($0)")
         }
         XCTAssertFalse(Files.exists(out))

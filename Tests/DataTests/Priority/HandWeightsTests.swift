@@ -27,7 +27,7 @@ final class HandWeightsTests: XCTestCase {
     func testEveryBadRowIsReportedWithFileAndLine() {
         let text = "s_id,weight,note\n10,3,\n99,2,ghost\n20,12,\n10,4,again\nx,1,\n20,0,\n"
         XCTAssertThrowsError(try HandWeights.parse(text, label: "raw/weights.csv", network: network)) { error in
-            guard let e = error as? InputError else { return XCTFail("expected InputError (exit 2), got \(error)") }
+            guard let e = error.station(.badInput) else { return XCTFail("expected bad input (exit 2), got \(error)") }
             let lines = e.description.split(separator: "\n").map(String.init)
             XCTAssertEqual(lines, [
                 "error: raw/weights.csv:3: s_id: no station with s_id 99 in the network",
@@ -42,7 +42,7 @@ final class HandWeightsTests: XCTestCase {
 
     func testMissingColumnIsAnInputError() {
         XCTAssertThrowsError(try HandWeights.parse("s_id,note\n10,x\n", label: "raw/weights.csv", network: network)) { error in
-            XCTAssertTrue((error as? InputError)?.description.contains("missing column weight") == true, "\(error)")
+            XCTAssertTrue(error.station(.badInput)?.description.contains("missing column weight") == true, "\(error)")
         }
     }
 
@@ -73,7 +73,7 @@ final class HandWeightsTests: XCTestCase {
                        SourceLocation(file: "raw/weights.csv", line: 2))
         // A file named but missing is an environment error, not "no hand weights".
         XCTAssertThrowsError(try HandWeights.resolve(joinPath(folder, "missing.csv"), raw: folder, network: network)) { error in
-            XCTAssertTrue(error is EnvironmentError, "\(error)")
+            XCTAssertTrue(error.station(.environment) != nil, "\(error)")
         }
     }
 }

@@ -170,11 +170,11 @@ final class PriorityAssignerTests: XCTestCase {
         func message(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
             do {
                 _ = try MeshTier.parse(list: text)
-                XCTFail("expected an InputError", file: file, line: line)
-            } catch let e as InputError {
+                XCTFail("expected bad input", file: file, line: line)
+            } catch let e as StationError where e.kind == .badInput {
                 return e.diagnostics.map(\.description)
             } catch {
-                XCTFail("expected an InputError, got \(error)", file: file, line: line)
+                XCTFail("expected bad input, got \(error)", file: file, line: line)
             }
             return []
         }
@@ -236,7 +236,7 @@ final class PriorityAssignerTests: XCTestCase {
         XCTAssertEqual(try BlueNoiseTiers.parse("5:1.5").radius, [5, 1.5])
         let all = try BlueNoiseTiers.parse("4:1:0.5:1:0.3:10:3:0.7")
         XCTAssertEqual([all.exponent, all.minRadius[0], all.minRadius[1], all.maxRadius[0], all.maxRadius[1], all.northSouth], [0.5, 1, 0.3, 10, 3, 0.7])
-        XCTAssertThrowsError(try BlueNoiseTiers.parse("5")) { XCTAssertTrue($0 is InputError) }
-        XCTAssertThrowsError(try BlueNoiseTiers.parse("0:1")) { XCTAssertTrue($0 is InputError) }
+        XCTAssertThrowsError(try BlueNoiseTiers.parse("5")) { XCTAssertTrue($0.station(.badInput) != nil) }
+        XCTAssertThrowsError(try BlueNoiseTiers.parse("0:1")) { XCTAssertTrue($0.station(.badInput) != nil) }
     }
 }

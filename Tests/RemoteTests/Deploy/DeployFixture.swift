@@ -216,7 +216,7 @@ final class GroupProcess {
 
     init(_ program: String, _ arguments: [String]) throws {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw EnvironmentError("pipe: \(systemError())") }
+        guard pipe(&fds) == 0 else { throw StationError.environment("pipe: \(systemError())") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -235,7 +235,7 @@ final class GroupProcess {
         defer { for e in environment { free(e) } }
         let rc = posix_spawn(&pid, program, &actions, &attributes, argv, environment)
         close(fds[1])
-        guard rc == 0 else { close(fds[0]); throw EnvironmentError("cannot start \(program): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else { close(fds[0]); throw StationError.environment("cannot start \(program): \(String(cString: strerror(rc)))") }
         self.pid = pid
         errRead = fds[0]
     }

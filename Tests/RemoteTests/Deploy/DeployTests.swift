@@ -278,7 +278,7 @@ final class DeployTests: XCTestCase {
         XCTAssertEqual(try TargetAddress("web1:~/stations"), .remote(host: "web1", path: "stations"))
         for bad in ["", "web1:", "web1:~", "https://stations.example.org", "s3://bucket/dist", "rsync://web1/x", "web1::module", ":x",
                     "-", "--help", "--version", "-oProxyCommand=touch /tmp/x:/srv", "deploy@-oProxyCommand=x:/srv"] {
-            XCTAssertThrowsError(try TargetAddress(bad), bad) { XCTAssertTrue($0 is InputError, "\(bad): \($0)") }
+            XCTAssertThrowsError(try TargetAddress(bad), bad) { XCTAssertTrue($0.station(.badInput) != nil, "\(bad): \($0)") }
         }
         let run = try f.stationdb("deploy", try PublishedDists.shared().atVersion3, "https://stations.example.org")
         XCTAssertEqual(run.status, 2, run.err)

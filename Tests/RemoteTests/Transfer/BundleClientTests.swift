@@ -61,10 +61,10 @@ final class BundleClientTests: XCTestCase {
     }
 
     func assertFailsUntouched(_ client: BundleClient, file: StaticString = #filePath, line: UInt = #line,
-                              _ check: (TransferError) -> Void) throws {
+                              _ check: (TransferFailure) -> Void) throws {
         let before = try appFolderSnapshot()
         XCTAssertThrowsError(try client.pull(), file: file, line: line) { error in
-            guard let error = error as? TransferError else { return XCTFail("not a TransferError: \(error)", file: file, line: line) }
+            guard let error = (error as? StationError)?.transfer else { return XCTFail("not a TransferFailure: \(error)", file: file, line: line) }
             check(error)
         }
         XCTAssertEqual(try appFolderSnapshot(), before, "the local folder changed after a failed pull", file: file, line: line)

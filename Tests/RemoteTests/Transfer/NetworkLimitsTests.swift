@@ -57,7 +57,7 @@ extension BundleClientTests {
         XCTAssertFalse(ftp.wasCalled, "libcurl followed the redirect to ftp://")
         // A source's URL (fetch) goes through the same client.
         XCTAssertThrowsError(try HTTPClient(options: Self.fastOptions).download(server.baseURL + "/3/stations.sqlite.gz", to: scratch + "/x")) {
-            XCTAssertEqual($0 as? TransferError, .notHTTP(url: server.baseURL + "/3/stations.sqlite.gz", location: location))
+            XCTAssertEqual(($0 as? StationError)?.transfer, .notHTTP(url: server.baseURL + "/3/stations.sqlite.gz", location: location))
         }
         XCTAssertFalse(ftp.wasCalled)
     }

@@ -90,10 +90,10 @@ final class SourceFetcherTests: XCTestCase {
     }
 
     func assertFailsUntouched(_ files: [RemoteFile], _ fetcher: SourceFetcher, file: StaticString = #filePath, line: UInt = #line,
-                              _ check: (TransferError) -> Void) throws {
+                              _ check: (TransferFailure) -> Void) throws {
         let before = try rawSnapshot()
         XCTAssertThrowsError(try fetcher.fetch(files), file: file, line: line) { error in
-            guard let error = error as? TransferError else { return XCTFail("not a TransferError: \(error)", file: file, line: line) }
+            guard let error = (error as? StationError)?.transfer else { return XCTFail("not a TransferFailure: \(error)", file: file, line: line) }
             check(error)
         }
         XCTAssertEqual(try rawSnapshot(), before, "raw/ changed after a failed fetch", file: file, line: line)

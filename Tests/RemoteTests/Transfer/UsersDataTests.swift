@@ -118,7 +118,7 @@ extension BundleClientTests {
         try fixture.publish(3)
         let before = try appFolderSnapshot()
         XCTAssertThrowsError(try client().pull()) { error in
-            guard case .io(let message)? = error as? TransferError else { return XCTFail("expected an I/O failure (exit 3), got \(error)") }
+            guard let message = error.station(.environment)?.message else { return XCTFail("expected an I/O failure (exit 3), got \(error)") }
             XCTAssertTrue(message.contains("my_visited"), message)
             XCTAssertTrue(message.contains("left as it was"), message)
         }
@@ -187,7 +187,7 @@ extension BundleClientTests {
             defer { app.close() }
             try? app.execute("CREATE TABLE completions (s_id INTEGER PRIMARY KEY, memo TEXT); INSERT INTO completions VALUES (1, 'made by the app')")
         }) { try client().pull() }) { error in
-            guard case .io(let message)? = error as? TransferError else { return XCTFail("expected an I/O failure (exit 3), got \(error)") }
+            guard let message = error.station(.environment)?.message else { return XCTFail("expected an I/O failure (exit 3), got \(error)") }
             XCTAssertTrue(message.contains("it appeared while this pull ran"), message)
         }
         XCTAssertEqual(try rows("SELECT memo FROM completions"), [[.text("made by the app")]])

@@ -140,7 +140,7 @@ final class ReproducibilityTests: XCTestCase {
         XCTAssertEqual(back.sha256, SHA256.hex(payload))
         XCTAssertEqual(try Files.read(folder + "/back.bin"), payload)
         XCTAssertThrowsError(try Gzip.decompress(fileAt: folder + "/one.gz", to: nil, maxBytes: payload.count - 1)) { error in
-            guard case Gzip.Failure.tooLarge = error else { return XCTFail("\(error)") }
+            guard case .gzip(.tooLarge)? = error.station(.damaged)?.cause else { return XCTFail("\(error)") }
         }
 
         try Files.write([], to: folder + "/empty")
@@ -227,13 +227,13 @@ final class VersionTests: XCTestCase {
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: nil, requested: 7), 7)
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, requested: nil), 5)
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, requested: 9), 9)
-        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, requested: 4)) { XCTAssertTrue($0 is InputError) }
-        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, requested: 3)) { XCTAssertTrue($0 is InputError) }
-        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: nil, requested: 0)) { XCTAssertTrue($0 is InputError) }
+        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, requested: 4)) { XCTAssertTrue($0.station(.badInput) != nil) }
+        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, requested: 3)) { XCTAssertTrue($0.station(.badInput) != nil) }
+        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: nil, requested: 0)) { XCTAssertTrue($0.station(.badInput) != nil) }
         // A folder latest.json does not name (a dead publish's, or one announced before a rollback) is never reused.
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: nil), 7)
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, highestFolder: 4, requested: nil), 5)
-        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: 6)) { XCTAssertTrue($0 is InputError) }
+        XCTAssertThrowsError(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: 6)) { XCTAssertTrue($0.station(.badInput) != nil) }
         XCTAssertEqual(try BundleBuilder.nextVersion(previous: 4, highestFolder: 6, requested: 8), 8)
     }
 
@@ -268,7 +268,7 @@ final class VersionTests: XCTestCase {
         let snapshot = try Fixtures.snapshot(dist)
         for bad in [10, 9] {
             await assertThrowsAsync(try await publish(Fixtures.request(network, dist: dist, version: bad))) { error in
-                XCTAssertTrue((error as? InputError)?.description.contains("not larger than the published version 10") ?? false, "\(error)")
+                XCTAssertTrue(error.station(.badInput)?.description.contains("not larger than the published version 10") ?? false, "\(error)")
             }
         }
         XCTAssertEqual(try Fixtures.snapshot(dist), snapshot)
@@ -305,7 +305,7 @@ final class VersionTests: XCTestCase {
         network.stations[0].lat = 10_000_000
         network.stationLines.append(StationLine(lineID: 77, stationID: 100, sort: 3))
         await assertThrowsAsync(try await publish(Fixtures.request(network, dist: dist, weights: weights))) { error in
-            let text = (error as? InputError)?.description ?? "\(error)"
+            let text = error.station(.badInput)?.description ?? "\(error)"
             XCTAssertTrue(text.contains("weights.csv: s_id 101: station 101 (上野) has no weight"), text)
             XCTAssertTrue(text.contains("s_id 999, which is not a station"), text)
             XCTAssertTrue(text.contains("outside Japan"), text)
@@ -485,7 +485,7 @@ final class RenumberingTests: XCTestCase {
         let csv = try Fixtures.temporaryFolder() + "/renumbered.csv"
         try "new_s_id,old_s_id,version\n10,11,1\n11,10,2\n".write(toFile: csv, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try RenumberingFile.read(from: csv)) {
-            XCTAssertEqual(($0 as? InputError)?.diagnostics.map(\.description),
+            XCTAssertEqual($0.station(.badInput)?.diagnostics.map(\.description),
                            ["\(csv):3: old_s_id: 11 <- 10 closes a cycle with line 2 (10 <- 11): a station cannot replace one that replaces it"])
         }
         // A chain (13 became 12, later 14) is no cycle, nor is one station replacing two.

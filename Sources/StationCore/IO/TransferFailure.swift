@@ -1,9 +1,7 @@
-import StationCore
-
-/// Every way a download can fail, with the exit status it deserves and a
-/// message that says what to do. Only network trouble and server errors are
-/// worth retrying; a 4xx or a bad checksum will not fix itself.
-package enum TransferError: Error, CustomStringConvertible, Sendable, Equatable {
+/// Every way a download can fail, with a message that says what to do: the cause a
+/// StationError carries. Only network trouble and server errors are worth retrying; a
+/// 4xx or a bad checksum will not fix itself.
+package enum TransferFailure: CustomStringConvertible, Sendable, Equatable {
     /// The server answered with a status we cannot use (4xx, or 5xx after the last attempt).
     case httpStatus(url: String, status: Int)
     /// libcurl could not complete the exchange: refused, unreachable, reset, cut short.
@@ -26,14 +24,12 @@ package enum TransferError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The renames of a source's new files stopped part way: the journal stays,
     /// and the next fetch completes them.
     case partlyReplaced(String)
-    /// A local file could not be read or written.
-    case io(String)
 
     package var isRetryable: Bool {
         switch self {
         case .httpStatus(_, let status): return status >= 500
         case .network, .timedOut: return true
-        case .notHTTP, .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced, .io: return false
+        case .notHTTP, .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced: return false
         }
     }
 
@@ -45,13 +41,16 @@ package enum TransferError: Error, CustomStringConvertible, Sendable, Equatable 
         return false
     }
 
-    /// 2 when the URL given serves nothing (a 4xx, a redirect to another protocol) or
-    /// what it sent is not a file of its source, 3 otherwise.
-    package var exitStatus: ExitStatus {
+    /// The URL given serves nothing (a 4xx, a redirect to another protocol) or what it
+    /// sent is not a file of its source: bad input (exit 2); every other failure is the
+    /// environment's (exit 3).
+    package var exitStatus: ExitStatus { isBadInput ? .badInput : .environment }
+
+    package var isBadInput: Bool {
         switch self {
-        case _ where isNotServed: return .badInput
-        case .badContent, .notAFile: return .badInput
-        default: return .environment
+        case _ where isNotServed: return true
+        case .badContent, .notAFile: return true
+        default: return false
         }
     }
 
@@ -83,36 +82,6 @@ package enum TransferError: Error, CustomStringConvertible, Sendable, Equatable 
             return "\(path): not a file (a folder or a link stands where a fetched file belongs); move it away and fetch again"
         case .partlyReplaced(let message):
             return "\(message); the source is part old, part new until the next `stationdb fetch` completes the change"
-        case .io(let message):
-            return message
-        }
-    }
-}
-
-extension TransferError {
-    /// Runs an inflate of a download, saying what went wrong in a download's terms.
-    package static func inflating<T>(what: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let failure as Gzip.Failure {
-            switch failure {
-            case .damaged(let reason): throw TransferError.corrupt(what: what, reason: "not a valid gzip stream (\(reason)); the download is damaged, try again")
-            case .truncated: throw TransferError.corrupt(what: what, reason: "the gzip stream ends early; the download was cut short, try again")
-            case .tooLarge(let limit): throw TransferError.tooLarge(url: what, limit: limit)
-            }
-        } catch let error as EnvironmentError {
-            throw TransferError.io(error.message)
-        }
-    }
-}
-
-extension TransferError {
-    /// Runs a step on local files, saying what went wrong as an I/O failure (exit 3).
-    package static func locally<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as EnvironmentError {
-            throw TransferError.io(error.message)
         }
     }
 }

@@ -210,7 +210,7 @@ final class DiffReportTests: XCTestCase {
 
         func assertInputError(_ path: String, _ message: String, line: UInt = #line) {
             XCTAssertThrowsError(try BundleLocation.resolve(path), line: line) { error in
-                XCTAssertTrue(error is InputError, "\(error)", line: line)
+                XCTAssertTrue(error.station(.badInput) != nil, "\(error)", line: line)
                 XCTAssertTrue("\(error)".contains(message), "\(error)", line: line)
             }
         }
@@ -222,7 +222,7 @@ final class DiffReportTests: XCTestCase {
         assertInputError(dist, "latest.json: database: missing")
         // A dist whose latest.json names a database that is not there is damaged (exit 3), not bad input.
         try "{\"database\": \"9/stations.sqlite\"}".write(toFile: dist + "/latest.json", atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try BundleLocation.resolve(dist)) { XCTAssertTrue($0 is DamagedError, "\($0)") }
+        XCTAssertThrowsError(try BundleLocation.resolve(dist)) { XCTAssertTrue($0.station(.damaged) != nil, "\($0)") }
 
         // An SQLite file without the bundle's tables is bad input too, from the core.
         let other = dir + "/other.sqlite"
@@ -230,7 +230,7 @@ final class DiffReportTests: XCTestCase {
         try db.execute("CREATE TABLE completions (s_id INTEGER PRIMARY KEY)")
         db.close()
         XCTAssertThrowsError(try DiffReport.make(oldPath: v1, newPath: try BundleLocation.resolve(other).databasePath)) { error in
-            XCTAssertTrue(error is InputError, "\(error)")
+            XCTAssertTrue(error.station(.badInput) != nil, "\(error)")
             XCTAssertTrue("\(error)".contains("not a station bundle"), "\(error)")
         }
     }

@@ -34,7 +34,7 @@ final class InputReadTests: XCTestCase {
         // What Int() accepts after trimming is still accepted.
         XCTAssertEqual(try weights("s_id,weight\n 10 ,+3\n11,\"4\"\n"), [10: 3, 11: 4])
         for bad in ["s_id,weight\n10,14\n", "s_id,weight\n10,0\n", "s_id,weight\n10,x\n", "s_id,weight\n,3\n", "s_id\n10\n"] {
-            XCTAssertThrowsError(try weights(bad), bad) { XCTAssertTrue($0 is InputError, "\(bad): \($0)") }
+            XCTAssertThrowsError(try weights(bad), bad) { XCTAssertTrue($0.station(.badInput) != nil, "\(bad): \($0)") }
         }
         XCTAssertThrowsError(try weights("s_id,weight\n10,14\n")) { error in
             XCTAssertTrue("\(error)".contains("expected 1..13, found 14"), "\(error)")
@@ -63,7 +63,7 @@ final class InputReadTests: XCTestCase {
         XCTAssertEqual(read.network.stations, network.stations)
         XCTAssertEqual(read.network.stationLines, network.stationLines)
         XCTAssertThrowsError(try StagingFile.read(from: (folder as NSString).appendingPathComponent("missing.sqlite"))) {
-            XCTAssertTrue($0 is EnvironmentError)
+            XCTAssertTrue($0.station(.environment) != nil)
         }
     }
 }

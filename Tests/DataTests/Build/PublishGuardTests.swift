@@ -41,7 +41,7 @@ final class PublishGuardTests: XCTestCase {
         gone.stationLines.removeAll { $0.stationID == 101 }
         await assertThrowsAsync(try await build(gone, dist: dist, force: true)) { error in
             XCTAssertTrue("\(error)".contains("s_id 101: station 101 (上野), published in version 1, is missing from this build"), "\(error)")
-            XCTAssertTrue(error is InputError)
+            XCTAssertTrue(error.station(.badInput) != nil)
         }
 
         // One of six stations renumbered away (16.7% removed > 2%), one moved ~11 km (> 5,000 m).

@@ -29,7 +29,7 @@ final class VerifyTests: XCTestCase {
 
     func assertProblems(_ path: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try BundleVerifier.verify(path: path), file: file, line: line) { error in
-            guard let damaged = error as? DamagedError else { return XCTFail("expected DamagedError (exit 3), got \(error)", file: file, line: line) }
+            guard let damaged = error.station(.damaged) else { return XCTFail("expected damaged (exit 3), got \(error)", file: file, line: line) }
             let text = damaged.description
             for e in expected { XCTAssertTrue(text.contains(e), "missing \"\(e)\" in:\n\(text)", file: file, line: line) }
             XCTAssertTrue(text.split(separator: "\n").allSatisfy { $0.hasPrefix("error: ") }, "one problem per line", file: file, line: line)
@@ -82,7 +82,7 @@ final class VerifyTests: XCTestCase {
         for path in [dist, dist + "/1"] {
             XCTAssertThrowsError(try BundleVerifier.verify(path: path)) { error in
                 let named = path == dist ? dist + "/latest.json" : dist + "/1/manifest.json"
-                XCTAssertEqual((error as? DamagedError)?.problems.diagnostics.map(\.description), ["\(named): database: \(dist)/1/stations.sqlite is missing"])
+                XCTAssertEqual(error.station(.damaged)?.diagnostics.map(\.description), ["\(named): database: \(dist)/1/stations.sqlite is missing"])
             }
         }
     }
@@ -179,7 +179,7 @@ final class VerifyTests: XCTestCase {
         // Not a database at all: not a bundle, as for diff and preview (exit 2).
         let junk = folder + "/junk.sqlite"
         try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: junk))
-        XCTAssertThrowsError(try BundleVerifier.verify(path: junk)) { XCTAssertTrue($0 is InputError, "\($0)") }
+        XCTAssertThrowsError(try BundleVerifier.verify(path: junk)) { XCTAssertTrue($0.station(.badInput) != nil, "\($0)") }
     }
 
     /// latest.json said `"database": "../../../../etc/passwd"`, and verify printed that file's
@@ -199,7 +199,7 @@ final class VerifyTests: XCTestCase {
                 + (field == "database" ? [{ _ = try BundleLocation.resolve(self.dist) }] : [])
             for attempt in attempts {
                 XCTAssertThrowsError(try attempt(), "\(field): \(hostile)") { error in
-                    guard let input = error as? InputError else { return XCTFail("expected bad input (exit 2), got \(error)") }
+                    guard let input = error.station(.badInput) else { return XCTFail("expected bad input (exit 2), got \(error)") }
                     XCTAssertEqual(input.diagnostics.first?.location.file, latest, "\(input)")
                     XCTAssertEqual(input.diagnostics.first?.location.field, field, "\(input)")
                     XCTAssertFalse("\(input)".contains(passwd), "\(input)")
@@ -235,7 +235,7 @@ final class VerifyTests: XCTestCase {
         document["files"] = files
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: manifest))
         XCTAssertThrowsError(try BundleVerifier.verify(path: dist)) { error in
-            guard let input = error as? InputError else { return XCTFail("expected bad input (exit 2), got \(error)") }
+            guard let input = error.station(.badInput) else { return XCTFail("expected bad input (exit 2), got \(error)") }
             XCTAssertEqual(input.diagnostics.first?.location.file, manifest, "\(input)")
             XCTAssertEqual(input.diagnostics.first?.location.field, "files", "\(input)")
             XCTAssertFalse("\(input)".contains(passwd), "\(input)")
@@ -244,6 +244,6 @@ final class VerifyTests: XCTestCase {
 
     func testNeitherDistNorBundle() throws {
         XCTAssertThrowsError(try BundleVerifier.verify(path: folder)) { XCTAssertTrue("\($0)".contains("neither a dist folder"), "\($0)") }
-        XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0 is InputError, "a missing path is bad input, as for diff and preview: \($0)") }
+        XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0.station(.badInput) != nil, "a missing path is bad input, as for diff and preview: \($0)") }
     }
 }

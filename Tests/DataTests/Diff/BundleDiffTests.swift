@@ -107,14 +107,14 @@ final class BundleDiffTests: XCTestCase {
         try db.execute("CREATE TABLE stations (s_id INTEGER)")
         db.close()
         XCTAssertThrowsError(try BundleDifference.between(oldPath: notBundle, newPath: dir + "/fresh.sqlite")) { error in
-            XCTAssertTrue(error is InputError, "\(error)")
+            XCTAssertTrue(error.station(.badInput) != nil, "\(error)")
             XCTAssertTrue("\(error)".contains("\(notBundle): not a station bundle: it has no table operators"), "\(error)")
         }
 
         // Without the unique index an old database may hold a (l_id, s_id) twice: rows are matched by key, so that is bad input.
         try makeBundle(dir + "/twice.sqlite", version: 2, indexes: false, rows: baseRows + ["INSERT INTO stations_lines VALUES (10, 100, 1), (10, 100, 2)"])
         XCTAssertThrowsError(try BundleDifference.between(oldPath: dir + "/fresh.sqlite", newPath: dir + "/twice.sqlite")) { error in
-            XCTAssertTrue(error is InputError, "\(error)")
+            XCTAssertTrue(error.station(.badInput) != nil, "\(error)")
             XCTAssertTrue("\(error)".contains("twice.sqlite: stations_lines: not a station bundle: (l_id, s_id) = (10, 100) appears twice in stations_lines"), "\(error)")
         }
     }
@@ -234,11 +234,11 @@ final class AndroidPatchRunnerTests: XCTestCase {
         try AndroidPatchRunner.apply(sql: "INSERT INTO t VALUES (2, 'b');\n", to: db, authorizer: onlyT)
         let sql = "INSERT INTO t VALUES (3, 'c');\nINSERT INTO t SELECT k + 10, NULL FROM closed;\n"
         XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: sql, to: db, file: "p.sql", authorizer: onlyT)) { error in
-            let failure = error as? SQLScript.Failure
+            let failure = error.station(.badInput)?.statement
             XCTAssertEqual(failure?.location, SourceLocation(file: "p.sql", line: 2))
             XCTAssertEqual(failure?.refusal, "reads closed.k")
             XCTAssertEqual(failure?.error?.code, .SQLITE_AUTH)
-            XCTAssertEqual("\(error)", "p.sql:2: refused: reads closed.k in: INSERT INTO t SELECT k + 10, NULL FROM closed;")
+            XCTAssertEqual("\(error)", "error: p.sql:2: refused: reads closed.k in: INSERT INTO t SELECT k + 10, NULL FROM closed;")
         }
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 2)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM closed"), 0, "the authorizer is gone with the patch")
@@ -249,7 +249,7 @@ final class AndroidPatchRunnerTests: XCTestCase {
         let db = try database()
         try db.limitSize(toBytes: 64 << 10)
         XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: "INSERT INTO t VALUES (5, randomblob(100000));\n", to: db)) { error in
-            XCTAssertEqual((error as? SQLScript.Failure)?.isFull, true, "\(error)")
+            XCTAssertEqual(error.station(.badInput)?.statement?.isFull, true, "\(error)")
         }
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1)
     }
