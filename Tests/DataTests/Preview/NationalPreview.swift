@@ -1,6 +1,7 @@
 import StationData
 import Foundation
 import StationCore
+import TestSupport
 import XCTest
 
 /// The national bundle as the nightly job would build it from the repository's
@@ -17,7 +18,7 @@ struct NationalPreview: Sendable {
     nonisolated(unsafe) private static var built: NationalPreview?
 
     static var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        RepositoryData.root
     }
 
     /// Removes the shared folder (at the end of the test class).

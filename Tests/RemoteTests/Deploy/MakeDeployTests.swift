@@ -12,7 +12,7 @@ final class MakeDeployTests: XCTestCase {
     override func setUpWithError() throws { f = try DeployFixture() }
     override func tearDown() { f?.remove() }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = RepositoryData.root
 
     func make(_ arguments: String..., dist: String) throws -> DeployFixture.Run {
         let make = try BuiltTools.required("make", debianPackage: "make")
