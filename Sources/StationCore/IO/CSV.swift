@@ -18,6 +18,7 @@ import Glibc
 package struct CSVColumn: Sendable {
     package let name: String
     package let index: Int?
+    package init(name: String, index: Int?) { self.name = name; self.index = index }
 }
 
 /// The columns of one kind of CSV file, declared once: those it must have and those it

@@ -108,7 +108,7 @@ package enum StagingFile {
     package static let defaultName = "staging.bin"
 
     /// The file starts with these bytes, then the format's number.
-    static let magic = Array("stationdb staging\n".utf8)
+    package static let magic = Array("stationdb staging\n".utf8)
     static let format: UInt8 = 1
 
     // Layout, format 1. Every integer is a LEB128 varint of its zigzag form, a

@@ -34,12 +34,12 @@ package enum EkidataReader {
         joinFile: ["line_cd", "station_cd1", "station_cd2"],
     ]
 
-    static func operatorKey(_ companyCD: Int) -> String { "ekidata:company:\(companyCD)" }
-    static func lineKey(_ lineCD: Int) -> String { "ekidata:line:\(lineCD)" }
-    static func stationKey(companyCD: Int, groupCD: Int, shinkansen: Bool) -> String {
+    package static func operatorKey(_ companyCD: Int) -> String { "ekidata:company:\(companyCD)" }
+    package static func lineKey(_ lineCD: Int) -> String { "ekidata:line:\(lineCD)" }
+    package static func stationKey(companyCD: Int, groupCD: Int, shinkansen: Bool) -> String {
         "ekidata:station:\(companyCD):\(groupCD)" + (shinkansen ? ShinkansenKey.mark : "")
     }
-    static func matchKey(_ stationCD: Int) -> String { "code:\(stationCD)" }
+    package static func matchKey(_ stationCD: Int) -> String { "code:\(stationCD)" }
 
     /// The bundle's operator type (bundle.md) for an ekidata company.
     ///
@@ -286,12 +286,12 @@ package enum EkidataReader {
     /// both orders agree on direction. Pairs naming stations of other lines
     /// are ignored; a branching or broken chain falls back to e_sort, because
     /// no single order along it exists.
-    static func orderAlongLine(_ stations: [Int], joins: [(Int, Int)]) -> [Int] {
+    package static func orderAlongLine(_ stations: [Int], joins: [(Int, Int)]) -> [Int] {
         chainOrder(stations, joins: joins) ?? stations
     }
 
     /// The order join.csv gives, or nil when it gives none (see `orderAlongLine`).
-    static func chainOrder(_ stations: [Int], joins: [(Int, Int)]) -> [Int]? {
+    package static func chainOrder(_ stations: [Int], joins: [(Int, Int)]) -> [Int]? {
         let n = stations.count
         guard n > 2, !joins.isEmpty else { return nil }
         var index: [Int: Int] = [:]
@@ -332,7 +332,7 @@ package enum EkidataReader {
 }
 
 /// Whether `text` holds `part`, compared as UTF-8 bytes.
-func containsText(_ text: String, _ part: String) -> Bool {
+package func containsText(_ text: String, _ part: String) -> Bool {
     let t = Array(text.utf8), p = Array(part.utf8)
     guard !p.isEmpty else { return true }
     guard t.count >= p.count else { return false }

@@ -50,13 +50,13 @@ package enum N02Classification {
     }
 }
 
-enum N02Geometry {
+package enum N02Geometry {
     /// The point half-way along a polyline's length (micro-degrees).
     ///
     /// Curves are platform-sized, so lengths use a local flat projection (longitude scaled by
     /// cos(latitude) of the first point); only proportions matter. A curve of zero length gives
     /// its first point. Coordinates are rounded half away from zero.
-    static func middle(of points: [(lat: Int, lng: Int)]) -> (lat: Int, lng: Int) {
+    package static func middle(of points: [(lat: Int, lng: Int)]) -> (lat: Int, lng: Int) {
         guard let first = points.first else { return (0, 0) }
         if points.count == 1 { return first }
         let scale = cos(Double(first.lat) / 1_000_000 * .pi / 180)
@@ -89,10 +89,10 @@ enum N02Geometry {
 }
 
 /// Orders of codes and ids that do not depend on the document.
-enum N02Order {
+package enum N02Order {
     /// Natural order: runs of digits compare as numbers ("eb03_9" < "eb03_10"), the rest as bytes;
     /// strings equal that way ("01" and "1") fall back to byte order.
-    static func naturalLess(_ a: String, _ b: String) -> Bool {
+    package static func naturalLess(_ a: String, _ b: String) -> Bool {
         var a = a, b = b
         return a.withUTF8 { x in b.withUTF8 { y in naturalLess(x, y) } }
     }

@@ -25,9 +25,9 @@ package enum NativeCSVReader {
     /// The columns each file must have (fetch checks a download against them).
     package static var requiredColumns: [String: [String]] { columns.mapValues(\.required) }
 
-    static func operatorKey(_ id: Int) -> String { "o:\(id)" }
-    static func lineKey(_ id: Int) -> String { "l:\(id)" }
-    static func stationKey(_ id: Int) -> String { "s:\(id)" }
+    package static func operatorKey(_ id: Int) -> String { "o:\(id)" }
+    package static func lineKey(_ id: Int) -> String { "l:\(id)" }
+    package static func stationKey(_ id: Int) -> String { "s:\(id)" }
 
     /// Empty optional text (yomi, wiki, address) is read as "unknown" (nil) so
     /// that a later source may fill it in; the merge writes '' if none does.

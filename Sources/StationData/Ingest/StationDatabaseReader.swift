@@ -45,8 +45,8 @@ package enum StationDatabaseReader {
         registerFile: ["station_code", "line_code", "index"],
     ]
 
-    static func operatorKey(_ code: Int) -> String { prefix + "company:\(code)" }
-    static func lineKey(_ id: String) -> String { prefix + "line:\(id)" }
+    package static func operatorKey(_ code: Int) -> String { prefix + "company:\(code)" }
+    package static func lineKey(_ id: String) -> String { prefix + "line:\(id)" }
     /// "station_database:station:<id>:company:<code>[:shinkansen]" (":line-operator:<line id>" for a line with no company).
     static func stationKey(id: String, operatorKey: String, shinkansen: Bool) -> String {
         "station_database:station:\(id):\(operatorKey.dropFirst(prefix.count))" + (shinkansen ? ShinkansenKey.mark : "")

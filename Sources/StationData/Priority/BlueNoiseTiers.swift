@@ -71,9 +71,9 @@ package struct BlueNoiseTiers: Hashable, Sendable {
     }
 
     /// The bin of a count of stations around: 1 for 1-3, 2 for 4-15, 3 for 16-63, ...
-    static func densityBin(_ around: Int) -> Int { (Int.bitWidth - around.leadingZeroBitCount + 1) / 2 }
+    package static func densityBin(_ around: Int) -> Int { (Int.bitWidth - around.leadingZeroBitCount + 1) / 2 }
     /// The density a bin stands for: the geometric middle of its counts.
-    static func density(ofBin bin: Int) -> Double { pow(2, 2 * Double(bin) - 1) }
+    package static func density(ofBin bin: Int) -> Double { pow(2, 2 * Double(bin) - 1) }
 
     /// The levels an oval's squares are taken from, finest first.
     static let levels: [MeshLevel] = [.quarter, .half, .third, .fiveKilometre, .second]

@@ -33,7 +33,7 @@ package struct MeshTier: Hashable, Sendable, CustomStringConvertible {
         self.stationsPerExtraPick = stationsPerExtraPick; self.maxPicks = maxPicks ?? picks
     }
 
-    func picks(inSquareOf count: Int) -> Int {
+    package func picks(inSquareOf count: Int) -> Int {
         guard let step = stationsPerExtraPick, step > 0 else { return picks }
         return min(maxPicks, picks + (count - 1) / step)
     }
@@ -180,6 +180,8 @@ package struct WeightChanges: Hashable, Sendable {
     package var changed: Int     // in both, different weight
     package var added: Int       // only in the new weights
     package var removed: Int     // only in the previous bundle
+
+    package init(changed: Int, added: Int, removed: Int) { self.changed = changed; self.added = added; self.removed = removed }
 
     package static func between(previous: [Int: Int], current: [Int: Int]) -> WeightChanges {
         var c = WeightChanges(changed: 0, added: 0, removed: 0)

@@ -24,6 +24,10 @@ package struct FetchedFileState: Codable, Equatable, Sendable {
     package var sha256: String
     package var bytes: Int
 
+    package init(url: String, etag: String?, lastModified: String?, sha256: String, bytes: Int) {
+        self.url = url; self.etag = etag; self.lastModified = lastModified; self.sha256 = sha256; self.bytes = bytes
+    }
+
     enum CodingKeys: String, CodingKey {
         case url, etag, lastModified = "last_modified", sha256, bytes
     }
@@ -42,7 +46,7 @@ package struct FetchedFileState: Codable, Equatable, Sendable {
         return state
     }
 
-    func save(for file: String) throws {
+    package func save(for file: String) throws {
         try AtomicFile.write(try jsonDocument(self), to: FetchedFileState.path(for: file))
     }
 }

@@ -30,6 +30,7 @@ package struct TransferOptions: Sendable {
 package struct Retrying: Event, Equatable {
     package var error: TransferFailure
     package var seconds: Double
+    package init(error: TransferFailure, seconds: Double) { self.error = error; self.seconds = seconds }
     package var description: String { "warning: \(error); retrying in \(seconds) s" }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import StationCore
+import StationCore
 
 /// The staging file's own binary form: what goes in comes back, the same
 /// network gives the same bytes, and a damaged or foreign file is an error

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import StationCore
 import TestSupport
-@testable import StationData
+import StationData
 
 /// The apps' own master, in its own conventions (Tests/Fixtures/apps_master.py writes it from
 /// the upstream's release v20260227), published, then raw/ switched to the upstream's next

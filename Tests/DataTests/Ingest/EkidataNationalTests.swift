@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// The whole of Japan in ekidata's layout (raw/ekidata). What the reader makes
 /// of it is checked against the files' own rows, read as plain CSV, so the test

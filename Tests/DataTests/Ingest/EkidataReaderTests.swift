@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 final class EkidataReaderTests: XCTestCase {
     // A small Tokyo: JR East with a Shinkansen, the Yamanote line (whose join.csv

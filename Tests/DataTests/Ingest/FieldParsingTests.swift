@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// The CSV table's typed fields, which the readers use for every number, must
 /// read exactly what the standard ways read.

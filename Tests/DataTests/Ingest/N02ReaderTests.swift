@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// Builds small N02 documents, one element per line, so tests can name exact lines.
 private struct N02Doc {

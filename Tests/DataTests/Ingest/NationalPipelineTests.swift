@@ -1,6 +1,6 @@
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// The whole Ingest stage on all of Japan: ekidata first, the N02 document of
 /// the same stations second, merged into one network, IDs stable from one run

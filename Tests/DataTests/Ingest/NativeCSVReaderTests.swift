@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 final class NativeCSVReaderTests: XCTestCase {
     static let operators = """

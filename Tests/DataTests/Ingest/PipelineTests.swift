@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// Merging, stable IDs through the registry, vanished stations and fixes,
 /// on sources built in the test (the readers have their own tests).

@@ -1,6 +1,6 @@
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// Reading a file must see exactly what parsing the same bytes in memory sees,
 /// quoted and escaped fields included.

@@ -3,7 +3,7 @@ import Glibc
 import XCTest
 import StationCore
 import TestSupport
-@testable import StationData
+import StationData
 
 /// What may stand where a source file belongs: nothing, a FIFO, a device; and a
 /// sources.json that is not JSON. Each is bad input (exit 2), named, for every kind of source.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// A temporary source folder holding the given files, removed when the test ends.
 func makeSourceFolder(_ test: XCTestCase, _ files: [String: String], file: StaticString = #filePath, line: UInt = #line) throws -> String {

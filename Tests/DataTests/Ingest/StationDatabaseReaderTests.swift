@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import StationCore
 import TestSupport
-@testable import StationData
+import StationData
 
 final class StationDatabaseReaderTests: XCTestCase {
     // Rows as the upstream writes them (v20260529): 東京 on JR Central's and JR East's

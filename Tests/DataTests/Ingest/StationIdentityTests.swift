@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import StationCore
 import TestSupport
-@testable import StationData
+import StationData
 
 /// An s_id once published names one station for good: a source's code is not an identity.
 /// Switching raw/ from ekidata to the upstream, and the upstream reusing its codes between

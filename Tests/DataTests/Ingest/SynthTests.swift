@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import StationCore
-@testable import StationData
+import StationData
 
 /// `stationdb synth`: the bench's inputs must be what ingest accepts, the same
 /// every time, and shaped like the national network.

@@ -2,7 +2,7 @@ import Foundation
 import StationCore
 import TestSupport
 import XCTest
-@testable import StationData
+import StationData
 
 /// The blue-noise tiers on the national data (raw/),
 /// under the realistic test bed: hand weights as dense as a real master's.

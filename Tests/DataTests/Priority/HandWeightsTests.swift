@@ -1,7 +1,7 @@
 import Foundation
 import StationCore
 import XCTest
-@testable import StationData
+import StationData
 
 final class HandWeightsTests: XCTestCase {
     let network = RailNetwork(operators: [Operator(id: 1, name: "Op", type: 1)], stations: [

@@ -1,6 +1,6 @@
 import StationCore
 import XCTest
-@testable import StationData
+import StationData
 
 final class MeshCodeTests: XCTestCase {
     private func micro(_ s: String) -> Int { MicroDegrees.parse(s)! }

@@ -2,7 +2,7 @@ import Foundation
 import StationCore
 import TestSupport
 import XCTest
-@testable import StationData
+import StationData
 
 /// On the national data (raw/, as ingest reads it). The tests hold what the weights are
 /// for, whatever this edition's counts: every live station weighted once, tiers that

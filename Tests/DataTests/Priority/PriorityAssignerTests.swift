@@ -1,7 +1,7 @@
 import Foundation
 import StationCore
 import XCTest
-@testable import StationData
+import StationData
 
 final class PriorityAssignerTests: XCTestCase {
     /// A seeded synthetic network: dense clusters and sparse countryside.

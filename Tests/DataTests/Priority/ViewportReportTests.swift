@@ -1,7 +1,7 @@
 import Foundation
 import StationCore
 import XCTest
-@testable import StationData
+import StationData
 
 final class ViewportReportTests: XCTestCase {
     private func grid(weight: (Int, Int) -> Int) -> [WeightedStation] {

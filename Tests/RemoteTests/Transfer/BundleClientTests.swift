@@ -3,7 +3,7 @@ import Foundation
 import StationCore
 import TestSupport
 import XCTest
-@testable import StationRemote
+import StationRemote
 
 /// `stationdb pull` against a real HTTP server on 127.0.0.1 serving a dist/
 /// built here. After every failure the local folder must be byte-identical.

@@ -1,6 +1,6 @@
 import Foundation
 import StationCore
-@testable import StationRemote
+import StationRemote
 
 /// A tiny published dist/ with three versions, built the way BuildDB lays it
 /// out: <v>/stations.sqlite, <v>/stations.sqlite.gz, <v>/patch-from-<v-1>.sql

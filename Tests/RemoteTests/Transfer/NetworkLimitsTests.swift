@@ -3,7 +3,7 @@ import Glibc
 import StationCore
 import TestSupport
 import XCTest
-@testable import StationRemote
+import StationRemote
 
 /// What a server may not make a download do: speak another protocol, hold it past its
 /// time, or write into the log what it likes.

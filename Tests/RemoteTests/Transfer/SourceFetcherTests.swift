@@ -2,7 +2,7 @@ import Foundation
 import StationData
 import StationCore
 import XCTest
-@testable import StationRemote
+import StationRemote
 
 /// `stationdb fetch`'s per-source download against a real HTTP server.
 final class SourceFetcherTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import StationCore
 import TestSupport
 import XCTest
-@testable import StationRemote
+import StationRemote
 
 /// What a pull must never lose or make up: everything of the user's in the client's
 /// database, whichever way the new version arrives; records only where the bundle
