@@ -1,6 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The data's modules are optimized in the debug build too: the tests run the national
+// network through ingest, identities, priority and build hundreds of times, which at
+// -Onone is most of `make test`'s time. The tests themselves stay at -Onone.
+let optimizedInTests: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "stationdb",
     // The code is under the MIT licence (LICENSE); the data in raw/ and the bundles built
@@ -24,13 +29,14 @@ let package = Package(
         // Files, CSV, SQLite, gzip (libdeflate writes, zlib inflates), digests, the one error
         // type and the events (IO/); operators, lines, stations, the staging file, the
         // bundle's schema, the registry and the weights file (Model/).
-        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"]),
+        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"], swiftSettings: optimizedInTests),
         // The data's jobs, each in its folder: Ingest (the sources into one network, each
         // station's identity), Lint, Priority (weights), Diff (two bundles compared, the
         // patch), Build (the bundle and its guards), Preview (one HTML page of the pins the
         // apps would show), Synth (the bench's scaled networks).
         .target(name: "StationData", dependencies: ["StationCore", "CLibXML2", "CICU"],
-                resources: [.embedInCode("Preview/Page/preview.html"), .embedInCode("Preview/Page/preview.css"), .embedInCode("Preview/Page/preview.js")]),
+                resources: [.embedInCode("Preview/Page/preview.html"), .embedInCode("Preview/Page/preview.css"), .embedInCode("Preview/Page/preview.js")],
+                swiftSettings: optimizedInTests),
         // The remote side: Transfer (libcurl with timeouts, a size limit and retries), Fetch
         // (the sources of raw/sources.json), Client (the apps' reference client, `pull`),
         // Deploy (a dist copied to where the apps download it, and read back there).
