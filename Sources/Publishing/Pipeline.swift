@@ -91,27 +91,45 @@ package struct Pipeline: Sendable {
         var buildCheck: StageCheck
         var staging: Staging?
         var weights: [Int: Int]?
+        /// Ingest's record, this run's or the one still current.
+        var ingested: StageRecord?
     }
 
     /// Ingest, then priority, each only when what it reads changed; the published IDs are
     /// checked against `baseline` before weights are drawn (a damaged registry would give a
     /// station a new s_id). `registry` stands in for a raw/registry.csv that is gone.
     func runStages(baseline: Baseline?, registry: String? = nil) async throws -> Staged {
+        // Each file is read and hashed at most once a run; the files a stage wrote are known
+        // by its record while they keep the stamps they were written with, and latest.json as
+        // the baseline read it: a run with nothing changed opens none of build/'s files.
+        var digests = FileDigests()
+        if let latest = baseline?.latest { digests.know([joinPath(settings.dist, DistLayout.latest): latest]) }
         let ingest = ingestStage(registry: registry, published: baseline)
-        let ingestCheck = ingest.check()
-        var staging: Staging?
+        let ingestCheck = ingest.check(&digests)
+        var staging: Staging?, ingested = ingestCheck.recorded
         if announce("ingest", ingestCheck.reason) {
-            staging = try await ingest.run(record: ingestCheck.record).staging
+            let run = try await ingest.run(record: ingestCheck.record)
+            (staging, ingested) = (run.outcome.staging, run.record)
+            digests.know(run.record?.written ?? [:])
         }
         let priority = priorityStage
-        let priorityCheck = priority.check()
-        if priorityCheck.reason != nil, staging == nil { staging = try StagingFile.read(from: self.staging) }
-        try buildStage.checkPublishedIDs(against: baseline, network: staging?.network)
+        let priorityCheck = priority.check(&digests)
+        let build = buildStage
+        var buildCheck = build.check(&digests)
+        // The IDs are checked when a stage makes or weighs anew; else the run that wrote
+        // these files checked them against this very baseline (latest.json is the build's output).
+        if priorityCheck.reason != nil || buildCheck.reason != nil {
+            if staging == nil { staging = try StagingFile.read(from: self.staging) }
+            try build.checkPublishedIDs(against: baseline, network: staging?.network)
+        }
         var weights: [Int: Int]?
         if announce("priority", priorityCheck.reason) {
-            weights = try priority.run(record: priorityCheck.record, network: staging?.network)
+            let run = try priority.run(record: priorityCheck.record, network: staging?.network)
+            weights = run.weights
+            digests.know(run.record?.written ?? [:])
+            buildCheck = build.check(&digests)
         }
-        return Staged(buildCheck: buildStage.check(), staging: staging, weights: weights)
+        return Staged(buildCheck: buildCheck, staging: staging, weights: weights, ingested: ingested)
     }
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
@@ -156,13 +174,17 @@ package struct Pipeline: Sendable {
 
         let staged = try await runStages(baseline: baseline)
         let outcome: BuildOutcome
+        var report: RunReport
         if announce("build", staged.buildCheck.reason) {
             outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
                                                    staging: staged.staging, weights: staged.weights)
+            report = RunReport(outcome, command: "publish", baseline: baseline, lint: try? BuildStage.lintReport(lint), force: settings.force)
         } else {
+            // Nothing changed: the lint count is ingest's record's, the report unread.
             outcome = .unchanged(version: baseline?.bundle.version ?? 0)
+            report = RunReport(outcome, command: "publish", baseline: baseline, lint: nil, force: settings.force)
+            report.lintWarnings = staged.ingested?.facts?["lint warnings"].flatMap { Int($0) }
         }
-        let report = RunReport(outcome, command: "publish", baseline: baseline, lint: try? BuildStage.lintReport(lint), force: settings.force)
         switch outcome {
         case .published:
             // What a reviewer looks at first, said even when no plan was looked at.

@@ -10,14 +10,15 @@ import StationCore
 
 /// A stage of the pipeline: what it would read now, and whether its last run read the same.
 package protocol Stage {
-    /// The record a run now would write, outputs not yet filled in.
-    func record() throws -> StageRecord
+    /// The record a run now would write, outputs not yet filled in, its inputs' digests
+    /// taken through the run's `digests` (a file the stage before wrote is known by them).
+    func record(_ digests: inout FileDigests) throws -> StageRecord
     /// Where the record is kept (beside the main output).
     var recordOwner: String { get }
     /// The outputs by role, for checking that they are still as written.
     var outputs: [String: String] { get }
     /// Why a run with `now`'s inputs must run again after `recorded`'s; nil when it need not.
-    func reason(_ now: StageRecord, recorded: StageRecord?) -> String?
+    func reason(_ now: StageRecord, recorded: StageRecord?, digests: inout FileDigests) -> String?
 }
 
 /// What a stage would read now (worked out once, just before it may run: its inputs'
@@ -26,23 +27,41 @@ package struct StageCheck: Sendable {
     /// nil when the inputs cannot be read; the run then says why.
     package var record: StageRecord?
     package var reason: String?
+    /// The record of the last run, when the stage need not run again: it vouches for the outputs.
+    package var recorded: StageRecord?
 }
 
 extension Stage {
-    package func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
-        now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
+    package func reason(_ now: StageRecord, recorded: StageRecord?, digests: inout FileDigests) -> String? {
+        now.isCurrent(recorded: recorded, outputs: outputs, digests: &digests) ? nil : now.changes(since: recorded).joined(separator: ", ")
+    }
+
+    package func check(_ digests: inout FileDigests) -> StageCheck {
+        guard let now = try? record(&digests) else { return StageCheck(record: nil, reason: "its inputs cannot be read") }
+        let recorded = StageRecord.read(for: recordOwner)
+        let reason = reason(now, recorded: recorded, digests: &digests)
+        return StageCheck(record: now, reason: reason, recorded: reason == nil ? recorded : nil)
     }
 
     package func check() -> StageCheck {
-        guard let now = try? record() else { return StageCheck(record: nil, reason: "its inputs cannot be read") }
-        return StageCheck(record: now, reason: reason(now, recorded: StageRecord.read(for: recordOwner)))
+        var digests = FileDigests()
+        return check(&digests)
     }
 
-    /// Writes the record of a finished run: `record` with the digests of what it wrote.
-    func writeRecord(_ record: StageRecord) throws {
+    func record() throws -> StageRecord {
+        var digests = FileDigests()
+        return try record(&digests)
+    }
+
+    /// Writes the record of a finished run: `record` with the digests of what it `wrote`
+    /// (by path), which a later run takes without reading the files again; returns it.
+    @discardableResult
+    func writeRecord(_ record: StageRecord, wrote: [String: WrittenFile]) throws -> StageRecord {
         var record = record
-        for (role, path) in outputs { record.outputs[role] = try StageRecord.digest(of: path) }
+        for (role, path) in outputs { record.outputs[role] = try wrote[path]?.sha256 ?? StageRecord.digest(of: path) }
+        record.written = wrote
         try record.write(for: recordOwner)
+        return record
     }
 }
 
@@ -71,18 +90,19 @@ package struct IngestStage: Stage {
         return outputs
     }
 
-    package func record() throws -> StageRecord {
+    package func record(_ digests: inout FileDigests) throws -> StageRecord {
         let raw = options.rawFolder
         guard Files.isFolder(raw) else { throw StationError.environment("no raw folder at \(raw)") }   // the run says so properly
-        var inputs = ["sources.json": try StageRecord.digest(of: joinPath(raw, SourcesConfig.fileName)),
-                      "fixes": try StageRecord.digest(of: options.fixesPath), "registry": try StageRecord.digest(of: options.registryPath),
-                      "identity decisions": try StageRecord.digest(of: options.decisionsPath)]
-        for file in try SourcesConfig.load(rawFolder: raw).inputFiles(rawFolder: raw) {
-            inputs["source:" + options.relativePath(file)] = try StageRecord.digest(of: file)
+        let config = try SourcesConfig.load(rawFolder: raw)
+        var inputs = ["sources.json": config.sha256 ?? StageRecord.absent,
+                      "fixes": try digests.digest(of: options.fixesPath), "registry": try digests.digest(of: options.registryPath),
+                      "identity decisions": try digests.digest(of: options.decisionsPath)]
+        for file in config.inputFiles(rawFolder: raw) {
+            inputs["source:" + options.relativePath(file)] = try digests.digest(of: file)
         }
         if lint != nil {
-            inputs["hand weights"] = try StageRecord.digest(of: handWeights)
-            inputs["reviewed lint findings"] = try StageRecord.digest(of: joinPath(raw, LintReviews.fileName))
+            inputs["hand weights"] = try digests.digest(of: handWeights)
+            inputs["reviewed lint findings"] = try digests.digest(of: joinPath(raw, LintReviews.fileName))
         }
         return StageRecord(stage: "ingest", inputs: inputs)
     }
@@ -93,19 +113,18 @@ package struct IngestStage: Stage {
     /// Not so the lint report's `review` findings, fixes that change a station from how
     /// the registry says it was published: once published, they are no news, and the
     /// report is made again.
-    package func reason(_ now: StageRecord, recorded: StageRecord?) -> String? {
+    package func reason(_ now: StageRecord, recorded: StageRecord?, digests: inout FileDigests) -> String? {
         var now = now
-        if let recorded, now.inputs["registry"] == recorded.outputs["registry"],
-           (try? lint.map { try BuildStage.lintReport($0).byRule[LintRule.review.rawValue] ?? 0 } ?? 0) == 0 {
+        if let recorded, now.inputs["registry"] == recorded.outputs["registry"], (recorded.facts?["review findings"] ?? "0") == "0" {
             now.inputs["registry"] = recorded.inputs["registry"]
         }
-        return now.isCurrent(recorded: recorded, outputs: outputs) ? nil : now.changes(since: recorded).joined(separator: ", ")
+        return now.isCurrent(recorded: recorded, outputs: outputs, digests: &digests) ? nil : now.changes(since: recorded).joined(separator: ", ")
     }
 
     /// Reads, assembles and (unless `check`) writes the staging file, the registry and
-    /// `record` (by default, what it reads now); returns what it assembled.
+    /// `record` (by default, what it reads now); returns what it assembled and the record written.
     @discardableResult
-    package func run(check: Bool = false, record: StageRecord? = nil) async throws -> IngestOutcome {
+    package func run(check: Bool = false, record: StageRecord? = nil) async throws -> (outcome: IngestOutcome, record: StageRecord?) {
         let record = record ?? (try? self.record())
         var sourceFindings: [LintFinding] = []
         var options = self.options
@@ -129,19 +148,22 @@ package struct IngestStage: Stage {
         }
         if check {
             Events.send(PublishEvent.ingested(summary: summary, staging: nil))
-            return outcome
+            return (outcome, nil)
         }
-        try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging))
-        try StagingFile.write(outcome.staging, to: staging)
+        var wrote = [pendingRegistry(for: staging): try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging)),
+                     staging: try StagingFile.write(outcome.staging, to: staging)]
         let newIDs = outcome.report.newIDs.values.reduce(0, +)
         if newIDs > 0 { Events.send(PublishEvent.newIDs(newIDs, registry: options.label(for: options.registryPath))) }
         Events.send(PublishEvent.ingested(summary: summary, staging: staging))
         if let lint, let report {
-            try AtomicFile.write(try report.json(), to: lint)
+            wrote[lint] = try AtomicFile.write(try report.json(), to: lint)
             Events.send(PublishEvent.linted(summary: report.summary, raw: options.rawLabel, count: report.count))
         }
-        if let record { try writeRecord(record) }
-        return outcome
+        guard var record else { return (outcome, nil) }
+        let review = report?.byRule[LintRule.review.rawValue] ?? 0
+        record.facts = ["review findings": String(review)]
+        if let report { record.facts?["lint warnings"] = String(report.count - review) }
+        return (outcome, try writeRecord(record, wrote: wrote))
     }
 
     /// The sources' digests (latest.json's "sources") from the record, which has just hashed them.
@@ -172,17 +194,18 @@ package struct PriorityStage: Stage {
     package var recordOwner: String { weights }
     package var outputs: [String: String] { ["weights": weights] }
 
-    package func record() throws -> StageRecord {
+    package func record(_ digests: inout FileDigests) throws -> StageRecord {
         var options = ["seed": String(seed), "method": method.description]
         if let tiers { options["tiers"] = tiers }
         return StageRecord(stage: "priority", options: options,
-                           inputs: ["staging": try StageRecord.digest(of: staging),
-                                    "hand weights": try hand.map(StageRecord.digest) ?? StageRecord.absent])
+                           inputs: ["staging": try digests.digest(of: staging),
+                                    "hand weights": try hand.map { try digests.digest(of: $0) } ?? StageRecord.absent])
     }
 
-    /// Weighs the network of the staging file (`network` when the caller has just made it).
+    /// Weighs the network of the staging file (`network` when the caller has just made it);
+    /// returns the weights and the record written.
     @discardableResult
-    package func run(record: StageRecord? = nil, network: RailNetwork? = nil) throws -> [Int: Int] {
+    package func run(record: StageRecord? = nil, network: RailNetwork? = nil) throws -> (weights: [Int: Int], record: StageRecord?) {
         let record = record ?? (try? self.record())
         let network = try network ?? StagingFile.read(from: staging).network
         let hand = try self.hand.map { try HandWeights.read(path: $0, network: network) } ?? (weights: [], warnings: [])
@@ -190,10 +213,9 @@ package struct PriorityStage: Stage {
         var config = PriorityConfig(seed: seed, method: method)
         if let tiers { config.method = .meshLottery(try MeshTier.parse(list: tiers)) }
         let assigned = PriorityAssigner.assign(network: network, hand: hand.weights, config: config)
-        try StationWeightsFile.write(assigned, to: weights)
+        let wrote = [weights: try StationWeightsFile.write(assigned, to: weights)]
         Events.send(PublishEvent.weighed(counts: PriorityAssigner.countsText(assigned, network: network), path: weights))
-        if let record { try writeRecord(record) }
-        return assigned
+        return (assigned, try record.map { try writeRecord($0, wrote: wrote) })
     }
 }
 
@@ -232,14 +254,14 @@ package struct BuildStage: Stage {
         try DistLock.acquire(build: parentFolder(of: staging).isEmpty ? "." : parentFolder(of: staging), wait: wait)
     }
 
-    package func record() throws -> StageRecord {
+    package func record(_ digests: inout FileDigests) throws -> StageRecord {
         var options: [String: String] = [:]
         if let requestedVersion { options["version"] = String(requestedVersion) }
         return StageRecord(stage: "build", options: options,
-                           inputs: ["staging": try StageRecord.digest(of: staging), "weights": try StageRecord.digest(of: weights),
-                                    "renumbered": try renumbered.map(StageRecord.digest) ?? StageRecord.absent,
-                                    "registry": try StageRecord.digest(of: stagingRegistry),
-                                    "lint report": try lint.map(StageRecord.digest) ?? "not used"])
+                           inputs: ["staging": try digests.digest(of: staging), "weights": try digests.digest(of: weights),
+                                    "renumbered": try renumbered.map { try digests.digest(of: $0) } ?? StageRecord.absent,
+                                    "registry": try digests.digest(of: stagingRegistry),
+                                    "lint report": try lint.map { try digests.digest(of: $0) } ?? "not used"])
     }
 
     /// The registry the staging file was made with: ingest's, or raw/'s for a staging file made without one.
@@ -306,7 +328,8 @@ package struct BuildStage: Stage {
         let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
         let recorded = StageRecord.read(for: owner)
         var candidate: Candidate
-        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest]), let bundle = try Self.intact(owner) {
+        var digests = FileDigests()
+        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = try Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
             let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
@@ -398,7 +421,7 @@ package struct BuildStage: Stage {
             preconditionFailure("a candidate is prepared or unchanged")
         }
         do {
-            try writeRecord(record)
+            try writeRecord(record, wrote: [:])
         } catch {
             // The version is out; without its record the next run only finds it equal again.
             Events.send(PublishEvent.recordNotWritten("\(error)"))

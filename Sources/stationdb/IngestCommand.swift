@@ -28,7 +28,7 @@ struct IngestCommand: AsyncParsableCommand {
     var hand: String?
 
     func run() async throws {
-        let outcome = try await IngestStage(options: source.ingest, staging: out, lint: lint, hand: hand).run(check: check)
+        let outcome = try await IngestStage(options: source.ingest, staging: out, lint: lint, hand: hand).run(check: check).outcome
         if report { printDisagreements(outcome.report) }
     }
 

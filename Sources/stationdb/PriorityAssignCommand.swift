@@ -39,7 +39,7 @@ struct PriorityAssignCommand: ParsableCommand {
     func run() throws {
         let stage = PriorityStage(staging: staging, hand: noHand ? nil : HandWeights.file(hand, raw: raw), weights: out, seed: seed.seed,
                                   method: method.method, tiers: tiers)
-        let weights = try stage.run()
+        let weights = try stage.run().weights
         if let previous {
             let before = Dictionary(uniqueKeysWithValues: try WeightedStations.read(bundle: previous).map { ($0.id, $0.weight) })
             let c = WeightChanges.between(previous: before, current: weights)

@@ -256,17 +256,35 @@ package enum Files {
     }
 }
 
+/// A file as this process wrote it: the sha256 of the bytes written, and the stamp of the
+/// file they became (its size, inode and modification time), by which a later run knows
+/// the file unchanged without reading it again. The stamp only spares a read: a file
+/// whose stamp differs is hashed, and its content decides.
+package struct WrittenFile: Codable, Equatable, Sendable {
+    package var sha256: String
+    package var stamp: String
+
+    /// The stamp of the file at `path` now, or nil when there is none.
+    package static func stamp(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_size) \(info.st_ino) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+}
+
 package enum AtomicFile {
     /// A temporary path beside `path` (so the rename stays on one file system), named for this process.
     package static func temporaryPath(for path: String) -> String {
         joinPath(parentFolder(of: path), ".\(fileName(of: path)).tmp-\(getpid())")
     }
 
-    package static func write(_ text: String, to path: String) throws {
+    @discardableResult
+    package static func write(_ text: String, to path: String) throws -> WrittenFile {
         try write(Array(text.utf8), to: path)
     }
 
-    package static func write(_ data: Data, to path: String) throws {
+    @discardableResult
+    package static func write(_ data: Data, to path: String) throws -> WrittenFile {
         try write([UInt8](data), to: path)
     }
 
@@ -289,7 +307,8 @@ package enum AtomicFile {
 
     /// Writes `bytes` to a temporary file beside `path` (beside the file it links to), flushes
     /// it and renames it into place; `path` must be a regular file or a new path (destination).
-    package static func write(_ bytes: [UInt8], to path: String) throws {
+    @discardableResult
+    package static func write(_ bytes: [UInt8], to path: String) throws -> WrittenFile {
         let path = try destination(path)
         let folder = parentFolder(of: path)
         if !folder.isEmpty { try Files.createFolder(folder) }
@@ -301,6 +320,7 @@ package enum AtomicFile {
             unlink(temporary)
             throw error
         }
+        return WrittenFile(sha256: SHA256.hex(bytes), stamp: WrittenFile.stamp(of: path) ?? "")
     }
 
     /// Flushes `temporary`, renames it to `path` and flushes the folder.

@@ -207,7 +207,10 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
 
     /// Reads latest.json or a manifest.json; one that is not such a document is bad input naming the file.
     package static func read(path: String) throws -> PublishedBundle {
-        let bytes = try Files.read(path)
+        try decode(Files.read(path), path: path)
+    }
+
+    package static func decode(_ bytes: [UInt8], path: String) throws -> PublishedBundle {
         do {
             return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
         } catch let error as DecodingError {
@@ -260,6 +263,8 @@ package struct Baseline: Sendable {
     /// Its manifest's "files" (name -> sha256), when it was read: what the version published
     /// besides its tables (CREDITS.md, the data's attribution).
     package var files: [String: String]?
+    /// Its latest.json as read (a local dist's): the build's record is checked against it unread.
+    package var latest: WrittenFile?
 
     package init(bundle: PublishedBundle, databasePath: String, registryPath: String?, label: String, files: [String: String]? = nil) {
         self.bundle = bundle; self.databasePath = databasePath; self.registryPath = registryPath; self.label = label; self.files = files
@@ -270,7 +275,13 @@ package struct Baseline: Sendable {
     /// manifest): a copy changed since (by hand, or damaged) would be diffed and patched
     /// from as if the apps had it, so it is an error (exit 3) naming the file.
     package static func local(dist: String) throws -> Baseline? {
-        guard let latest = try PublishedBundle.latest(in: dist) else { return nil }
+        let latestPath = joinPath(dist, DistLayout.latest)
+        guard Files.exists(latestPath) else {
+            try PublishedBundle.refuseLostLatest(in: dist)
+            return nil
+        }
+        let stamp = WrittenFile.stamp(of: latestPath), bytes = try Files.read(latestPath)
+        let latest = try PublishedBundle.decode(bytes, path: latestPath)
         let database = joinPath(dist, latest.database)
         guard Files.exists(database) else {
             throw StationError.damaged(SourceLocation(file: joinPath(dist, DistLayout.latest), field: "database"), "the published database \(database) is missing: the dist is damaged")
@@ -286,7 +297,9 @@ package struct Baseline: Sendable {
             throw StationError.environment("\(path) is not as published: its sha256 differs from the one \(source) gives; a published version never changes, "
                                    + "so put the file back as it was published (the web server keeps a copy) before publishing or planning against it")
         }
-        return Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist, files: files)
+        var baseline = Baseline(bundle: latest, databasePath: database, registryPath: Files.exists(registry) ? registry : nil, label: dist, files: files)
+        baseline.latest = stamp.map { WrittenFile(sha256: SHA256.hex(bytes), stamp: $0) }
+        return baseline
     }
 }
 

@@ -21,6 +21,12 @@ package struct StageRecord: Codable, Equatable, Sendable {
     package var inputs: [String: String]
     /// Each output by its role ("staging") -> sha256 of the file as written.
     package var outputs: [String: String]
+    /// Each file the stage wrote, by path, with its stamp: what a later run finds with the
+    /// same stamp it takes for these bytes without reading it (`digest(of:known:)`).
+    package var written: [String: WrittenFile]?
+    /// What the run found that a later one needs without reading the outputs again
+    /// (ingest: "review findings", the lint report's count of them).
+    package var facts: [String: String]?
 
     package static let absent = "absent"
 
@@ -31,7 +37,8 @@ package struct StageRecord: Codable, Equatable, Sendable {
 
     /// The sha256 of a file, or "absent" when there is none.
     package static func digest(of path: String) throws -> String {
-        Files.exists(path) ? try SHA256.hex(fileAt: path) : absent
+        var digests = FileDigests()
+        return try digests.digest(of: path)
     }
 
     /// Where the record of `output` is kept: beside it, as `<output>.inputs`.
@@ -50,10 +57,11 @@ package struct StageRecord: Codable, Equatable, Sendable {
 
     /// Whether the last run of this stage read exactly what `self` says it would read now,
     /// and every output it wrote (`outputs`: role -> path) is still as written.
-    package func isCurrent(recorded: StageRecord?, outputs paths: [String: String]) -> Bool {
+    package func isCurrent(recorded: StageRecord?, outputs paths: [String: String], digests: inout FileDigests) -> Bool {
         guard let recorded, recorded.stage == stage, recorded.stationdb == stationdb, recorded.options == options,
               recorded.inputs == inputs, Set(recorded.outputs.keys) == Set(paths.keys) else { return false }
-        return paths.allSatisfy { role, path in (try? Self.digest(of: path)) == recorded.outputs[role] }
+        digests.know(recorded.written ?? [:])
+        return paths.allSatisfy { role, path in (try? digests.digest(of: path)) == recorded.outputs[role] }
     }
 
     /// The inputs that differ from `recorded`'s, for the message saying why a stage runs.
@@ -72,6 +80,29 @@ package struct StageRecord: Codable, Equatable, Sendable {
             }
         }
         return changes.isEmpty ? ["an output was changed or removed"] : changes
+    }
+}
+
+/// The digests a run has taken, by path, each with the stamp its file had then: each file
+/// is read and hashed at most once a run, and one a stage wrote is known by the digest of
+/// the bytes it wrote (its record's `written`) while it keeps the stamp it was written with.
+package struct FileDigests: Sendable {
+    private var known: [String: WrittenFile] = [:]
+
+    package init() {}
+
+    /// Files whose digests are known without reading them (a record's, latest.json as read).
+    package mutating func know(_ files: [String: WrittenFile]) {
+        known.merge(files) { _, new in new }
+    }
+
+    /// The sha256 of the file at `path`, or "absent" when there is none.
+    package mutating func digest(of path: String) throws -> String {
+        guard let stamp = WrittenFile.stamp(of: path) else { return StageRecord.absent }
+        if let file = known[path], file.stamp == stamp { return file.sha256 }
+        let sha256 = try SHA256.hex(fileAt: path)
+        known[path] = WrittenFile(sha256: sha256, stamp: stamp)
+        return sha256
     }
 }
 

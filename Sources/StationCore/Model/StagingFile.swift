@@ -146,7 +146,8 @@ package enum StagingFile {
     }
 
     /// Writes the file through a temporary one beside it.
-    package static func write(_ staging: Staging, to path: String) throws {
+    @discardableResult
+    package static func write(_ staging: Staging, to path: String) throws -> WrittenFile {
         try AtomicFile.write(encode(staging), to: path)
     }
 

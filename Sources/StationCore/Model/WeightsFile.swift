@@ -16,7 +16,8 @@ package enum StationWeightsFile {
         return out
     }
 
-    package static func write(_ weights: [Int: Int], to path: String) throws {
+    @discardableResult
+    package static func write(_ weights: [Int: Int], to path: String) throws -> WrittenFile {
         try AtomicFile.write(text(weights), to: path)
     }
 

@@ -24,6 +24,10 @@ package struct SourceDeclaration: Codable, Hashable, Sendable {
 
 package struct SourcesConfig: Codable, Hashable, Sendable {
     package var sources: [SourceDeclaration]
+    /// The sha256 of raw/sources.json as parsed; nil when there is none (raw/ is native).
+    package var sha256: String?
+
+    private enum CodingKeys: String, CodingKey { case sources }
 
     package init(sources: [SourceDeclaration]) { self.sources = sources }
 
@@ -63,9 +67,10 @@ package struct SourcesConfig: Codable, Hashable, Sendable {
             while !key.isEmpty, lines[key] == nil { key = String(key[..<(key.lastIndex(of: ".") ?? key.startIndex)]) }
             return SourceLocation(file: path, line: lines[key] ?? keyPath.map { _ in 1 }, field: keyPath)
         }
-        let config: SourcesConfig
+        var config: SourcesConfig
         do {
             config = try JSONDecoder().decode(SourcesConfig.self, from: Data(bytes))
+            config.sha256 = SHA256.hex(bytes)
         } catch let error as DecodingError {
             var reason = error.reason
             if case .keyNotFound = error { reason = "missing; each source needs \"kind\" (\(SourceKind.names)) and \"path\"" }
