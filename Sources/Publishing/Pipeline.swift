@@ -115,10 +115,11 @@ package struct Pipeline: Sendable {
         let priority = priorityStage
         let priorityCheck = priority.check(&digests)
         let build = buildStage
-        var buildCheck = build.check(&digests)
+        // The build is checked before priority runs only when priority need not: else it must.
+        var buildCheck = priorityCheck.reason == nil ? build.check(&digests) : nil
         // The IDs are checked when a stage makes or weighs anew; else the run that wrote
         // these files checked them against this very baseline (latest.json is the build's output).
-        if priorityCheck.reason != nil || buildCheck.reason != nil {
+        if priorityCheck.reason != nil || buildCheck?.reason != nil {
             if staging == nil { staging = try StagingFile.read(from: self.staging) }
             try build.checkPublishedIDs(against: baseline, network: staging?.network)
         }
@@ -127,9 +128,8 @@ package struct Pipeline: Sendable {
             let run = try priority.run(record: priorityCheck.record, network: staging?.network)
             weights = run.weights
             digests.know(run.record?.written ?? [:])
-            buildCheck = build.check(&digests)
         }
-        return Staged(buildCheck: buildCheck, staging: staging, weights: weights, ingested: ingested)
+        return Staged(buildCheck: buildCheck ?? build.check(&digests), staging: staging, weights: weights, ingested: ingested)
     }
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
@@ -162,6 +162,10 @@ package struct Pipeline: Sendable {
     /// The nightly job: the stages, then the new version into dist when anything changed
     /// and the guards allow it. Holds dist/.lock from the first read to the new latest.json.
     package func publish() async throws -> RunReport {
+        try await HeldInputs.$current.withValue(HeldInputs()) { try await publishing() }
+    }
+
+    func publishing() async throws -> RunReport {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
@@ -203,6 +207,10 @@ package struct Pipeline: Sendable {
     /// under build/, compared with `source`. dist/ and raw/ are left byte for byte as
     /// they were, whatever happens; the publish after it takes the same candidate.
     package func plan(against source: BaselineSource = .dist) async throws -> Plan {
+        try await HeldInputs.$current.withValue(HeldInputs()) { try await planning(against: source) }
+    }
+
+    func planning(against source: BaselineSource) async throws -> Plan {
         try IngestOptions(rawFolder: settings.raw).checkRawFolder()
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime(buildLock) {} }

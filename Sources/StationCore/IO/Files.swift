@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 // Never lose data: every output is written beside its final name, flushed to
 // disk and renamed over it, so a reader sees the old file or the new one, whole.
@@ -158,6 +159,7 @@ package enum Files {
     /// The whole file: a regular file of at most `limit` bytes (by default `readLimit()`);
     /// anything else is refused before it is read (openRegularFile). `label` names it in messages.
     package static func read(_ path: String, label: String? = nil, limit: Int? = nil) throws -> [UInt8] {
+        if let held = HeldInputs.current?.bytes(of: path) { return held }
         let (fd, size) = try openRegularFile(path, label: label, limit: limit)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: size)
@@ -272,6 +274,35 @@ package struct WrittenFile: Codable, Equatable, Sendable {
     }
 }
 
+/// The bytes of the inputs a run has hashed, kept for the readers that parse them after:
+/// so each input is read once a run, and the bytes parsed are the bytes hashed
+/// (FileDigests keeps them; Files.read takes them). A publish or a plan holds one for its
+/// scope. A file larger than `fileLimit` is not kept (hashed a piece at a time, read
+/// again to be parsed: memory comes before a second read), and a file written is forgotten.
+package final class HeldInputs: Sendable {
+    @TaskLocal package static var current: HeldInputs?
+
+    package static let fileLimit = 64 << 20
+    private let held = Mutex<[String: [UInt8]]>([:])
+
+    package init() {}
+
+    func bytes(of path: String) -> [UInt8]? { held.withLock { $0[path] } }
+
+    /// Keeps `bytes` as the content of `path` (read and hashed, or just written) for the
+    /// rest of the run, unless larger than the limit.
+    package func keep(_ bytes: [UInt8], of path: String) {
+        held.withLock { if bytes.count <= Self.fileLimit { $0[path] = bytes } else { $0.removeValue(forKey: path) } }
+    }
+
+    /// Reads the whole file, keeping its bytes for the run when one holds its inputs.
+    package static func read(_ path: String) throws -> [UInt8] {
+        let bytes = try Files.read(path)
+        current?.keep(bytes, of: path)
+        return bytes
+    }
+}
+
 package enum AtomicFile {
     /// A temporary path beside `path` (so the rename stays on one file system), named for this process.
     package static func temporaryPath(for path: String) -> String {
@@ -309,7 +340,9 @@ package enum AtomicFile {
     /// it and renames it into place; `path` must be a regular file or a new path (destination).
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String) throws -> WrittenFile {
+        HeldInputs.current?.keep(bytes, of: path)
         let path = try destination(path)
+        HeldInputs.current?.keep(bytes, of: path)
         let folder = parentFolder(of: path)
         if !folder.isEmpty { try Files.createFolder(folder) }
         let temporary = temporaryPath(for: path)

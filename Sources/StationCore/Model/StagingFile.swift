@@ -162,10 +162,10 @@ package enum StagingFile {
             StationError(.damaged, reasons: ["the staging file \(path) is damaged (\(what)); run `stationdb ingest` again to rewrite it"])
         }
         guard bytes.count >= magic.count + 5, bytes.starts(with: magic) else {
-            throw StationError.environment("\(path) is not a stationdb staging file; run `stationdb ingest` to write one")
+            throw StationError(.damaged, reasons: ["\(path) is not a stationdb staging file; run `stationdb ingest` to write one"])
         }
         guard bytes[magic.count] == format else {
-            throw StationError.environment("the staging file \(path) is of format \(bytes[magic.count]), this stationdb reads format \(format); run `stationdb ingest` again to rewrite it")
+            throw StationError(.damaged, reasons: ["the staging file \(path) is of format \(bytes[magic.count]), this stationdb reads format \(format); run `stationdb ingest` again to rewrite it"])
         }
         let body = bytes.count - 4
         let stored = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[body + $1]) << UInt32(8 * $1) }

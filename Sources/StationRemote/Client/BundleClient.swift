@@ -65,7 +65,7 @@ package final class BundleClient {
             } catch {
                 // Whatever kept the patch from applying (missing, damaged, refused,
                 // failing), the full database does the same job.
-                report.patchProblem = "\(error)"
+                report.patchProblem = (error as? StationError)?.transfer?.description ?? "\(error)"
             }
             Events.send(PatchNotUsed(reason: report.patchProblem ?? ""))
         }

@@ -64,10 +64,10 @@ final class StagingFileTests: XCTestCase {
         do {
             _ = try StagingFile.read(from: p)
             XCTFail("expected an error", file: file, line: line)
-        } catch let e as StationError where e.kind == .environment {
+        } catch let e as StationError where e.kind == .damaged {
             return e.message
         } catch {
-            XCTFail("expected an environment error, got \(error)", file: file, line: line)
+            XCTFail("expected a damaged file, got \(error)", file: file, line: line)
         }
         return ""
     }

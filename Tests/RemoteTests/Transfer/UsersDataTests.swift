@@ -222,7 +222,9 @@ extension BundleClientTests {
             CREATE VIEW completions AS SELECT * FROM my_records;
             """)
         try fixture.publish(3)
-        try assertFailsUntouched(client()) { error in XCTAssertEqual(error.exitStatus, .environment, "\(error)") }
+        let before = try appFolderSnapshot()
+        XCTAssertThrowsError(try client().pull()) { XCTAssertNotNil($0.station(.environment), "\($0)") }
+        XCTAssertEqual(try appFolderSnapshot(), before, "the local folder changed after a failed pull")
     }
 
     func testARenumberingOnlyLatestJSONStatesCopiesNoRecord() throws {
