@@ -287,9 +287,11 @@ def downloads():
             DOWNLOADS.append(f"- the patch to version {v} ({name}, {what}): {size:,} bytes")
 
 
-# The whole publish and plan against the fair peer: at most 1.2x its time at 1x, and
-# ahead of it (1.0x) at 10x, where process start-up no longer decides the ratio (issue 31).
-WHOLE_MAKE_BUDGET = {1: 1.2, 10: 1.0}
+# The whole publish and plan against the fair peer at 10x, where process start-up no
+# longer decides the ratio: at most 1.3x and 1.4x its time (issue 36). Most of the peer's
+# time is the same serial level-12 deflate we run, so the 1x ratio is reported, not targeted.
+WHOLE_MAKE_BUDGET = {10: 1.3}
+WHOLE_PLAN_BUDGET = {10: 1.4}
 
 
 def whole_make(scale, runs):
@@ -305,12 +307,13 @@ def whole_make(scale, runs):
     rm(build, dist)
     run_once(make)
     peer = fair_peer(raw, W("out", f"x{scale}.sqlite3-import.sqlite"))
-    budget = WHOLE_MAKE_BUDGET[scale]
+    budget = WHOLE_MAKE_BUDGET.get(scale)
     t, b = measure(make, peer, runs=runs, prep=lambda: rm(build, dist))
-    met = t.median <= budget * b.median
-    row("whole make (ingest to publish)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer", met=met)
-    target(f"whole publish at {scale}x within {budget}x the fair peer (sqlite3 .import + libdeflate-gzip -{gzip_level()} + sha256sum)", met,
-           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    met = budget is None or t.median <= budget * b.median
+    row("whole make (ingest to publish)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer" if budget else "reported", met=met)
+    if budget:
+        target(f"whole publish at {scale}x within {budget}x the fair peer (sqlite3 .import + libdeflate-gzip -{gzip_level()} + sha256sum)", met,
+               f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     # make plan against the published version 1, with one fix to show: the stages, the
     # candidate, the report and the preview page.
     plan = make + ["plan"]
@@ -318,10 +321,12 @@ def whole_make(scale, runs):
         f.write("action,table,match,field,value,note\nset,stations,s_id=1,yomi,bench,bench\n")
     t, b = measure(plan, peer, runs=runs, prep=lambda: rm(build), ok=(0,))
     os.remove(os.path.join(raw, "fixes.csv"))
-    met = t.median <= budget * b.median
-    row("whole make plan (stages, candidate, report, preview)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer", met=met)
-    target(f"whole make plan at {scale}x within {budget}x the fair peer", met,
-           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
+    budget = WHOLE_PLAN_BUDGET.get(scale)
+    met = budget is None or t.median <= budget * b.median
+    row("whole make plan (stages, candidate, report, preview)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer" if budget else "reported", met=met)
+    if budget:
+        target(f"whole make plan at {scale}x within {budget}x the fair peer", met,
+               f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     rm(build, dist)
     if scale != 1:
         rm(raw)

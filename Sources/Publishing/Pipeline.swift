@@ -116,7 +116,7 @@ package struct Pipeline: Sendable {
         let priorityCheck = priority.check(&digests)
         let build = buildStage
         // The build is checked before priority runs only when priority need not: else it must.
-        var buildCheck = priorityCheck.reason == nil ? build.check(&digests) : nil
+        let buildCheck = priorityCheck.reason == nil ? build.check(&digests) : nil
         // The IDs are checked when a stage makes or weighs anew; else the run that wrote
         // these files checked them against this very baseline (latest.json is the build's output).
         if priorityCheck.reason != nil || buildCheck?.reason != nil {

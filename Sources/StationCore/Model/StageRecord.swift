@@ -8,7 +8,9 @@ import Glibc
 // ("absent" for a file that is not there, so deleting an input is a change),
 // the options that shape its output, and the sha256 of what it wrote. A later
 // run, by `stationdb publish` (what make runs) or a stage by hand, reads the
-// same record, so the two always agree.
+// same record, so the two always agree. A file a stage wrote is known by its
+// record's `written` while it has the stamp it was written with (FileDigests):
+// the stamp only spares reading it again; a file whose stamp changed is hashed.
 
 package struct StageRecord: Codable, Equatable, Sendable {
     /// "ingest", "priority" or "build".
