@@ -174,7 +174,7 @@ def stage_at_scale(name, command, prep, scale, runs):
 
 def gzip_level():
     """Our gzip level: Gzip.level in Sources/StationCore/IO/Gzip.swift (libdeflate's)."""
-    with open(os.path.join(A.root, "Sources", "StationIO", "Gzip.swift")) as f:
+    with open(os.path.join(A.root, "Sources", "StationCore", "IO", "Gzip.swift")) as f:
         return int(re.search(r"static let level: Int32 = (\d+)", f.read()).group(1))
 
 

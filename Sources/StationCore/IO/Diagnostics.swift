@@ -31,7 +31,7 @@ package struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
 
 /// Exit statuses shared by every subcommand: the one table (docs/cli.md, the Makefile and
 /// `stationdb --help` quote it), which StationError.Kind maps onto.
-package enum ExitStatus: Int32, Sendable {
+package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     case differences = 1
     case badInput = 2
@@ -40,6 +40,21 @@ package enum ExitStatus: Int32, Sendable {
     /// A version was published, but raw/registry.csv could not take its registry: the
     /// next publish must not start from the old one (the message names the copy to restore).
     case publishedWithoutRegistry = 5
+
+    /// What the status says, as `stationdb --help` gives it.
+    package var meaning: String {
+        switch self {
+        case .success: "success"
+        case .differences: "diff found differences or plan would publish"
+        case .badInput: "bad input or usage (what was given is wrong)"
+        case .environment: "I/O or environment failure, or a damaged dist (what it leads to failed)"
+        case .guardRefused: "a guard refused (or would refuse) to publish"
+        case .publishedWithoutRegistry: "published but RAW/registry.csv not updated"
+        }
+    }
+
+    /// The table in one sentence.
+    package static var sentence: String { "Exit status: " + allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: ", ") + "." }
 }
 
 /// Collects problems across a whole run, so a maintainer sees them all at once.
