@@ -35,19 +35,8 @@ enum EventLog {
 /// The commands' long help, each in a text file of its own (Help/<command>.txt, compiled
 /// in): prose an editor and a spell checker work with, and docs/cli.md is made from.
 enum Help {
-    /// A command's long help; `{exit statuses}` stands for the one table (ExitStatus), wrapped.
+    /// A command's long help; `{exit statuses}` stands for the one table (ExitStatus.paragraph).
     static func text(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes.dropLast(bytes.last == 0x0A ? 1 : 0), as: UTF8.self)
-            .replacing("{exit statuses}", with: wrapped(ExitStatus.sentence))
-    }
-
-    /// `text` in lines of at most `width` characters, broken between words.
-    static func wrapped(_ text: String, width: Int = 72) -> String {
-        var lines: [String] = [], line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty, line.count + 1 + word.count > width { lines.append(line); line = "" }
-            line += (line.isEmpty ? "" : " ") + word
-        }
-        return (lines + [line]).joined(separator: "\n")
+        String(decoding: bytes.dropLast(bytes.last == 0x0A ? 1 : 0), as: UTF8.self).replacing("{exit statuses}", with: ExitStatus.paragraph)
     }
 }

@@ -53,8 +53,16 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         }
     }
 
-    /// The table in one sentence.
-    package static var sentence: String { "Exit status: " + allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: ", ") + "." }
+    /// The table as a paragraph of the help: one sentence, in lines of at most 72 characters.
+    package static var paragraph: String {
+        let sentence = "Exit status: " + allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: ", ") + "."
+        var lines: [String] = [], line = ""
+        for word in sentence.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > 72 { lines.append(line); line = "" }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
 }
 
 /// Collects problems across a whole run, so a maintainer sees them all at once.
