@@ -34,11 +34,3 @@ func unifiedDiff(_ a: String, _ b: String, label: String) throws -> String {
     let run = try runWithTimeout(diff, ["-u", "--label", label + " (golden)", "--label", label + " (now)", "golden", "now"], in: folder, timeout: 60)
     return run.out.split(separator: "\n", omittingEmptySubsequences: false).prefix(200).joined(separator: "\n")
 }
-
-extension Error {
-    /// This error as the StationError of `kind` it must be, or nil (so a test asserts on the kind).
-    package func station(_ kind: StationError.Kind) -> StationError? {
-        guard let error = self as? StationError, error.kind == kind else { return nil }
-        return error
-    }
-}

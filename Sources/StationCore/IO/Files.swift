@@ -159,7 +159,7 @@ package enum Files {
     /// The whole file: a regular file of at most `limit` bytes (by default `readLimit()`);
     /// anything else is refused before it is read (openRegularFile). `label` names it in messages.
     package static func read(_ path: String, label: String? = nil, limit: Int? = nil) throws -> [UInt8] {
-        if let held = HeldInputs.current?.bytes(of: path) { return held }
+        if let held = HeldInputs.current?.bytes(of: path), held.count <= limit ?? Int.max { return held }
         let (fd, size) = try openRegularFile(path, label: label, limit: limit)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: size)
@@ -277,28 +277,40 @@ package struct WrittenFile: Codable, Equatable, Sendable {
 /// The bytes of the inputs a run has hashed, kept for the readers that parse them after:
 /// so each input is read once a run, and the bytes parsed are the bytes hashed
 /// (FileDigests keeps them; Files.read takes them). A publish or a plan holds one for its
-/// scope. A file larger than `fileLimit` is not kept (hashed a piece at a time, read
-/// again to be parsed: memory comes before a second read), and a file written is forgotten.
+/// scope. Each is kept with the stamp its file had when it was read or written, and given
+/// only while the file still has that stamp: a file replaced, removed or rewritten since
+/// is read again. A file larger than `fileLimit`, or past `totalLimit` in all, is not kept
+/// (hashed a piece at a time and read again to be parsed: memory comes before a second read).
 package final class HeldInputs: Sendable {
     @TaskLocal package static var current: HeldInputs?
 
     package static let fileLimit = 64 << 20
-    private let held = Mutex<[String: [UInt8]]>([:])
+    package static let totalLimit = 256 << 20
+    private let held = Mutex<(files: [String: (bytes: [UInt8], stamp: String)], total: Int)>(([:], 0))
 
     package init() {}
 
-    func bytes(of path: String) -> [UInt8]? { held.withLock { $0[path] } }
+    /// The bytes kept for `path`, while its file has the stamp they were kept with.
+    func bytes(of path: String) -> [UInt8]? {
+        guard let kept = held.withLock({ $0.files[path] }), kept.stamp == WrittenFile.stamp(of: path) else { return nil }
+        return kept.bytes
+    }
 
-    /// Keeps `bytes` as the content of `path` (read and hashed, or just written) for the
-    /// rest of the run, unless larger than the limit.
-    package func keep(_ bytes: [UInt8], of path: String) {
-        held.withLock { if bytes.count <= Self.fileLimit { $0[path] = bytes } else { $0.removeValue(forKey: path) } }
+    /// Keeps `bytes` as the content of `path`, whose stamp was `stamp` when they were read
+    /// or written, for the rest of the run (unless past the limits).
+    package func keep(_ bytes: [UInt8], of path: String, stamp: String?) {
+        held.withLock { held in
+            if let old = held.files.removeValue(forKey: path) { held.total -= old.bytes.count }
+            guard let stamp, bytes.count <= Self.fileLimit, held.total + bytes.count <= Self.totalLimit else { return }
+            held.files[path] = (bytes, stamp)
+            held.total += bytes.count
+        }
     }
 
     /// Reads the whole file, keeping its bytes for the run when one holds its inputs.
     package static func read(_ path: String) throws -> [UInt8] {
-        let bytes = try Files.read(path)
-        current?.keep(bytes, of: path)
+        let stamp = WrittenFile.stamp(of: path), bytes = try Files.read(path)
+        current?.keep(bytes, of: path, stamp: stamp)
         return bytes
     }
 }
@@ -340,9 +352,8 @@ package enum AtomicFile {
     /// it and renames it into place; `path` must be a regular file or a new path (destination).
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String) throws -> WrittenFile {
-        HeldInputs.current?.keep(bytes, of: path)
+        let given = path
         let path = try destination(path)
-        HeldInputs.current?.keep(bytes, of: path)
         let folder = parentFolder(of: path)
         if !folder.isEmpty { try Files.createFolder(folder) }
         let temporary = temporaryPath(for: path)
@@ -353,7 +364,9 @@ package enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        return WrittenFile(sha256: SHA256.hex(bytes), stamp: WrittenFile.stamp(of: path) ?? "")
+        let written = WrittenFile(sha256: SHA256.hex(bytes), stamp: WrittenFile.stamp(of: path) ?? "")
+        for name in Set([given, path]) { HeldInputs.current?.keep(bytes, of: name, stamp: written.stamp) }
+        return written
     }
 
     /// Flushes `temporary`, renames it to `path` and flushes the folder.

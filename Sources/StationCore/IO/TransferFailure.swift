@@ -44,7 +44,8 @@ package enum TransferFailure: CustomStringConvertible, Sendable, Equatable {
     /// The URL given serves nothing (a 4xx, a redirect to another protocol) or what it
     /// sent is not a file of its source: bad input (exit 2); every other failure is the
     /// environment's (exit 3).
-    package var exitStatus: ExitStatus { isBadInput ? .badInput : .environment }
+    /// The exit status of the error it causes (StationError's one table).
+    package var exitStatus: ExitStatus { StationError(self).exitStatus }
 
     package var isBadInput: Bool {
         switch self {

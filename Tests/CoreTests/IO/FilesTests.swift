@@ -13,6 +13,23 @@ final class FilesTests: XCTestCase {
 
     private func path(_ name: String) -> String { joinPath(folder, name) }
 
+    /// Bytes a run holds are given only while their file is as it was: rewritten in place,
+    /// replaced or removed, it is read again (or found missing), never answered from memory.
+    func testHeldBytesFollowTheirFile() throws {
+        let file = path("held.csv")
+        try Files.write(Array("one\n".utf8), to: file)
+        try HeldInputs.$current.withValue(HeldInputs()) {
+            XCTAssertEqual(try HeldInputs.read(file), Array("one\n".utf8))
+            XCTAssertEqual(try Files.read(file), Array("one\n".utf8))
+            try Files.write(Array("two, longer\n".utf8), to: file)   // in place, not through AtomicFile
+            XCTAssertEqual(try Files.read(file), Array("two, longer\n".utf8))
+            try AtomicFile.write(Array("three\n".utf8), to: file)
+            XCTAssertEqual(try Files.read(file), Array("three\n".utf8))
+            unlink(file)
+            XCTAssertThrowsError(try Files.read(file))
+        }
+    }
+
     func testPathPieces() {
         XCTAssertEqual(joinPath("a", "b.csv"), "a/b.csv")
         XCTAssertEqual(joinPath("a/", "b.csv"), "a/b.csv")
