@@ -57,7 +57,7 @@ DRY_RUN ?=
 export PATH := $(PATH):/opt/swift/usr/bin
 
 RELEASE := $(ROOT)/.build/release/stationdb
-# The tests run make with the debug build: BIN=.../.build/debug/stationdb.
+# The tests run make with the binary built beside them (the same one): BIN=.../stationdb.
 BIN     ?= $(RELEASE)
 
 .PHONY: all help setup fetch lint plan deploy install test bench diff clean binary release-binary
@@ -148,16 +148,17 @@ help:
 setup:
 	@$(call q,$(ROOT)/scripts/setup)
 
-# The Swift runtime is linked in (--static-swift-stdlib), so the binary runs on a
-# machine with Debian's C libraries and no Swift toolchain. The Debian packages are
-# checked when the binary is built (they are what it builds and links against),
-# not on every run. It is built when Package.swift or a file under Sources/ is newer
-# than it; the shell compares, since a make prerequisite cannot hold a path with a space.
+# The one build configuration: release. `make` runs the binary that `make test` builds
+# its tests beside (the same objects: nothing is compiled twice), linked against the
+# toolchain's Swift runtime. The Debian packages are checked when the binary is built
+# (they are what it builds and links against), not on every run. It is built when
+# Package.swift or a file under Sources/ is newer than it; the shell compares, since a
+# make prerequisite cannot hold a path with a space.
 BUILD_RELEASE = root=$(call q,$(ROOT)); release=$(call q,$(RELEASE)); \
 	if [ ! -x "$$release" ] || [ -n "$$(find "$$root/Package.swift" "$$root/Sources" -newer "$$release" -print 2>/dev/null | head -n 1)" ]; then \
 	    "$$root/scripts/setup" || exit $$?; \
-	    echo "cd $$root && swift build -c release --product stationdb --static-swift-stdlib"; \
-	    (cd "$$root" && swift build -c release --product stationdb --static-swift-stdlib) || exit $$?; \
+	    echo "cd $$root && swift build -c release --product stationdb"; \
+	    (cd "$$root" && swift build -c release --product stationdb) || exit $$?; \
 	    touch "$$release"; \
 	fi
 
@@ -181,14 +182,13 @@ lint: binary
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
 # `stationdb diff` against, python3 for their HTTP server and Python's gzip reader, chromium, which opens the
 # preview page (scripts/setup adds fonts-noto-cjk, its font for Japanese), and rsync for deploy's: without one, the tests that use it fail, saying
-# so, rather than skip. The tests are XCTest's: without swift-testing's empty run after
-# them, their summary ("Executed N tests, with M failures") is the last line before make's.
-# The release binary, which make runs, is built too and run by ReleaseBinaryTests.
+# so, rather than skip. One build, release: the tests and the stationdb they run (the one
+# make ships) are compiled once (scripts/build-tests), then run in two processes side by
+# side, never built again (scripts/run-tests).
 test:
 	@$(call q,$(ROOT)/scripts/setup) sqlite3-tools python3 chromium rsync
 	cd $(call q,$(ROOT)) && scripts/build-tests
-	@$(MAKE) -s -f $(call q,$(ROOT)/Makefile) release-binary
-	cd $(call q,$(ROOT)) && STATIONDB_RELEASE_BIN=$(call q,$(RELEASE)) swift test --disable-swift-testing
+	cd $(call q,$(ROOT)) && scripts/run-tests
 
 bench: setup
 	$(call q,$(ROOT)/bench/run)
@@ -200,13 +200,25 @@ diff: binary
 	@$(STATIONDB) diff $(call q,$(OLD)) $(call q,$(NEW)) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
-# Puts stationdb (BIN: the release binary, built when stale) on PATH as PREFIX/bin/stationdb,
-# by default in the user's own ~/.local/bin (no root needed). When that folder is not on
-# PATH it says the line that puts it there: logging in again does so only for ~/.local/bin,
-# only where the login shell's profile adds it, and only when it existed at login.
+# Puts stationdb on PATH as PREFIX/bin/stationdb, by default in the user's own ~/.local/bin
+# (no root needed): BIN when given, else a build of its own (.build-install) with the Swift
+# runtime linked in (--static-swift-stdlib), which keeps working when the toolchain is
+# upgraded or removed (the tests' build cannot link it so: XCTest needs the shared runtime).
+# When that folder is not on PATH it says the line that puts it there: logging in again does
+# so only for ~/.local/bin, only where the login shell's profile adds it, and only when it
+# existed at login.
 PREFIX ?= $(HOME)/.local
-install: binary
-	install -D -m 755 $(call q,$(BIN)) $(call q,$(PREFIX)/bin/stationdb)
+INSTALLED = $(ROOT)/.build-install/release/stationdb
+install:
+	@if [ $(call q,$(BIN)) = $(call q,$(RELEASE)) ]; then \
+	    $(call q,$(ROOT)/scripts/setup) || exit $$?; \
+	    echo "cd $(ROOT) && swift build -c release --product stationdb --static-swift-stdlib --scratch-path .build-install"; \
+	    (cd $(call q,$(ROOT)) && swift build -c release --product stationdb --static-swift-stdlib --scratch-path .build-install) || exit $$?; \
+	    install -D -m 755 $(call q,$(INSTALLED)) $(call q,$(PREFIX)/bin/stationdb); \
+	else \
+	    $(MAKE) -s -f $(call q,$(ROOT)/Makefile) BIN=$(call q,$(BIN)) binary || exit $$?; \
+	    install -D -m 755 $(call q,$(BIN)) $(call q,$(PREFIX)/bin/stationdb); \
+	fi
 	@bin=$(call q,$(PREFIX)/bin); case ":$$PATH:" in *":$$bin:"*) ;; *) \
 	printf 'make install: %s is not on PATH; put it there with this line, now and in your shell'"'"'s startup file (~/.bashrc, ~/.profile):\n' "$$bin" >&2; \
 	printf '  export PATH="%s:$$PATH"\n' "$$bin" >&2 ;; esac

@@ -1,11 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The data's modules are optimized in the debug build too: the tests run the national
-// network through ingest, identities, priority and build hundreds of times, which at
-// -Onone is most of `make test`'s time. The tests themselves stay at -Onone.
-let optimizedInTests: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
-
+// The design card's shape: three stage modules (Ingest, Priority, BuildDB) over StationCore,
+// the maintainer's loop over them (Publishing), and the one command (stationdb). The stages
+// depend on StationCore alone, so they compile side by side. No library products: nothing
+// outside the package uses these modules; what the command and the tests reach is `package`.
 let package = Package(
     name: "stationdb",
     // The code is under the MIT licence (LICENSE); the data in raw/ and the bundles built
@@ -26,26 +25,25 @@ let package = Package(
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Files, CSV, SQLite, gzip (libdeflate writes, zlib inflates), digests, the one error
-        // type and the events (IO/); operators, lines, stations, the staging file, the
-        // bundle's schema, the registry and the weights file (Model/).
-        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"], swiftSettings: optimizedInTests),
-        // The data's jobs, each in its folder: Ingest (the sources into one network, each
-        // station's identity), Lint, Priority (weights), Diff (two bundles compared, the
-        // patch), Build (the bundle and its guards), Preview (one HTML page of the pins the
-        // apps would show), Synth (the bench's scaled networks).
-        .target(name: "StationData", dependencies: ["StationCore", "CLibXML2", "CICU"],
-                resources: [.embedInCode("Preview/Page/preview.html"), .embedInCode("Preview/Page/preview.css"), .embedInCode("Preview/Page/preview.js")],
-                swiftSettings: optimizedInTests),
-        // The remote side: Transfer (libcurl with timeouts, a size limit and retries), Fetch
-        // (the sources of raw/sources.json), Client (the apps' reference client, `pull`),
-        // Deploy (a dist copied to where the apps download it, and read back there).
-        .target(name: "StationRemote", dependencies: ["StationCore", "StationData", "CCurl"]),
-        // The maintainer's loop as library calls: plan and publish (the stages, a candidate
-        // version under build/, its move into dist/).
-        .target(name: "Publishing", dependencies: ["StationCore", "StationData", "StationRemote"]),
+        // Files, CSV, SQLite, gzip, digests, the one error type and the events (IO/); the values
+        // the stages hand over, the staging file, the bundle's schema, the registry (Model/); the
+        // Android patch's policy and runner (Patch/).
+        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"]),
+        // Stage 1: the station sources (native CSV, ekidata, N02 through libxml2, the upstream)
+        // into one network, each entity's identity against the registry, the fixes, lint.
+        .target(name: "Ingest", dependencies: ["StationCore", "CLibXML2", "CICU"]),
+        // Stage 2: every station's weight (hand weights, machine tiers spread over the map).
+        .target(name: "Priority", dependencies: ["StationCore"]),
+        // Stage 3: the versioned SQLite bundle, its guards and verifier, and the difference
+        // between two bundles (reports, identity review, the Android patch).
+        .target(name: "BuildDB", dependencies: ["StationCore"]),
+        // The maintainer's loop: plan and publish over the three stages (Pipeline/), the preview
+        // page (Preview/), and the remote side: HTTP (Transfer/), fetch, the apps' reference
+        // client (Client/), deploy.
+        .target(name: "Publishing", dependencies: ["StationCore", "Ingest", "Priority", "BuildDB", "CCurl"],
+                resources: [.embedInCode("Preview/Page/preview.html"), .embedInCode("Preview/Page/preview.css"), .embedInCode("Preview/Page/preview.js")]),
         .executableTarget(name: "stationdb", dependencies: [
-            "StationCore", "StationData", "StationRemote", "Publishing",
+            "StationCore", "Ingest", "Priority", "BuildDB", "Publishing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], resources: [
             // Each command's long help (docs/cli.md shows them all).
@@ -69,17 +67,18 @@ let package = Package(
             .embedInCode("Help/verify.txt"),
         ]),
 
-        // What the tests that run stationdb, make or sqldiff share.
-        .target(name: "TestSupport", dependencies: ["StationCore", "StationData", "Publishing"], path: "Tests/TestSupport",
-                exclude: ["gzip_check.py"]),
-        // One test target per module, with a folder per job, and make as the nightly job runs
-        // it (MakeTests), with the stationdb built beside the tests.
+        // What the tests share (files, processes, the stationdb built beside them): over
+        // StationCore alone, so that every test target compiles while the stages build.
+        .target(name: "TestSupport", dependencies: ["StationCore"], path: "Tests/TestSupport", exclude: ["gzip_check.py"]),
+        // One test target per module, with a folder per job, and make as the nightly job runs it
+        // (MakeTests), with the stationdb built beside the tests.
         .testTarget(name: "CoreTests", dependencies: ["StationCore", "TestSupport"]),
-        .testTarget(name: "DataTests", dependencies: ["StationData", "StationCore", "TestSupport"]),
-        .testTarget(name: "RemoteTests", dependencies: ["StationRemote", "StationData", "StationCore", "TestSupport"],
-                    exclude: ["Transfer/test_server.py"]),
-        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "StationRemote", "StationData", "StationCore", "TestSupport"],
-                    exclude: ["Golden"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "StationCore", "TestSupport"]),
+        .testTarget(name: "PriorityTests", dependencies: ["Priority", "StationCore", "TestSupport"]),
+        // The bundle as the build stage publishes it (BuildStage), from sources as Ingest reads them.
+        .testTarget(name: "BuildDBTests", dependencies: ["BuildDB", "Publishing", "Priority", "Ingest", "StationCore", "TestSupport"]),
+        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "BuildDB", "Priority", "Ingest", "StationCore", "TestSupport"],
+                    exclude: ["Golden", "Transfer/test_server.py"]),
         .testTarget(name: "MakeTests", dependencies: ["StationCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

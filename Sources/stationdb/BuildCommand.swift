@@ -1,8 +1,8 @@
 import ArgumentParser
-import StationData
+import BuildDB
 import Publishing
-import FoundationEssentials
 import StationCore
+import FoundationEssentials
 
 struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

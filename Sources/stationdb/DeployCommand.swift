@@ -1,7 +1,7 @@
 import ArgumentParser
-import StationRemote
-import Glibc
+import Publishing
 import StationCore
+import Glibc
 
 struct DeployCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
-import StationData
+import Publishing
 import StationCore
-import StationRemote
 
 struct FetchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import StationData
+import BuildDB
+import Publishing
 
 /// Whether a command's help speaks of publishing, or of planning what a publish would do.
 protocol Wording { static var plans: Bool { get } }

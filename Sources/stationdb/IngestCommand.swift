@@ -1,6 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
-import StationData
+import Ingest
 import Publishing
 import StationCore
 

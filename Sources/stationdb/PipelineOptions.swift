@@ -1,5 +1,5 @@
 import ArgumentParser
-import StationData
+import Ingest
 import Publishing
 
 /// What `publish` and `plan` both take: where raw/, build/ and dist/ are, how machine

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Publishing
 import StationCore
-import StationRemote
 
 extension RunReport.Format: ExpressibleByArgument {}
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import StationData
+import Publishing
 import StationCore
 
 struct PreviewCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import StationData
+import Priority
 import StationCore
 
 struct PriorityMapCommand: ParsableCommand {

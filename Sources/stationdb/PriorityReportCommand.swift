@@ -1,5 +1,5 @@
 import ArgumentParser
-import StationData
+import Priority
 import StationCore
 
 struct PriorityReportCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import Publishing
 import StationCore
-import StationRemote
 
 struct PullCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -14,7 +14,7 @@ struct ReferenceCommand: ParsableCommand {
             # stationdb: the command-line reference
 
             Every command's `--help`, as `stationdb reference` prints it (`make test` fails when
-            this file differs: regenerate it with `.build/debug/stationdb reference > docs/cli.md`).
+            this file differs: regenerate it with `.build/release/stationdb reference > docs/cli.md`).
             The exit statuses are under `stationdb` itself, first.
 
             """

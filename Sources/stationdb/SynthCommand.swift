@@ -1,5 +1,5 @@
 import ArgumentParser
-import StationData
+import Ingest
 import StationCore
 
 struct SynthCommand: ParsableCommand {

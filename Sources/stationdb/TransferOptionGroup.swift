@@ -1,6 +1,6 @@
 import ArgumentParser
+import Publishing
 import StationCore
-import StationRemote
 
 /// Network limits shared by every command that downloads: fetch, pull, plan --against
 /// and deploy --check.

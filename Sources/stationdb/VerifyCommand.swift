@@ -1,5 +1,5 @@
 import ArgumentParser
-import StationData
+import BuildDB
 import StationCore
 
 struct VerifyCommand: ParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Glibc
 import StationCore
-import StationRemote
 
 struct StationDB: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -17,6 +17,6 @@ final class ReferenceTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0)
         let committed = try Files.read(RepositoryData.root + "/docs/cli.md")
         XCTAssertTrue(Array(printed) == committed,
-                      "docs/cli.md differs from what the commands say; regenerate it: .build/debug/stationdb reference > docs/cli.md")
+                      "docs/cli.md differs from what the commands say; regenerate it: .build/release/stationdb reference > docs/cli.md")
     }
 }

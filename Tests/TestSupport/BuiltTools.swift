@@ -5,7 +5,7 @@ import XCTest
 /// the tests, and tools found on PATH (make, sqldiff).
 package enum BuiltTools {
     /// The folder the build put the test bundle in, which holds the package's
-    /// executables too: .build/debug for a plain `swift test`, <scratch>/debug with
+    /// executables too: .build/release under `make test` (.build/debug for a plain `swift test`), <scratch>/release with
     /// --scratch-path (on Linux the test bundle is the running executable; on macOS
     /// it is a .xctest bundle inside that folder).
     package static var productsFolder: URL {

@@ -15,7 +15,7 @@ package protocol Event: Sendable, CustomStringConvertible {}
 package enum Events {
     // The closure is bound inside a struct: Swift 6.3's optimizer passes a bad type for an
     // optional closure bound as a task-local, and the release binary crashed on its first
-    // event (ReleaseBinaryTests runs that binary through make's main job, plan and deploy).
+    // event (ShippedBinaryTests runs that binary through make's main job, plan and deploy).
     private struct Sink: Sendable { let receive: @Sendable (any Event) -> Void }
     @TaskLocal private static var current: Sink?
 

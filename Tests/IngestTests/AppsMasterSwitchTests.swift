@@ -1,0 +1,105 @@
+import Foundation
+import XCTest
+import Ingest
+import StationCore
+import TestSupport
+
+/// The apps' own master, in its own conventions (Tests/Fixtures/apps_master.py writes it from
+/// the upstream's release v20260227), published, then raw/ switched to the upstream's next
+/// release v20260529 with the same registry: every s_id must keep naming the station it
+/// named, or retire; none may name another station (issue 34).
+final class AppsMasterSwitchTests: XCTestCase {
+    struct Switch {
+        var before: IngestOutcome
+        var after: IngestOutcome
+        var registry: Registry
+        /// Each master ID's keys of the upstream's rows it was made from, by kind.
+        var truth: ByKind<[Int: Set<String>]>
+    }
+
+    nonisolated(unsafe) static var made: Switch?
+
+    static func masterSwitch() throws -> Switch {
+        if let made { return made }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apps-master-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let master = try AppsMaster.write(into: folder)
+        let first = try IngestPipeline.assemble(sources: [try NativeCSVReader.read(folder: master.folder, label: "raw/master")], registry: Registry())
+        let upstream = try StationDatabaseReader.read(folder: RepositoryData.stationDatabase, label: "raw/station_database")
+        let second = try IngestPipeline.assemble(sources: [upstream], registry: try first.registry)
+        let result = Switch(before: first, after: second, registry: try second.registry, truth: master.truth)
+        made = result
+        return result
+    }
+
+    /// The upstream keys an ID holds after the switch (the master's own "s:" keys aside).
+    static func upstreamKeys(_ registry: Registry, _ kind: Registry.Kind, _ id: Int) -> Set<String> {
+        Set((registry.keys(kind, id) ?? []).filter { $0.hasPrefix("station_database:") })
+    }
+
+    func testNoStationIDNamesAnotherStation() throws {
+        let s = try Self.masterSwitch()
+        let live = Set(s.after.staging.network.stations.filter(\.enabled).map(\.id))
+        var wrong: [String] = []
+        for (id, truth) in s.truth.stations.sorted(by: { $0.key < $1.key }) where live.contains(id) {
+            let now = Self.upstreamKeys(s.registry, .station, id)
+            if now.isDisjoint(with: truth) { wrong.append("\(id) \(s.registry.name(.station, id)): \(now.sorted()) not \(truth.sorted())") }
+        }
+        XCTAssertEqual(wrong.count, 0, "s_ids that name another station:\n" + wrong.prefix(40).joined(separator: "\n"))
+    }
+
+    func testEveryStationBothHaveKeepsItsID() throws {
+        let s = try Self.masterSwitch()
+        let before = Dictionary(uniqueKeysWithValues: s.before.staging.network.stations.map { ($0.id, $0) })
+        // The master's live rows of each upstream key.
+        var holders: [String: Set<Int>] = [:]
+        for (id, truth) in s.truth.stations where before[id]?.enabled == true { for k in truth { holders[k, default: []].insert(id) } }
+        var lost: [String] = [], shared = 0
+        for station in s.after.staging.network.stations where station.enabled {
+            let keys = Self.upstreamKeys(s.registry, .station, station.id)
+            let masterRows = keys.reduce(into: Set<Int>()) { $0.formUnion(holders[$1] ?? []) }
+            guard !masterRows.isEmpty else { continue }
+            shared += 1
+            if !masterRows.contains(station.id) { lost.append("\(station.name) \(keys.sorted()): s_id \(station.id), not one of \(masterRows.sorted())") }
+        }
+        XCTAssertGreaterThan(shared, 9_000)
+        XCTAssertEqual(lost.count, 0, "stations both have whose master s_id was not kept:\n" + lost.prefix(40).joined(separator: "\n"))
+    }
+
+    func testOperatorsAndLinesKeepTheirIDs() throws {
+        let s = try Self.masterSwitch()
+        for kind in [Registry.Kind.operator_, .line] {
+            let truth = s.truth[kind]
+            let current = Set(kind == .operator_ ? s.after.staging.network.operators.filter(\.enabled).map(\.id)
+                                                 : s.after.staging.network.lines.filter(\.enabled).map(\.id))
+            // Those both have: the upstream's entity is live after the switch.
+            let liveKeys = current.reduce(into: Set<String>()) { $0.formUnion(Self.upstreamKeys(s.registry, kind, $1)) }
+            let both = truth.filter { !$0.value.isDisjoint(with: liveKeys) }
+            let kept = both.filter { !Self.upstreamKeys(s.registry, kind, $0.key).isDisjoint(with: $0.value) }
+            XCTAssertGreaterThan(both.count, kind == .operator_ ? 150 : 500)
+            XCTAssertGreaterThanOrEqual(Double(kept.count) / Double(both.count), 0.9,
+                                        "\(kind): \(kept.count) of \(both.count) kept; lost: \(both.keys.filter { kept[$0] == nil }.sorted().prefix(30))")
+        }
+    }
+}
+
+/// Tests/Fixtures/apps_master.py run on the upstream's release v20260227.
+enum AppsMaster {
+    static func write(into folder: String) throws -> (folder: String, truth: ByKind<[Int: Set<String>]>) {
+        let master = folder + "/master", truthPath = folder + "/truth.csv"
+        let python = try BuiltTools.required("python3", debianPackage: "python3")
+        let run = try runWithTimeout(python, [RepositoryData.root + "/Tests/Fixtures/apps_master.py",
+                                                 RepositoryData.root + "/Tests/Fixtures/station_database/v20260227", master, truthPath],
+                                     in: RepositoryData.root, timeout: 120)
+        guard run.status == 0 else { throw StationError.badInput(SourceLocation(file: "Tests/Fixtures/apps_master.py"), "failed (exit \(run.status)): \(run.err)") }
+        let table = try CSVReader.read(path: truthPath)
+        var truth = ByKind<[Int: Set<String>]>([:])
+        for r in table.records {
+            let kind = Registry.Kind(rawValue: table.string(r, table.column("kind")))!
+            let id = Int(table.string(r, table.column("id")))!
+            let keys = Set(table.string(r, table.column("keys")).split(separator: "|").map(String.init))
+            truth.modify(kind) { $0[id] = keys }
+        }
+        return (master, truth)
+    }
+}

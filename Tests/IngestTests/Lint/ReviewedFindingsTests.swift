@@ -1,0 +1,88 @@
+import Foundation
+import Ingest
+import StationCore
+import TestSupport
+import XCTest
+
+/// Findings a maintainer has looked at and found right have a place in raw/reviewed.csv,
+/// with what lint said and why it stands: lint lists them apart and counts them no more,
+/// until a change makes them read otherwise. The default raw/'s three border stations
+/// (気仙沼, 古河, 甲浦) and four lines whose company the upstream does not list yet never
+/// let lint reach zero.
+final class ReviewedFindingsTests: XCTestCase {
+    var raw = ""
+
+    override func setUpWithError() throws {
+        raw = FileManager.default.temporaryDirectory.appendingPathComponent("reviewed-\(UUID().uuidString)").path + "/raw"
+        try FileManager.default.createDirectory(atPath: parentFolder(of: raw), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: RepositoryData.raw, toPath: raw)
+    }
+
+    override func tearDown() { Files.remove(parentFolder(of: raw)) }
+
+    func lint() async throws -> LintReport {
+        try await Lint.run(IngestOptions(rawFolder: raw, rawLabel: "raw"), handWeights: raw + "/weights.csv")
+    }
+
+    func fixes(_ rows: String) throws {
+        try Files.write(Array(("action,table,match,field,value,expect,note\n" + rows).utf8), to: raw + "/fixes.csv")
+    }
+
+    func testTheDefaultRawsFindingsAreReviewedAndLintReachesZero() async throws {
+        let report = try await lint()
+        XCTAssertEqual(report.count, 0, report.findings.map(\.description).joined(separator: "\n"))
+        XCTAssertEqual(report.findings, [])
+        XCTAssertEqual(report.reviewed.filter { $0.finding.rule == "pref" }.map(\.finding.stationID), [674, 1615, 9125], "気仙沼, 古河, 甲浦")
+        XCTAssertEqual(report.reviewed.filter { $0.finding.rule == "code" }.count, 4)
+        XCTAssertEqual(report.reviewed.first { $0.finding.stationID == 1615 }?.review, "raw/reviewed.csv:7")
+        XCTAssertTrue(report.reviewed.allSatisfy { !$0.note.isEmpty })
+        XCTAssertEqual(report.summary, "0 warnings; 7 reviewed (code 4, pref 3)")
+    }
+
+    /// 古河 moved 500 m: its finding reads otherwise, and is open again, naming its review.
+    func testAChangeThatMakesAFindingReadOtherwiseReopensIt() async throws {
+        try fixes("set,stations,s_id=1615,lat,36.198875,station=古河,moved north\n")
+        let report = try await lint()
+        XCTAssertEqual(report.count, 1)
+        let reopened = try XCTUnwrap(report.findings.first)
+        XCTAssertEqual(reopened.rule, "pref")
+        XCTAssertEqual(reopened.stationID, 1615)
+        XCTAssertEqual(reopened.reopened, "raw/reviewed.csv:7")
+        XCTAssertEqual(report.reviewed.count, 6)
+    }
+
+    /// 古河 given Saitama's code: there is nothing to find; the row that reviewed it says so.
+    func testARowThatFindsNothingAnyMoreIsAFindingOfItsOwn() async throws {
+        try fixes("set,stations,s_id=1615,pref,11,station=古河,a test\n")
+        let report = try await lint()
+        XCTAssertEqual(report.findings.map(\.location), [SourceLocation(file: "raw/reviewed.csv", line: 7, field: "expect")])
+        XCTAssertEqual(report.findings.map(\.rule), ["reviewed"])
+        XCTAssertEqual(report.findings.first?.message, "lint no longer finds pref for s_id 1615 as this row expects it (the value was mended, "
+                       + "or the finding reads otherwise): look again, then mend the row or remove it")
+    }
+
+    /// A review needs its rule, subject, the finding and a note: each missing one is an error at its line.
+    func testARowWithoutANoteOrWithAnUnknownRuleIsAnErrorAtItsLine() async throws {
+        try Files.write(Array("rule,subject,expect,note\npref,s_id 1615,station 1615 古河 has pref 8,\npref-x,s_id 1,something,why\n".utf8),
+                        to: raw + "/reviewed.csv")
+        do {
+            _ = try await lint()
+            XCTFail("expected bad input")
+        } catch let error as StationError where error.kind == .badInput {
+            XCTAssertEqual(error.diagnostics.map(\.location), [SourceLocation(file: "raw/reviewed.csv", line: 2, field: "note"),
+                                                               SourceLocation(file: "raw/reviewed.csv", line: 3, field: "rule")])
+        }
+    }
+
+    /// `--format csv`'s rows, pasted with a note, review exactly those findings.
+    func testTheRowsLintPrintsReviewWhatTheyName() async throws {
+        unlink(raw + "/reviewed.csv")
+        let open = try await lint()
+        XCTAssertEqual(open.count, 7)
+        let rows = open.findings.map { LintReviews.row(for: $0, rawLabel: "raw").dropLast() + "looked at\n" }.joined()
+        try Files.write(Array(("rule,subject,expect,note\n" + rows).utf8), to: raw + "/reviewed.csv")
+        let reviewed = try await lint()
+        XCTAssertEqual(reviewed.count, 0)
+        XCTAssertEqual(reviewed.reviewed.map(\.finding), open.findings)
+    }
+}
