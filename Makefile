@@ -45,7 +45,8 @@ AGAINST ?=
 # upstream's repository (out/main/*.csv, src/company.csv, latest_info.json) instead of their url.
 UPSTREAM ?=
 # make fetch ALLOW_OLDER_RELEASE=1: take an upstream release older than raw/'s (or whose files
-# are older than the version it claims), which fetch otherwise refuses: the apps would go back.
+# are older than the version it claims), which fetch otherwise refuses: the apps would go back;
+# make (and make plan) ALLOW_OLDER_RELEASE=1: publish a release older than the published version's.
 ALLOW_OLDER_RELEASE ?=
 # make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
 # web server serves the dist from; CHECK=https://...: read it back there as the apps do;
@@ -93,7 +94,7 @@ EXPLAIN_PLAN = status=$$?; case $$status in \
 # stages run by hand agree with make. The dist is locked for the whole run.
 STAGE_OPTIONS = --raw $(call q,$(RAW)) --build $(call q,$(BUILD)) --dist $(call q,$(DIST)) $(if $(SEED),--seed $(call q,$(SEED))) \
 	$(if $(METHOD),--method $(call q,$(METHOD))) $(if $(VERSION),--as-version $(call q,$(VERSION))) $(call qw,$(GUARDS)) \
-	$(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait)
+	$(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release)
 STATIONDB = $(call q,$(BIN))
 
 all: binary

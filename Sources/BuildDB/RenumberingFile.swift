@@ -49,6 +49,17 @@ package enum RenumberingFile {
         return result
     }
 
+    /// The renumberings a published bundle lists, (new, old) -> the version that introduced it.
+    package static func published(in database: String) throws -> [[Int]: Int] {
+        let db = try SQLiteDatabase(path: database, mode: .readOnly)
+        defer { db.close() }
+        var out: [[Int]: Int] = [:]
+        for row in try db.query("SELECT new_s_id, old_s_id, version FROM \(BundleSchema.renumberedStations.name)") {
+            out[[row[0].intValue ?? 0, row[1].intValue ?? 0]] = row[2].intValue ?? 0
+        }
+        return out
+    }
+
     /// Every old_s_id must be a station that existed: one the published version holds or
     /// the registry (the memory of every s_id ever given) has. An old s_id neither has is
     /// a typo, and an app would look for records of a station no version ever had.

@@ -155,7 +155,6 @@ package enum IngestPipeline {
         }
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
-        facts.merge(IdentityDecisions.meta(decisions)) { _, new in new }
         return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry,
                             decisions: decisions, meta: facts)
     }
@@ -194,7 +193,7 @@ package enum IngestPipeline {
             merger.add(source, last: i == sources.count - 1)
         }
         return try assemble(IngestInputs(merger: merger, labels: sources.map(\.label), warnings: sources.flatMap(\.warnings), fixes: fixes,
-                                         registry: registry, decisions: decisions, meta: meta.merging(IdentityDecisions.meta(decisions)) { _, new in new }),
+                                         registry: registry, decisions: decisions, meta: meta),
                             problemLimit: problemLimit, keepOrigins: keepOrigins)
     }
 
@@ -252,7 +251,9 @@ package enum IngestPipeline {
         if keepOrigins {
             for (i, s) in merger.stations.enumerated() { stationOrigins[stationIDs[i]] = s.origin }
         }
-        let unproven = unprovenLinks(stationIDs, merger.stations, registry)
+        var identity = StagingIdentity(decided: IdentityDecisions.decided(inputs.decisions))
+        for (retired, new) in unprovenLinks(stationIDs, merger.stations, registry) { identity.unproven[retired] = new }
+        for m in ids.merged { identity.merged[m.oldID] = m.newID }
         // Each entity's keys now; the merged rows themselves are no longer needed.
         let keys = ByKind(operators: Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys))),
                           lines: Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys))),
@@ -268,7 +269,10 @@ package enum IngestPipeline {
         }
         let goneOperators = vanished(.operator_, live: operatorIDs).map { registry.row(operator: $0)! }
         let goneLines = vanished(.line, live: lineIDs).map { registry.row(line: $0)! }
-        let goneStations = vanished(.station, live: stationIDs).map { registry.row(station: $0)! }
+        // A merged s_id is published no more: the apps carry its records to its survivor
+        // (renumbered_stations); the registry keeps its row.
+        let mergedRows = ids.merged.map { registry.row(station: $0.oldID)! }
+        let goneStations = vanished(.station, live: stationIDs + ids.merged.map(\.oldID)).map { registry.row(station: $0)! }
         for var o in goneOperators { o.enabled = false; network.operators.append(o) }
         for var l in goneLines { l.enabled = false; network.lines.append(l) }
         for var s in goneStations { s.enabled = false; network.stations.append(s) }
@@ -288,11 +292,14 @@ package enum IngestPipeline {
         for (_, d) in fixProblems.enumerated().sorted(by: { ($0.element.location.line ?? 0, $0.offset) < ($1.element.location.line ?? 0, $1.offset) }) {
             problems.add(d.location, d.message)
         }
-        checkDecisions(inputs.decisions, in: network, fixTargets: fixTargets, &problems)
+        checkDecisions(ids.applied, in: network, fixTargets: fixTargets, registry: registry, &problems)
         network.validate(&problems, place: "merged network")
         try problems.check()
-        let registryText = registry.keepingFile(registry.text(after: network, current: keys))
-        if !unproven.isEmpty { meta[StagingMeta.unprovenIdentities] = unproven.map { "\($0.retired)\t\($0.new)" }.joined(separator: "\n") }
+        var remembered = network
+        remembered.stations += mergedRows.map { var s = $0; s.enabled = false; return s }
+        let registryText = registry.keepingFile(registry.text(after: remembered, current: keys,
+                                                              decided: Dictionary(ids.applied.map { ($0.stationID, $0.memory) }) { a, _ in a }))
+        if !identity.isEmpty { meta[StagingMeta.identity] = identity.text }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registryText: registryText,
                              stationOrigins: stationOrigins)
     }
@@ -315,25 +322,26 @@ package enum IngestPipeline {
         }
     }
 
-    /// raw/identity.csv's decisions, held against the network as the fixes leave it: a `same`
-    /// s_id names, live, the station its expect describes; a `new` one is retired, as last
-    /// published, and no fix changes it. Each that does not is an error at its line.
-    static func checkDecisions(_ decisions: [IdentityDecision], in network: RailNetwork, fixTargets: [Int: SourceLocation],
+    /// The decisions of raw/identity.csv this run applied, held against the network as the
+    /// fixes leave it: a `same` s_id names, live, the station its expect describes; a `new`
+    /// or `merge` one is retired and no fix changes it. Each that does not is an error at its
+    /// line, unless a published version applied it (the registry remembers: history).
+    static func checkDecisions(_ decisions: [IdentityDecision], in network: RailNetwork, fixTargets: [Int: SourceLocation], registry: Registry,
                                _ problems: inout DiagnosticCollector) {
         for d in decisions {
             let at = SourceLocation(file: d.location.file, line: d.location.line, field: "expect")
             let s = network.stations.first { $0.id == d.stationID }
             switch d.kind {
             case .same:
-                guard let s else { continue }   // an s_id never published: decide() said so
+                guard let s, registry.decision(station: d.stationID) != d.memory else { continue }
                 if !s.enabled || !d.expect.isMet(name: s.name, operatorID: s.operatorID, pref: s.pref, enabled: true) {
                     problems.add(at, "s_id \(s.id) names \(shown(s.name)) (o_id \(s.operatorID)\(s.enabled ? "" : ", disabled")) in this run, not \(d.expect) "
                                  + "as decided: no station the evidence points at is that; correct the decision, or remove it")
                 }
-            case .new:
+            case .new, .merge:
                 if let fix = fixTargets[d.stationID] {
                     problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "decision"),
-                                 "s_id \(d.stationID) retires as last published, and \(fix.file):\(fix.line ?? 0) changes it: remove that fix, or decide same")
+                                 "s_id \(d.stationID) retires, and \(fix.file):\(fix.line ?? 0) changes it: remove that fix, or decide same")
                 } else if let s, s.enabled {
                     problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "decision"),
                                  "s_id \(s.id) is to retire, and a fix enables it: remove the fix, or the decision")

@@ -24,9 +24,14 @@ struct PipelineOptions<Say: Wording>: ParsableArguments {
     @Flag(help: "Exit (status 3) instead of waiting when another run holds the dist or the build folder.")
     var noWait = false
 
+    @Flag(help: "Publish an upstream release older than the one the published version was made from (refused otherwise: the apps would go back).")
+    var allowOlderRelease = false
+
     var settings: PublishSettings {
-        PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
-                        force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
+        var settings = PublishSettings(raw: raw, build: build, dist: dist, seed: seed.seed, method: method.method, guards: guardOptions.guards,
+                                       force: guardOptions.force, requestedVersion: guardOptions.requestedVersion, wait: !noWait)
+        settings.allowOlderRelease = allowOlderRelease
+        return settings
     }
 }
 

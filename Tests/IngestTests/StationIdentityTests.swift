@@ -295,16 +295,17 @@ final class StationIdentityTests: XCTestCase {
         XCTAssertEqual(retired.staging.network.stations.map { "\($0.id) \($0.name) \($0.enabled)" }, ["1 東京 false", "2 有楽町 true", "3 東京 true"])
     }
 
-    /// A registry written before rows said whether a station is a Shinkansen one and which lines
-    /// it served (raw/registry.csv as it was, its last two columns cut) is read and completed,
-    /// not rebuilt: the default raw/ gets the very IDs it gets with today's registry.
+    /// A registry written before rows said whether a station is a Shinkansen one, which lines
+    /// it served and which decision a version applied to it (raw/registry.csv as it was, its
+    /// last three columns cut) is read and completed, not rebuilt: the default raw/ gets the
+    /// very IDs it gets with today's registry.
     func testARegistryWrittenBeforeIsReadAndCompleted() throws {
         let today = try Registry.load(path: RepositoryData.raw + "/registry.csv")
         let table = try CSVReader.read(path: RepositoryData.raw + "/registry.csv")
-        XCTAssertEqual(table.header.suffix(2), ["shinkansen", "lines"])
+        XCTAssertEqual(table.header.suffix(3), ["shinkansen", "lines", "decided"])
         var old: [UInt8] = []
-        CSVWriter.append(Array(table.header.dropLast(2)), to: &old)
-        for r in table.records { CSVWriter.append(Array(table.fields(r).dropLast(2)), to: &old) }
+        CSVWriter.append(Array(table.header.dropLast(3)), to: &old)
+        for r in table.records { CSVWriter.append(Array(table.fields(r).dropLast(3)), to: &old) }
         let before = try Registry.parse(CSVReader.parse(old, file: "registry.csv"))
         XCTAssertEqual(before.ids(.station), today.ids(.station))
         let shinkansen = today.ids(.station).filter { today.isShinkansen(station: $0) }

@@ -3,29 +3,25 @@ import StationCore
 /// What a new version does to identities, s_id by s_id, against the published one: the
 /// apps keep users' records by s_id, so the question for every s_id is whether it still
 /// names the station it named. Worked out from the two bundles themselves (what the apps
-/// see), whatever made the new one: ingest's linkage, a native master's own s_ids, a fix.
+/// see), whatever made the new one (ingest's linkage, a native master's own s_ids, a fix),
+/// by the one evidence model ingest links with (IdentityEvidence):
 ///
-/// - **kept**: the same station, as it was; **renamed** where it stands (within 300 m),
-///   **moved** under its name, or **transferred** to another operator (a line passed to
-///   a third-sector company): the same station still;
+/// - **kept**: the same station, as it was; **renamed**, **moved** or **transferred** to
+///   another operator (its line continuing under it): the same station still;
 /// - **new**: an s_id never published before; **retired**: live before, disabled now;
-/// - **contested**, refused by the guards with no `--force` past them until the
-///   maintainer decides it in raw/identity.csv (IdentityDecisions): an s_id that would
-///   name a station with another name more than 300 m away; renamed where another station
-///   of its operator now stands nearer to where it stood; taking the name or the place of
-///   an s_id of its operator that retires in the same version; a station of another
-///   operator while its own still runs a station of its kind there; flipping between
-///   Shinkansen and conventional; a closed s_id passed to another operator (to be
-///   re-enabled there, now or later);
-/// - **orphaned**: a retired s_id whose station lives on under a new one: the same name
-///   within a kilometre, its operator's station within 300 m, another operator's within
-///   100 m where its own runs none of its kind any more, or the station its source id now
-///   names (StagingMeta.unproven), of its kind. A retirement is no move: `--force` passes
-///   it as it passes removed stations, and the plan lists it, with the decision that would
-///   keep the s_id.
+///   **merged**: retired into another station by a `merge` decision (renumbered_stations);
+/// - **contested**, refused by the guards with no `--force` past them until the maintainer
+///   decides it in raw/identity.csv: an s_id whose old and new stations contradict each
+///   other (IdentityEvidence.Contradiction), or whose new station is clearly another old
+///   s_id's, or whose old station is clearly another new s_id's (by the margin);
+/// - **orphaned**: a retired s_id whose station lives on as another s_id (a new one, or one
+///   that already was: a merge), at a weight the model calls possible, or that its source's
+///   id names (StagingIdentity.unproven). A retirement is no move: `--force` passes it as it
+///   passes removed stations, and the plan lists it with its survivor and the row that keeps
+///   its records.
 package struct IdentityReview: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, CaseIterable {
-        case renamed, moved, transferred, new, retired, contested, orphaned
+        case renamed, moved, transferred, new, retired, merged, contested, orphaned
     }
 
     package struct Entry: Sendable, Codable, Equatable {
@@ -39,9 +35,9 @@ package struct IdentityReview: Sendable, Codable, Equatable {
         package var metres: Double?
         /// Why it is contested, or orphaned: the evidence.
         package var reason: String?
-        /// An orphan's station, live under this new s_id.
+        /// The station a retired s_id lives on as (an orphan's, a merge's).
         package var successor: Int?
-        /// The decision of raw/identity.csv that applies ("same", "new"), if one does.
+        /// The decision of raw/identity.csv that applies ("same", "new", "merge"), if one does.
         package var decided: String?
         /// The row of raw/identity.csv a maintainer would write to settle it.
         package var decision: String?
@@ -68,199 +64,233 @@ package struct IdentityReview: Sendable, Codable, Equatable {
     package var undecided: [Entry] { entries.filter { $0.kind == .contested } }
     package var orphans: [Entry] { entries.filter { $0.kind == .orphaned } }
 
-    /// How far a station renamed where it stands may have moved.
-    package static let samePlaceMetres = 300.0
-    /// How far a station may move under its name.
-    package static let sameNameMetres = 1_000.0
+    /// How far a station renamed where it stands may have moved (the guards' "moved far").
+    package static let samePlaceMetres = IdentityEvidence.renamedReachMetres
 
     /// The review of `difference` (OLD the published bundle at `oldPath`, NEW the candidate
-    /// at `newPath`); `same` and `new` are the s_ids raw/identity.csv decides, each with the
-    /// `expect` the station it concerns must meet (StagingMeta.decided).
-    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, same: [Int: String], new decidedNew: [Int: String],
-                            unproven: [Int: Int] = [:]) throws -> IdentityReview {
+    /// at `newPath`), with what ingest settled (`facts`: the decisions in force, with the
+    /// `expect` the station each concerns must meet; the unproven links; the merges).
+    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, facts: StagingIdentity) throws -> IdentityReview {
         guard let stations = difference[BundleSchema.stations.name] else { return IdentityReview(kept: 0, entries: []) }
         return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            return try review(stations, db: db, same: same, new: decidedNew, unproven: unproven)
+            return try Reviewer(db: db, facts: facts).review(stations)
         }
     }
 
-    struct Row {
-        var id: Int, name: String, pref: Int, lat: Int, lng: Int, operatorID: Int, enabled: Bool
-        init(_ shape: BundleSchema.Table, _ row: [SQLValue]) {
-            func value(_ column: String) -> SQLValue { row[shape.columns.firstIndex(of: column)!] }
-            id = value("s_id").intValue ?? 0
-            name = value("station").textValue ?? ""
-            pref = value("pref").intValue ?? 0
-            lat = value("lat").intValue ?? 0
-            lng = value("lng").intValue ?? 0
-            operatorID = value("o_id").intValue ?? 0
-            enabled = value("enabled").intValue == 1
-        }
-    }
+    /// Both versions' stations, lines and operators, and the evidence model over them.
+    struct Reviewer {
+        struct Side {
+            var rows: [Int: (record: StationRecord, pref: Int)] = [:]
+            var lines: [Int: Set<Int>] = [:]
+            var neighbours: [Int: [Int]] = [:]
+            var byName: [String: [Int]] = [:]
+            /// The live stations, and they in cells of about a kilometre.
+            var live: [Int] = []
+            var cells = PointGrid([], cellSize: 1_000_000)
 
-    static func review(_ stations: TableDiff, db: SQLiteDatabase, same: [Int: String], new decidedNew: [Int: String],
-                       unproven: [Int: Int]) throws -> IdentityReview {
-        func ids(_ sql: String) throws -> Set<Int> { Set(try db.query(sql).compactMap { $0.first?.intValue }) }
-        let shinkansen = (old: try ids(Self.shinkansenQuery("old_bundle")), new: try ids(Self.shinkansenQuery("new_bundle")))
-        let onLines = (old: try ids("SELECT DISTINCT s_id FROM old_bundle.stations_lines"), new: try ids("SELECT DISTINCT s_id FROM new_bundle.stations_lines"))
-        var operators: [Int: String] = [:]
-        for row in try db.query("SELECT o_id, operator FROM new_bundle.operators UNION SELECT o_id, operator FROM old_bundle.operators") {
-            if let id = row[0].intValue, operators[id] == nil { operators[id] = row[1].textValue ?? "" }
+            /// The live stations within about a kilometre of a point.
+            func nearby(_ lat: Int, _ lng: Int) -> [Int] {
+                let c = cells.cell(lat: lat, lng: lng)
+                var out: [Int] = []
+                for dy in -1...1 { for dx in -1...1 { out += cells.points(row: c.row + dy, column: c.column + dx).map { live[Int($0)] } } }
+                return out
+            }
+
+            /// The live stations the evidence points at from a record: any within a kilometre,
+            /// the same name within 5 km.
+            func candidates(near r: StationRecord) -> [Int] {
+                var out = Set(nearby(r.lat, r.lng))
+                for id in byName[StationName.base(r.name)] ?? [] {
+                    guard let s = rows[id]?.record, s.enabled, MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.lat, lng2: r.lng) <= 5_000 else { continue }
+                    out.insert(id)
+                }
+                return out.sorted()
+            }
         }
-        func label(_ r: Row) -> String { "\(r.name) (\(operators[r.operatorID] ?? "o_id \(r.operatorID)"))" }
-        func place(_ r: Row) -> String { "\(label(r)) \(MicroDegrees.format(r.lat)) \(MicroDegrees.format(r.lng))" }
-        let shape = stations.shape
-        var entries: [Entry] = []
-        // Those live before and disabled now, looked at first: an s_id may not take their name or place.
-        let retired = stations.changed.map { (Row(shape, $0.old), Row(shape, $0.new)) }.filter { $0.0.enabled && !$0.1.enabled }.map(\.0)
-        for change in stations.changed {
-            let old = Row(shape, change.old), new = Row(shape, change.new)
-            let metres = MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: new.lat, lng2: new.lng)
-            var entry = Entry(stationID: new.id, kind: .renamed, name: label(new), was: place(old), now: place(new),
-                              metres: metres > 0 ? metres : nil)
-            if old.enabled && !new.enabled {
-                entry.kind = .retired
-                entry.name = label(old)
-                entries.append(entry)
-                continue
+        let old: Side, new: Side
+        let operators: [Int: String]
+        let facts: StagingIdentity
+
+        init(db: SQLiteDatabase, facts: StagingIdentity) throws {
+            func side(_ schema: String) throws -> Side {
+                var side = Side()
+                let shinkansen = Set(try db.query("""
+                    SELECT DISTINCT s_id FROM \(schema).stations_lines JOIN \(schema).lines USING (l_id) WHERE l_type = \(LineType.shinkansen)
+                    """).compactMap { $0[0].intValue })
+                for row in try db.query("SELECT s_id, station, lat, lng, o_id, enabled, pref FROM \(schema).stations") {
+                    let id = row[0].intValue ?? 0
+                    side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
+                                                   operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
+                                     row[6].intValue ?? 0)
+                    side.byName[StationName.base(row[1].textValue ?? ""), default: []].append(id)
+                }
+                var previous: (line: Int, station: Int)?
+                for row in try db.query("SELECT l_id, s_id FROM \(schema).stations_lines ORDER BY l_id, s_sort, s_id") {
+                    let line = row[0].intValue ?? 0, station = row[1].intValue ?? 0
+                    side.lines[station, default: []].insert(line)
+                    if let p = previous, p.line == line, p.station != station {
+                        side.neighbours[station, default: []].append(p.station)
+                        side.neighbours[p.station, default: []].append(station)
+                    }
+                    previous = (line, station)
+                }
+                side.live = side.rows.keys.filter { side.rows[$0]!.record.enabled }.sorted()
+                side.cells = PointGrid(side.live.map { (side.rows[$0]!.record.lat, side.rows[$0]!.record.lng) }, cellSize: 15_000)
+                return side
             }
-            var reasons: [String] = []
-            let kind = shinkansen.new.contains(new.id)
-            func sameKind(_ r: Row) -> Bool { r.operatorID == old.operatorID && shinkansen.old.contains(r.id) == shinkansen.old.contains(old.id) }
-            if old.operatorID != new.operatorID && !old.enabled {
-                reasons.append("closed under \(operators[old.operatorID] ?? "o_id \(old.operatorID)"), passed to another operator")
+            old = try side("old_bundle")
+            new = try side("new_bundle")
+            var operators: [Int: String] = [:]
+            for row in try db.query("SELECT o_id, operator FROM new_bundle.operators UNION SELECT o_id, operator FROM old_bundle.operators") {
+                if let id = row[0].intValue, operators[id] == nil { operators[id] = row[1].textValue ?? "" }
             }
-            if new.enabled {
-                let renamed = StationName.base(old.name) != StationName.base(new.name)
-                if renamed && metres > samePlaceMetres {
-                    reasons.append("another name \(Int(metres.rounded())) m away")
-                } else if renamed, metres > 0,
-                          let nearer = try otherStation(of: old.operatorID, shinkansen: kind, near: old, within: metres, nearer: true, except: new.id, db: db,
-                                                        shinkansenStations: shinkansen.new) {
-                    reasons.append("renamed, while s_id \(nearer.id) \(nearer.name) now stands nearer where it stood (\(Int(nearer.metres.rounded())) m)")
-                }
-                if renamed, let heir = retired.first(where: {
-                    sameKind($0) && StationName.base($0.name) == StationName.base(new.name)
-                        && MicroDegrees.distanceMetres(lat1: $0.lat, lng1: $0.lng, lat2: new.lat, lng2: new.lng) <= sameNameMetres
-                }) {
-                    reasons.append("takes the name of s_id \(heir.id) \(label(heir)), which retires")
-                } else if metres > samePlaceMetres, let heir = retired.first(where: {
-                    sameKind($0) && MicroDegrees.distanceMetres(lat1: $0.lat, lng1: $0.lng, lat2: new.lat, lng2: new.lng) <= samePlaceMetres
-                }) {
-                    reasons.append("moves \(Int(metres.rounded())) m onto the place of s_id \(heir.id) \(label(heir)), which retires")
-                }
-                if onLines.old.contains(new.id) && onLines.new.contains(new.id) && shinkansen.old.contains(new.id) != shinkansen.new.contains(new.id) {
-                    reasons.append(shinkansen.old.contains(new.id) ? "a Shinkansen station would become a conventional one" : "a conventional station would become a Shinkansen one")
-                }
-                if old.operatorID != new.operatorID, old.enabled,
-                   try otherStation(of: old.operatorID, shinkansen: kind, near: new, within: sameNameMetres, except: new.id, db: db,
-                                    shinkansenStations: shinkansen.new) != nil {
-                    reasons.append("another operator's station, while \(operators[old.operatorID] ?? "o_id \(old.operatorID)") still runs one there")
+            self.operators = operators
+            self.facts = facts
+        }
+
+        func label(_ r: StationRecord) -> String { "\(r.name) (\(operators[r.operatorID] ?? "o_id \(r.operatorID)"))" }
+        func place(_ r: StationRecord) -> String { "\(label(r)) \(MicroDegrees.format(r.lat)) \(MicroDegrees.format(r.lng))" }
+
+        /// The weight of old s_id `o` being new s_id `n`'s station.
+        func weigh(_ o: Int, _ n: Int, key: PairContext.Key = .none) -> IdentityEvidence.Weight {
+            let was = old.rows[o]!.record, now = new.rows[n]!.record
+            var context = PairContext(key: key)
+            let around = new.neighbours[n] ?? [], lines = old.lines[o] ?? []
+            if !around.isEmpty, !lines.isEmpty {
+                context.continuity = Double(around.count { $0 != o && !(old.lines[$0] ?? []).isDisjoint(with: lines) }) / Double(around.count)
+            }
+            if was.operatorID != now.operatorID {
+                context.ownOperatorStaysThere = new.nearby(was.lat, was.lng).contains { j in
+                    guard j != n, let r = new.rows[j]?.record else { return false }
+                    return r.operatorID == was.operatorID && r.shinkansen == was.shinkansen && !(new.lines[j] ?? []).isDisjoint(with: lines)
+                        && MicroDegrees.distanceMetres(lat1: r.lat, lng1: r.lng, lat2: was.lat, lng2: was.lng) <= 1_000
                 }
             }
-            if !reasons.isEmpty {
-                entry.reason = reasons.joined(separator: "; ")
-                let pref = new.pref
-                if let text = same[new.id], let expect = StationExpectation(text),
-                   expect.isMet(name: new.name, operatorID: new.operatorID, pref: pref, enabled: new.enabled) {
-                    entry.decided = IdentityDecisionText.same
-                } else {
-                    entry.kind = .contested
-                    entry.decision = IdentityDecisionText.row(new.id, .same, station: new.name, note: "the same station (\(entry.reason!))")
-                    entries.append(entry)
+            return IdentityEvidence.weigh(was, now, context)
+        }
+
+        func review(_ stations: TableDiff) throws -> IdentityReview {
+            let same = facts.decided[IdentityDecisionText.Kind.same.rawValue] ?? [:]
+            let decidedNew = facts.decided[IdentityDecisionText.Kind.new.rawValue] ?? [:]
+            var entries: [Entry] = []
+            var retired: [Int] = []
+            for change in stations.changed {
+                let id = change.key[0].intValue ?? 0
+                guard let was = old.rows[id]?.record, let now = new.rows[id]?.record else { continue }
+                let metres = MicroDegrees.distanceMetres(lat1: was.lat, lng1: was.lng, lat2: now.lat, lng2: now.lng)
+                var entry = Entry(stationID: id, kind: .renamed, name: label(now), was: place(was), now: place(now), metres: metres > 0 ? metres : nil)
+                if was.enabled && !now.enabled {
+                    retired.append(id)
                     continue
                 }
-            }
-            if old.name != new.name {
-                entry.kind = .renamed
-            } else if metres > 0 {
-                entry.kind = .moved
-            } else if old.operatorID != new.operatorID {
-                entry.kind = .transferred
-            } else if entry.decided != nil {
-                entry.kind = .moved   // a flip or a re-enabling the maintainer consented to: its reason says which
-            } else {
-                continue   // another column changed: the same station
-            }
-            entries.append(entry)
-        }
-        var added: [Row] = []
-        for row in stations.added {
-            let r = Row(shape, row)
-            added.append(r)
-            entries.append(Entry(stationID: r.id, kind: .new, name: label(r), now: place(r)))
-        }
-        // Orphans: a retired s_id whose station lives on under a new one.
-        let liveAdded = added.filter(\.enabled)
-        for (k, old) in entries.enumerated() where old.kind == .retired {
-            guard let was = retired.first(where: { $0.id == old.stationID }) else { continue }
-            let wasShinkansen = shinkansen.old.contains(was.id)
-            var heirs: [(Row, Double)] = []
-            for a in liveAdded where shinkansen.new.contains(a.id) == wasShinkansen || unproven[was.id] == a.id {
-                let metres = MicroDegrees.distanceMetres(lat1: was.lat, lng1: was.lng, lat2: a.lat, lng2: a.lng)
-                var like = (StationName.base(a.name) == StationName.base(was.name) && metres <= sameNameMetres)
-                    || (a.operatorID == was.operatorID && metres <= samePlaceMetres) || unproven[was.id] == a.id
-                if !like, metres <= transferMetres {
-                    like = try otherStation(of: was.operatorID, shinkansen: wasShinkansen, near: a, within: sameNameMetres, except: a.id, db: db,
-                                            shinkansenStations: shinkansen.new) == nil
+                if now.enabled, let reason = contest(id) {
+                    entry.reason = reason
+                    if let expect = same[id].flatMap(StationExpectation.init),
+                       expect.isMet(name: now.name, operatorID: now.operatorID, pref: new.rows[id]!.pref, enabled: true) {
+                        entry.decided = IdentityDecisionText.Kind.same.rawValue
+                    } else {
+                        entry.kind = .contested
+                        entry.decision = IdentityDecisionText.row(id, .same, expect: "station=\(now.name)", note: "the same station (\(reason))")
+                        entries.append(entry)
+                        continue
+                    }
                 }
-                if like { heirs.append((a, metres)) }
+                if was.name != now.name {
+                    entry.kind = .renamed
+                } else if metres > 0 {
+                    entry.kind = .moved
+                } else if was.operatorID != now.operatorID {
+                    entry.kind = .transferred
+                } else if entry.decided != nil || was.shinkansen != now.shinkansen {
+                    entry.kind = .moved   // a flip the maintainer consented to: its reason says which
+                } else {
+                    continue   // another column changed, or it reopened: the same station
+                }
+                entries.append(entry)
             }
-            guard let (heir, metres) = heirs.sorted(by: { ($0.1, $0.0.id) < ($1.1, $1.0.id) }).first else { continue }
-            if decidedNew[was.id] != nil {
-                entries[k].decided = IdentityDecisionText.new
-                continue
+            for row in stations.added {
+                let id = row[0].intValue ?? 0
+                entries.append(Entry(stationID: id, kind: .new, name: label(new.rows[id]!.record), now: place(new.rows[id]!.record)))
             }
-            entries[k].kind = .orphaned
-            entries[k].successor = heir.id
-            entries[k].reason = "lives on as s_id \(heir.id) \(label(heir)), \(Int(metres.rounded())) m away"
-                + (unproven[was.id] == heir.id ? ": the source's id names it" : "")
-            entries[k].decision = IdentityDecisionText.row(was.id, .same, station: heir.name, note: "keep the s_id: the same station as s_id \(heir.id)")
+            for row in stations.removed {
+                let id = row[0].intValue ?? 0
+                guard let was = old.rows[id]?.record, let survivor = facts.merged[id] else { continue }
+                entries.append(Entry(stationID: id, kind: .merged, name: label(was), was: place(was), now: new.rows[survivor].map { place($0.record) },
+                                     successor: survivor, decided: IdentityDecisionText.Kind.merge.rawValue))
+            }
+            for id in retired {
+                let was = old.rows[id]!.record
+                var entry = Entry(stationID: id, kind: .retired, name: label(was), was: place(was), now: place(new.rows[id]!.record))
+                if decidedNew[id] != nil {
+                    entry.decided = IdentityDecisionText.Kind.new.rawValue
+                } else if let heir = successor(of: id) {
+                    let now = new.rows[heir.id]!.record
+                    let merge = old.rows[heir.id]?.record.enabled == true
+                    entry.kind = .orphaned
+                    entry.successor = heir.id
+                    entry.metres = heir.weight.metres
+                    entry.reason = "lives on as s_id \(heir.id) \(label(now)), \(Int(heir.weight.metres.rounded())) m away"
+                        + (heir.weight.contradiction.map { " (\($0.rawValue))" } ?? "")
+                        + (facts.unproven[id] == heir.id ? ": the source's id names it" : merge ? ": a merge" : "")
+                    entry.decision = merge
+                        ? IdentityDecisionText.row(id, .merge, expect: "station=\(now.name);o_id=\(now.operatorID)", note: "one station: its records go to s_id \(heir.id)")
+                        : IdentityDecisionText.row(id, .same, expect: "station=\(now.name)", note: "keep the s_id: the same station as s_id \(heir.id)")
+                }
+                entries.append(entry)
+            }
+            let order = Dictionary(uniqueKeysWithValues: Kind.allCases.enumerated().map { ($1, $0) })
+            entries.sort { (order[$0.kind]!, $0.stationID) < (order[$1.kind]!, $1.stationID) }
+            return IdentityReview(kept: stations.oldCount - stations.removed.count - entries.count { $0.kind != .new && $0.kind != .merged }, entries: entries)
         }
-        let order = Dictionary(uniqueKeysWithValues: Kind.allCases.enumerated().map { ($1, $0) })
-        entries.sort { (order[$0.kind]!, $0.stationID) < (order[$1.kind]!, $1.stationID) }
-        return IdentityReview(kept: stations.oldCount - stations.removed.count - entries.count { $0.kind != .new }, entries: entries)
-    }
 
-    static func shinkansenQuery(_ schema: String) -> String {
-        "SELECT DISTINCT s_id FROM \(schema).stations_lines JOIN \(schema).lines USING (l_id) WHERE l_type = \(LineType.shinkansen)"
-    }
-
-    /// How near another operator's new station must stand to be a retired one's heir when its
-    /// own operator runs none of its kind there any more (a line passed on and renamed).
-    static let transferMetres = 100.0
-
-    /// The nearest live station of operator `o`, of this kind, in the new version, within
-    /// `metres` of `r`'s place (`nearer`: strictly) (`except` aside); nil for none.
-    static func otherStation(of o: Int, shinkansen: Bool, near r: Row, within metres: Double, nearer: Bool = false, except: Int, db: SQLiteDatabase,
-                             shinkansenStations: Set<Int>) throws -> (id: Int, name: String, metres: Double)? {
-        // A degree of latitude is 111 km; of longitude at least 75 km in Japan.
-        let dLat = Int(metres / 111_000 * 1_000_000) + 1, dLng = Int(metres / 75_000 * 1_000_000) + 1
-        var best: (id: Int, name: String, metres: Double)?
-        for row in try db.query("""
-            SELECT s_id, station, lat, lng FROM new_bundle.stations WHERE o_id = ? AND enabled = 1 AND s_id != ?
-            AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ? ORDER BY s_id
-            """, [.integer(Int64(o)), .integer(Int64(except)), .integer(Int64(r.lat - dLat)), .integer(Int64(r.lat + dLat)),
-                  .integer(Int64(r.lng - dLng)), .integer(Int64(r.lng + dLng))]) {
-            let id = row[0].intValue ?? 0
-            let d = MicroDegrees.distanceMetres(lat1: row[2].intValue ?? 0, lng1: row[3].intValue ?? 0, lat2: r.lat, lng2: r.lng)
-            if shinkansenStations.contains(id) == shinkansen, nearer ? d < metres : d <= metres, best.map({ d < $0.metres }) ?? true {
-                best = (id, row[1].textValue ?? "", d)
+        /// Why s_id `id`, live now, may name another station than it did: its two records
+        /// contradict each other, its station is clearly another old s_id's, or its old
+        /// station is clearly another new s_id's. Nil when nothing says so.
+        func contest(_ id: Int) -> String? {
+            let own = weigh(id, id)
+            if let c = own.contradiction { return c == .farName ? "another name \(Int(own.metres.rounded())) m away" : c.rawValue }
+            let bar = own.total + IdentityEvidence.margin
+            let now = new.rows[id]!.record, was = old.rows[id]!.record
+            for o in old.candidates(near: now) where o != id && old.rows[o]!.record.enabled {
+                let w = weigh(o, id)
+                if w.links, w.total >= bar { return "its station looks more like s_id \(o) \(label(old.rows[o]!.record))'s" }
             }
+            for n in new.candidates(near: was) where n != id {
+                let w = weigh(id, n)
+                guard w.links, w.total >= bar else { continue }
+                // Unless that station is as clearly its own s_id's.
+                if old.rows[n] != nil, weigh(n, n).total >= w.total { continue }
+                return "s_id \(n) \(label(new.rows[n]!.record)) now stands where it stood"
+            }
+            return nil
         }
-        return best
+
+        /// The live station a retired s_id lives on as, if the evidence says it possibly may:
+        /// the best weight at `possible` or above (a kind flip listed, not excluded), unless
+        /// that station is clearly its own old s_id's.
+        func successor(of id: Int) -> (id: Int, weight: IdentityEvidence.Weight)? {
+            var best: (id: Int, weight: IdentityEvidence.Weight)?
+            let named = facts.unproven[id]
+            for n in Set(new.candidates(near: old.rows[id]!.record) + (named.map { [$0] } ?? [])).sorted() where new.rows[n]?.record.enabled == true {
+                let w = weigh(id, n, key: n == named ? .id : .none)
+                guard w.contradiction != .farName || n == named, w.total >= IdentityEvidence.possible || n == named else { continue }
+                // A station that already was is a merge: only where the evidence links the two.
+                if old.rows[n]?.record.enabled == true, !w.links { continue }
+                if best == nil || (w.total, -w.metres, -n) > (best!.weight.total, -best!.weight.metres, -best!.id) { best = (n, w) }
+            }
+            return best
+        }
     }
 }
 
 /// How raw/identity.csv's rows are written, for the plan to show the one that settles a case.
 package enum IdentityDecisionText {
-    package static let same = "same", new = "new"
-    package enum Kind: String { case same, new }
+    package enum Kind: String { case same, new, merge }
 
     /// "1274,same,station=新橋,the same station (...)", quoted where CSV needs it.
-    package static func row(_ id: Int, _ kind: Kind, station: String, note: String) -> String {
-        String(CSVWriter.line([String(id), kind.rawValue, "station=\(station)", note]).dropLast())
+    package static func row(_ id: Int, _ kind: Kind, expect: String, note: String) -> String {
+        String(CSVWriter.line([String(id), kind.rawValue, expect, note]).dropLast())
     }
 }

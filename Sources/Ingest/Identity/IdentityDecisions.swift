@@ -4,21 +4,26 @@ import StationCore
 // prove. An s_id is the key of every user's record, so ingest never hands one to a
 // station it cannot show to be the same (IdentityLinker), and the guards refuse a
 // version in which an s_id would name another station, or retire while its station
-// lives on under a new one (IdentityReview). What the evidence cannot settle, the
+// lives on under another s_id (IdentityReview). What the evidence cannot settle, the
 // maintainer does here, per s_id, kept and applied on every run like fixes.csv:
 //
 //   s_id,decision,expect,note
 //   1274,same,station=新橋,the upstream gave it a new id in v20260801; same platforms
 //   7731,new,station=奥飛騨温泉口,神岡鉄道's station closed in 2006; 濃飛バス's is another
+//   5120,merge,station=上越妙高;o_id=4,one row for the station both operators serve
 //
 // `same`: the s_id names the station `expect` describes, whatever the guards would say of
 // the move: the station of this run that carries the s_id's keys, as the fixes leave it
 // (a fix that renames and moves a station on purpose), or else one the evidence points at
 // (its name within 5 km, its place within 1 km) that no other s_id's keys claim. `new`:
 // the s_id retires (published disabled, as last seen) and whatever this run has in its
-// place gets a new s_id; `expect` describes the s_id's station as last published. Either
-// way `expect` is what makes a mistyped s_id an error: ingest checks it against the
-// sources, and the guards against the version itself (IdentityReview).
+// place gets a new s_id; `expect` describes the s_id's station as last published.
+// `merge`: the s_id retires into the station `expect` describes (within 5 km), which keeps
+// its own s_id; the bundle lists the pair in renumbered_stations, so the apps carry the
+// users' records over, and the merged s_id is published no more. `expect` is what makes a
+// mistyped s_id an error. A decision a published version applied is remembered in the
+// registry (its `decided` column): a later change of its station (a rename) neither
+// breaks a run nor reopens the question.
 
 package struct IdentityDecision: Sendable, Hashable {
     package enum Kind: String, Sendable, CaseIterable {
@@ -26,6 +31,8 @@ package struct IdentityDecision: Sendable, Hashable {
         case same
         /// The s_id retires; the station in its place gets a new one.
         case new
+        /// The s_id retires into the station `expect` describes: its users' records follow.
+        case merge
     }
 
     package var stationID: Int
@@ -38,6 +45,9 @@ package struct IdentityDecision: Sendable, Hashable {
     package init(stationID: Int, kind: Kind, expect: StationExpectation, note: String, location: SourceLocation) {
         self.stationID = stationID; self.kind = kind; self.expect = expect; self.note = note; self.location = location
     }
+
+    /// How the registry remembers the decision once a version applied it ("same station=田町").
+    package var memory: String { "\(kind.rawValue) \(expect)" }
 }
 
 package enum IdentityDecisions {
@@ -58,7 +68,7 @@ package enum IdentityDecisions {
             let id = table.int(r, cID, &problems)
             let kindText = table.string(r, cDecision).trimmed()
             let kind = IdentityDecision.Kind(rawValue: kindText)
-            if kind == nil { problems.add(table.location(r, cDecision), "expected same or new, found '\(shown(kindText))'") }
+            if kind == nil { problems.add(table.location(r, cDecision), "expected same, new or merge, found '\(shown(kindText))'") }
             let expectText = table.string(r, cExpect)
             let expect = StationExpectation(expectText)
             if expect == nil {
@@ -79,15 +89,11 @@ package enum IdentityDecisions {
         return decisions
     }
 
-    /// The staging file's record of the decisions in force, which the guards read: the s_ids
-    /// whose move the maintainer consented to (`same`) and those retired on purpose (`new`),
-    /// each with its `expect`.
-    package static func meta(_ decisions: [IdentityDecision]) -> [String: String] {
-        var meta: [String: String] = [:]
-        for kind in IdentityDecision.Kind.allCases {
-            let rows = decisions.filter { $0.kind == kind }.sorted { $0.stationID < $1.stationID }
-            if !rows.isEmpty { meta[StagingMeta.identityDecisions(kind.rawValue)] = rows.map { "\($0.stationID)\t\($0.expect)" }.joined(separator: "\n") }
-        }
-        return meta
+    /// The decisions in force as the staging file records them for the guards: by kind,
+    /// each s_id with its `expect`.
+    package static func decided(_ decisions: [IdentityDecision]) -> [String: [Int: String]] {
+        var out: [String: [Int: String]] = [:]
+        for d in decisions { out[d.kind.rawValue, default: [:]][d.stationID] = d.expect.description }
+        return out
     }
 }

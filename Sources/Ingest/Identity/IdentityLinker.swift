@@ -1,39 +1,31 @@
 import StationCore
 
 /// Who is who: this run's operators, lines and stations linked to the IDs the registry
-/// remembers, so that an ID once published keeps naming the same thing (users' records
-/// are keyed by s_id). Record linkage over the whole network at once:
+/// remembers (every ID ever published, with its last name, place, operator, kind and
+/// lines), so that an ID once published keeps naming the same thing (users' records are
+/// keyed by s_id). Record linkage over the whole network and its whole history at once:
 ///
-/// - **Operators** keep their o_id by a source's key, else by their formal name (the
-///   upstream's `name_formal` is what masters write: 東海旅客鉄道 is JR東海), else by
-///   the stations they run (the stations both sources name alike, within a kilometre).
-/// - **Lines** keep their l_id by a key, else by the stations they serve, whatever their
-///   name (JR高山本線 is 高山本線), else by their name under the same operator.
-/// - **Stations**: a native master's s_id is its own; a maintainer's decision in
-///   raw/identity.csv comes next (IdentityDecisions); then a station whose key, name,
-///   operator and kind all agree with the row registered under that key, within 300 m,
-///   is that row. Every other station is weighed against every registered row the
-///   evidence points at (a key, the same name within a kilometre, a place within
-///   300 m), and the pairs are chosen one to one by the best total evidence
-///   (`score`), never first come. A pair is only ever made when it is proven
-///   (`admissible`, `evidence`): the same name within a kilometre, or renamed where it
-///   stands, with no other stop near enough to be it instead; never a Shinkansen station
-///   with a conventional one; never another operator's station while the s_id's own
-///   operator still runs one of its kind there; never a closed s_id passed to another
-///   operator. A source's key, even the upstream's `id`, is evidence, not proof: when its
-///   station now has another name and place, and another station has them, the s_id
-///   follows the station. Two pairings as good as each other are no proof either.
-/// - What is left gets a new ID above every ID ever registered; what the registry had
-///   and no station took is published disabled, as last seen. Whether such a
-///   retirement left a station behind under a new s_id is for the guards to show
-///   (IdentityReview) and the maintainer to decide.
+/// - **Operators** by what they are: the stations they run, their formal name (the
+///   upstream's `name_formal` is what masters write) and, last, their code: two codes
+///   swapped while every station stays with its named company change nothing.
+/// - **Lines** by a key, else by the stations they serve, whatever their name, else by
+///   their name under the same operator.
+/// - **Stations**: a native master's s_ids are its own (the build's review judges them,
+///   IdentityReview); a maintainer's decision in raw/identity.csv comes next
+///   (IdentityDecisions). Every other station is weighed against every registered s_id
+///   the evidence points at (its keys, its name within 5 km, any within a kilometre), live
+///   or retired, by the one evidence model (IdentityEvidence), and paired one to one by the
+///   greatest total weight (Assignment). A pair is made only when it links (at or above
+///   the threshold, no contradiction) and clearly beats every free alternative, on either
+///   side: what the evidence cannot prove gets a new s_id, and the registered one retires,
+///   for the guards to show and the maintainer to decide.
+/// - What is left gets a new ID above every ID ever registered; what the registry had and
+///   no station took is published disabled, as last seen.
 enum IdentityLinker {
-    /// How far a station renamed where it stands may have moved, and a key may reach.
-    static let samePlaceMetres = 300.0
-    /// How far a same-named station may lie and still be the same one.
-    static let sameNameMetres = nameMatchDistanceMetres
     /// How far a maintainer's `same` looks for the station it names.
     static let decisionReachMetres = 5_000.0
+    /// How far a same-named station may lie and be a candidate; any other within a kilometre is one.
+    static let nameReachMetres = 5_000.0
 
     struct Input {
         var operators: [MergedOperator]
@@ -46,6 +38,10 @@ enum IdentityLinker {
         var operators: [Int]
         var lines: [Int]
         var stations: [Int]
+        /// Registered s_ids a decision merges into another station: retired, never published again.
+        var merged: [Renumbering] = []
+        /// The decisions this run applied (an s_id the evidence alone would not have given that way).
+        var applied: [IdentityDecision] = []
     }
 
     /// `fixed`: the s_ids raw/fixes.csv changes by s_id, whose registered name and place are
@@ -54,8 +50,7 @@ enum IdentityLinker {
         let run = Run(input, registry: registry)
         let operators = run.linkOperators()
         let lines = run.linkLines(operators: operators)
-        let stations = try run.linkStations(operators: operators, lines: lines, decisions: decisions, fixed: fixed)
-        return IDs(operators: operators, lines: lines, stations: stations)
+        return try run.linkStations(operators: operators, lines: lines, decisions: decisions, fixed: fixed)
     }
 
     /// One run's linkage: the sources' entities, the registry, and what is worked out once.
@@ -75,6 +70,20 @@ enum IdentityLinker {
             for x in input.stationLines { out[x.lineIndex].append(x.stationIndex) }
             return out
         }()
+        /// Each station's neighbours along its lines (the stations before and after it).
+        lazy var neighbours: [[Int]] = {
+            var out = [[Int]](repeating: [], count: input.stations.count)
+            var byLine = [[(sort: Int, station: Int)]](repeating: [], count: input.lines.count)
+            for x in input.stationLines { byLine[x.lineIndex].append((x.sort, x.stationIndex)) }
+            for var members in byLine {
+                members.sort { ($0.sort, $0.station) < ($1.sort, $1.station) }
+                for k in members.indices.dropFirst() where members[k - 1].station != members[k].station {
+                    out[members[k].station].append(members[k - 1].station)
+                    out[members[k - 1].station].append(members[k].station)
+                }
+            }
+            return out
+        }()
         /// Each station a Shinkansen one: its key says so, or it is on a Shinkansen line.
         lazy var shinkansen: [Bool] = input.stations.indices.map { i in
             ShinkansenKey.marks(input.stations[i].keys) || linesOfStation[i].contains { input.lines[$0].type == LineType.shinkansen }
@@ -89,32 +98,21 @@ enum IdentityLinker {
 
         struct Registered {
             var id: Int
-            var name: String
-            var lat: Int, lng: Int
-            var operatorID: Int
-            var enabled: Bool
-            var shinkansen: Bool
+            var record: StationRecord
             var lines: Set<Int>
+            var base: String
         }
 
         private var registeredCache: [Int: Registered] = [:]
-        private var registeredBase: [Int: String] = [:]
 
         func registered(_ id: Int) -> Registered? {
             if let r = registeredCache[id] { return r }
             guard let row = registry.row(station: id) else { return nil }
-            let r = Registered(id: id, name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
-                               enabled: row.enabled, shinkansen: registry.isShinkansen(station: id), lines: Set(registry.lines(station: id)))
+            let r = Registered(id: id, record: StationRecord(name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
+                                                             shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
+                               lines: Set(registry.lines(station: id)), base: StationName.base(row.name))
             registeredCache[id] = r
             return r
-        }
-
-        /// A registered station's name as `base(_:)` gives a station's, worked out when first asked.
-        func base(of r: Registered) -> String {
-            if let b = registeredBase[r.id] { return b }
-            let b = StationName.base(r.name)
-            registeredBase[r.id] = b
-            return b
         }
 
         private var baseCache: [String?]?
@@ -128,10 +126,31 @@ enum IdentityLinker {
         }
 
         func metres(_ i: Int, _ r: Registered) -> Double {
-            MicroDegrees.distanceMetres(lat1: input.stations[i].lat, lng1: input.stations[i].lng, lat2: r.lat, lng2: r.lng)
+            MicroDegrees.distanceMetres(lat1: input.stations[i].lat, lng1: input.stations[i].lng, lat2: r.record.lat, lng2: r.record.lng)
         }
 
-        // MARK: - Name and place alone: the votes operators and lines are linked by
+        /// The registered stations by base name, and in cells of about a kilometre.
+        private(set) lazy var registeredByName: [String: [Int]] = {
+            var out: [String: [Int]] = [:]
+            for id in registry.ids(.station) { if let r = registered(id) { out[r.base, default: []].append(id) } }
+            return out
+        }()
+        private(set) lazy var registeredCells: PointGrid = {
+            let ids = registry.ids(.station)
+            return PointGrid(ids.map { (registered($0)!.record.lat, registered($0)!.record.lng) }, cellSize: Self.cellSize)
+        }()
+        private(set) lazy var registeredIDs: [Int] = registry.ids(.station)
+        static let cellSize = 15_000
+
+        /// The registered s_ids within about a kilometre of a point.
+        func registeredNear(lat: Int, lng: Int) -> [Int] {
+            let c = registeredCells.cell(lat: lat, lng: lng)
+            var out: [Int] = []
+            for dy in -1...1 { for dx in -1...1 { out += registeredCells.points(row: c.row + dy, column: c.column + dx).map { registeredIDs[Int($0)] } } }
+            return out
+        }
+
+        // MARK: - Name and place alone: what operators and lines are linked by
 
         private var votesCache: [(station: Int, id: Int, weight: Double)]?
 
@@ -140,13 +159,11 @@ enum IdentityLinker {
         /// which stations, whatever the operators and lines are called.
         func nameVotes() -> [(station: Int, id: Int, weight: Double)] {
             if let votesCache { return votesCache }
-            var byName: [String: [Int]] = [:]
-            for id in registry.ids(.station) { if let r = registered(id) { byName[base(of: r), default: []].append(id) } }
             var out: [(station: Int, id: Int, weight: Double)] = []
             for i in input.stations.indices {
-                let near = (byName[base(i)] ?? []).filter {
+                let near = (registeredByName[base(i)] ?? []).filter {
                     let r = registered($0)!
-                    return r.shinkansen == shinkansen[i] && metres(i, r) <= sameNameMetres
+                    return r.record.shinkansen == shinkansen[i] && metres(i, r) <= 1_000
                 }
                 for id in near { out.append((i, id, 1 / Double(near.count))) }
             }
@@ -156,34 +173,33 @@ enum IdentityLinker {
 
         // MARK: - Operators
 
+        /// Each operator weighed against every registered one by the stations it runs (the share
+        /// of them that name that one's stations, up to 8), its formal name (6) and its code
+        /// (3), paired best first: a code is the weakest evidence, since sources swap them.
         func linkOperators() -> [Int] {
             let ops = input.operators
             var linking = Linking(.operator_, registry: registry, keys: ops.map(\.keys), fixedIDs: ops.map(\.fixedID))
-            linking.pairByKeys(ops.map(\.keys))
-            // The formal name, one registered operator to one.
+            let left = linking.left
+            guard !left.isEmpty else { return linking.numbered() }
+            var weights: [Int: [Int: Double]] = [:]
+            for i in left { for k in ops[i].keys { if let id = linking.keyToID[k], !linking.taken.contains(id) { weights[i, default: [:]][id, default: 0] += 3 } } }
             var byName: [String: [Int]] = [:]
             for id in registry.ids(.operator_) where !linking.taken.contains(id) {
                 byName[OperatorName.formal(registry.name(.operator_, id)), default: []].append(id)
             }
-            for i in linking.left {
+            for i in left {
                 let names = Set(([ops[i].name] + ops[i].otherNames).map(OperatorName.formal))
-                let ids = Set(names.flatMap { byName[$0] ?? [] }).filter { !linking.taken.contains($0) }
-                if ids.count == 1, let id = ids.first { linking.pair(i, id) }
+                for id in Set(names.flatMap { byName[$0] ?? [] }) { weights[i, default: [:]][id, default: 0] += 6 }
             }
-            // The stations it runs: most of them, by name and place.
-            let left = linking.left
-            if !left.isEmpty, registry.ids(.operator_).contains(where: { !linking.taken.contains($0) }) {
-                let operatorOf = input.stations.map(\.operatorIndex)
-                var votes: [Int: [Int: Double]] = [:]
-                let wanted = Set(left)
-                for v in nameVotes() where wanted.contains(operatorOf[v.station]) {
-                    guard let r = registered(v.id), !linking.taken.contains(r.operatorID) else { continue }
-                    votes[operatorOf[v.station], default: [:]][r.operatorID, default: 0] += v.weight
-                }
-                for (i, id) in Self.bestPairs(votes, accept: { total, best in best >= 1 && best * 2 >= total }) where !linking.taken.contains(id) {
-                    linking.pair(i, id)
-                }
+            let wanted = Set(left)
+            var runs: [Int: Double] = [:], votes: [Int: [Int: Double]] = [:]
+            for i in input.stations.indices where wanted.contains(input.stations[i].operatorIndex) { runs[input.stations[i].operatorIndex, default: 0] += 1 }
+            for v in nameVotes() where wanted.contains(input.stations[v.station].operatorIndex) {
+                guard let r = registered(v.id), !linking.taken.contains(r.record.operatorID) else { continue }
+                votes[input.stations[v.station].operatorIndex, default: [:]][r.record.operatorID, default: 0] += v.weight
             }
+            for (i, byID) in votes { for (id, v) in byID { weights[i, default: [:]][id, default: 0] += 8 * v / runs[i]! } }
+            for (i, id) in Self.bestPairs(weights, accept: { _, best in best >= 3 }) where !linking.taken.contains(id) { linking.pair(i, id) }
             return linking.numbered()
         }
 
@@ -209,7 +225,7 @@ enum IdentityLinker {
                     let ids = votesOf[station]!
                     let ons = linesOfStation[station].filter { wanted.contains($0) }
                     guard !ons.isEmpty else { continue }
-                    let own = ids.filter { registered($0)?.operatorID == operatorIDs[input.stations[station].operatorIndex] }
+                    let own = ids.filter { registered($0)?.record.operatorID == operatorIDs[input.stations[station].operatorIndex] }
                     let voters = own.isEmpty ? ids : own
                     for id in voters {
                         guard let r = registered(id) else { continue }
@@ -288,8 +304,7 @@ enum IdentityLinker {
                 taken.insert(id)
             }
 
-            /// Each entity still without an ID takes the smallest registered ID of its keys not taken:
-            /// an operator's or a line's code is not handed on as a station's is.
+            /// Each entity still without an ID takes the smallest registered ID of its keys not taken.
             mutating func pairByKeys(_ keys: [[String]]) {
                 for i in left { if let id = keys[i].compactMap({ keyToID[$0] }).filter({ !taken.contains($0) }).min() { pair(i, id) } }
             }
@@ -307,278 +322,234 @@ enum IdentityLinker {
 
         // MARK: - Stations
 
-        func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision], fixed: Set<Int>) throws -> [Int] {
+        func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision], fixed: Set<Int>) throws -> IDs {
             let stations = input.stations
             var linking = Linking(.station, registry: registry, keys: stations.map(\.keys), fixedIDs: stations.map(\.fixedID))
             // A native master's run: every s_id its own.
-            if linking.order.isEmpty && decisions.isEmpty { return linking.numbered() }
-            let keyToID = linking.keyToID
-            let operatorOf = stations.map { operatorIDs[$0.operatorIndex] }
-            // Where this run's stations stand, worked out only for a run that weighs pairs.
-            var built: Context?
-            func context() -> Context {
-                if let built { return built }
-                built = Context(run: self, operatorOf: operatorOf, lineSets: linesOfStation.map { Set($0.map { lineIDs[$0] }) }, keyToID: keyToID)
-                return built!
+            if linking.order.isEmpty && decisions.isEmpty {
+                return IDs(operators: operatorIDs, lines: lineIDs, stations: linking.numbered())
             }
+            let weigher = Weigher(run: self, operatorOf: stations.map { operatorIDs[$0.operatorIndex] },
+                                  lineSets: linesOfStation.map { Set($0.map { lineIDs[$0] }) }, keyToID: linking.keyToID, fixed: fixed)
 
-            // The maintainer's decisions.
+            // The maintainer's decisions, then every other station by the evidence.
             var retired = Set<Int>()
-            if !decisions.isEmpty {
-                try decide(decisions, context: context(), linking: &linking, retired: &retired)
-            }
-
-            // A key whose registered row agrees in everything: that row.
-            for i in linking.left {
-                let s = stations[i]
-                let ids = Set(s.keys.compactMap { keyToID[$0] }).filter { !linking.taken.contains($0) && !retired.contains($0) }
-                for id in ids.sorted() {
-                    guard let r = registered(id), r.shinkansen == shinkansen[i], r.operatorID == operatorOf[i],
-                          fixed.contains(id) || (metres(i, r) <= samePlaceMetres && (r.name == s.name || base(of: r) == base(i))) else { continue }
-                    linking.pair(i, id)
-                    break
-                }
-            }
-
-            // The rest, weighed against every registered row the evidence points at.
+            var merged: [Renumbering] = [], applied: [IdentityDecision] = []
+            let mergeDecisions = try decide(decisions, weigher: weigher, linking: &linking, retired: &retired, applied: &applied)
             let open = linking.left
             if !open.isEmpty {
-                let rows = registry.ids(.station).filter { !linking.taken.contains($0) && !retired.contains($0) }.compactMap { registered($0) }
-                if !rows.isEmpty {
-                    for (i, id) in context().match(open, rows: rows, keyToID: keyToID) { linking.pair(i, id) }
+                var edges: [(station: Int, row: Int, score: Double)] = []
+                for i in open {
+                    for id in weigher.candidates(i) where !linking.taken.contains(id) && !retired.contains(id) {
+                        let w = weigher.weigh(i, id)
+                        if w.links { edges.append((i, id, Double(w.total))) }
+                    }
+                }
+                // A pair is proven only when no free station comes within the margin of it: two
+                // stations nearly as like the s_id prove neither. Two s_ids for one station are a
+                // merge: the better takes it, and the review names the other's survivor.
+                let pairs = Assignment.best(edges)
+                let pairedStations = Set(pairs.map(\.station))
+                var byRow: [Int: [(station: Int, score: Double)]] = [:]
+                for e in edges { byRow[e.row, default: []].append((e.station, e.score)) }
+                for (i, id) in pairs {
+                    let score = byRow[id]!.first { $0.station == i }!.score
+                    // Another operator's row of the same station (its name, its place) is no rival.
+                    let rival = byRow[id]!.contains { j, s in
+                        j != i && !pairedStations.contains(j) && s > score - Double(IdentityEvidence.margin)
+                            && (base(j) != base(i) || MicroDegrees.distanceMetres(lat1: stations[i].lat, lng1: stations[i].lng,
+                                                                                 lat2: stations[j].lat, lng2: stations[j].lng) > 100)
+                    }
+                    if !rival { linking.pair(i, id) }
                 }
             }
-            return linking.numbered()
+            var ids = IDs(operators: operatorIDs, lines: lineIDs, stations: linking.numbered())
+            var problems = DiagnosticCollector()
+            for d in mergeDecisions {
+                let r = registered(d.stationID)!
+                let survivors = stations.indices.filter { ids.stations[$0] != d.stationID && metres($0, r) <= decisionReachMetres && weigher.meets(d.expect, $0) }
+                guard let i = survivors.min(by: { (metres($0, r), $0) < (metres($1, r), $1) }) else {
+                    if registry.decision(station: d.stationID) != d.memory {
+                        problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "expect"),
+                                     "no station of this run within 5 km of s_id \(d.stationID) (\(shown(r.record.name))) is \(d.expect), the station it merges into")
+                    }
+                    continue
+                }
+                merged.append(Renumbering(newID: ids.stations[i], oldID: d.stationID, version: 0))
+            }
+            try problems.check()
+            ids.merged = merged
+            ids.applied = applied
+            return ids
         }
 
         /// Applies raw/identity.csv: `same` pairs an s_id with the station its `expect`
-        /// describes among those the evidence points at; `new` retires it.
-        func decide(_ decisions: [IdentityDecision], context: Context, linking: inout Linking, retired: inout Set<Int>) throws {
+        /// describes among those the evidence points at; `new` retires it; `merge` retires it
+        /// into the station its `expect` describes (returned: the survivor is found once every
+        /// station has its s_id). A decision the evidence alone settles the same way is history
+        /// (applied by a published version, or no longer needed): it is not applied, and its
+        /// `expect` is held only against the registry's memory of the station.
+        func decide(_ decisions: [IdentityDecision], weigher: Weigher, linking: inout Linking, retired: inout Set<Int>,
+                    applied: inout [IdentityDecision]) throws -> [IdentityDecision] {
             var problems = DiagnosticCollector()
+            var merges: [IdentityDecision] = []
             var idsOfEntity: [Int: Set<Int>] = [:]
             for i in input.stations.indices { for k in input.stations[i].keys { if let id = linking.keyToID[k] { idsOfEntity[i, default: []].insert(id) } } }
             for d in decisions.sorted(by: { ($0.location.line ?? 0) < ($1.location.line ?? 0) }) {
                 let here = SourceLocation(file: d.location.file, line: d.location.line, field: "s_id")
+                let atExpect = SourceLocation(file: d.location.file, line: d.location.line, field: "expect")
                 guard let r = registered(d.stationID) else {
                     problems.add(here, "s_id \(d.stationID) was never published (raw/registry.csv has no such station); correct the s_id")
                     continue
                 }
+                let s = input.stations
+                let remembered = registry.decision(station: r.id) == d.memory
                 // A native master's s_ids are its own: a decision can only consent to what it says.
-                if let i = input.stations.indices.first(where: { input.stations[$0].fixedID == r.id }) {
-                    let s = input.stations[i]
-                    if d.kind == .new {
+                if let i = s.indices.first(where: { s[$0].fixedID == r.id }) {
+                    if d.kind != .same {
                         problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "decision"),
-                                     "s_id \(r.id) is \(shown(s.name)) in \(s.origin.file), whose s_ids are its own: give the station another s_id there, not here")
-                    } else if !d.expect.isMet(name: s.name, operatorID: context.operatorOf[i], pref: s.pref, enabled: s.enabled ?? true) {
-                        problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "expect"),
-                                     "s_id \(r.id) is \(shown(s.name)) (o_id \(context.operatorOf[i])) in \(s.origin.file), not \(d.expect): check the s_id (a mistyped one?)")
+                                     "s_id \(r.id) is \(shown(s[i].name)) in \(s[i].origin.file), whose s_ids are its own: give the station another s_id there, not here")
+                    } else if !weigher.meets(d.expect, i) && !remembered {
+                        problems.add(atExpect, "s_id \(r.id) is \(shown(s[i].name)) (o_id \(weigher.operatorOf[i])) in \(s[i].origin.file), not \(d.expect): check the s_id (a mistyped one?)")
+                    } else {
+                        applied.append(d)
                     }
                     continue
                 }
                 switch d.kind {
-                case .new:
-                    guard d.expect.isMet(name: r.name, operatorID: r.operatorID, pref: registry.row(station: r.id)?.pref, enabled: r.enabled) else {
-                        problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "expect"),
-                                     "s_id \(r.id) was published as \(shown(r.name)) (o_id \(r.operatorID)), not \(d.expect): check the s_id (a mistyped one?)")
+                case .new, .merge:
+                    let row = registry.row(station: r.id)
+                    guard d.kind == .merge || remembered || d.expect.isMet(name: r.record.name, operatorID: r.record.operatorID, pref: row?.pref, enabled: r.record.enabled) else {
+                        problems.add(atExpect, "s_id \(r.id) was published as \(shown(r.record.name)) (o_id \(r.record.operatorID)), not \(d.expect): check the s_id (a mistyped one?)")
                         continue
                     }
                     retired.insert(r.id)
+                    applied.append(d)
+                    if d.kind == .merge { merges.append(d) }
                 case .same:
-                    let s = input.stations
-                    func meets(_ i: Int) -> Bool {
-                        d.expect.isMet(name: s[i].name, operatorID: context.operatorOf[i], pref: s[i].pref, enabled: s[i].enabled ?? true)
-                    }
-                    // The station carrying the s_id's keys is the one it names, as the fixes leave
-                    // it: the guards check `expect` against the version.
-                    let keyed = input.stations.indices.filter { linking.result[$0] == nil && idsOfEntity[$0]?.contains(r.id) == true }
-                    if let i = keyed.first(where: meets) {
+                    // The station carrying the s_id's keys is the one it names, as the fixes leave it:
+                    // the guards check `expect` against the version.
+                    let keyed = s.indices.filter { linking.result[$0] == nil && idsOfEntity[$0]?.contains(r.id) == true }
+                    if let i = keyed.first(where: { weigher.meets(d.expect, $0) }) {
                         linking.pair(i, r.id)
+                        applied.append(d)
                         continue
                     }
-                    if !keyed.isEmpty { continue }
+                    // Else it stays with its keys: the check after the fixes holds it to `expect`.
+                    if !keyed.isEmpty {
+                        if !remembered { applied.append(d) }
+                        continue
+                    }
                     // Else one the evidence points at, best first, that no other s_id's keys claim.
-                    var candidates: [(i: Int, score: Double)] = []
-                    for i in input.stations.indices where linking.result[i] == nil && (idsOfEntity[i] ?? []).isEmpty {
+                    var candidates: [(i: Int, score: Int)] = []
+                    for i in s.indices where linking.result[i] == nil && (idsOfEntity[i] ?? []).isEmpty {
                         let distance = metres(i, r)
-                        guard (base(i) == base(of: r) && distance <= decisionReachMetres) || distance <= sameNameMetres else { continue }
-                        candidates.append((i, context.evidence(i, r, keyed: false).score))
+                        guard (base(i) == r.base && distance <= decisionReachMetres) || distance <= 1_000 else { continue }
+                        candidates.append((i, weigher.weigh(i, r.id).total))
                     }
                     candidates.sort { ($1.score, $0.i) < ($0.score, $1.i) }
-                    guard let chosen = candidates.first(where: { meets($0.i) }) else {
-                        let near = candidates.prefix(5).map { "\(shown(s[$0.i].name)) (o_id \(context.operatorOf[$0.i]))" }
-                        problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "expect"),
-                                     "no station of this run near s_id \(r.id) (\(shown(r.name))) that no other s_id claims is \(d.expect)"
+                    if let chosen = candidates.first(where: { weigher.meets(d.expect, $0.i) }) {
+                        linking.pair(chosen.i, r.id)
+                        applied.append(d)
+                    } else if !remembered {
+                        let near = candidates.prefix(5).map { "\(shown(s[$0.i].name)) (o_id \(weigher.operatorOf[$0.i]))" }
+                        problems.add(atExpect, "no station of this run near s_id \(r.id) (\(shown(r.record.name))) that no other s_id claims is \(d.expect)"
                                      + (near.isEmpty ? "; there is none near it" : "; the nearest are \(near.joined(separator: ", "))"))
-                        continue
                     }
-                    linking.pair(chosen.i, r.id)
                 }
             }
             try problems.check()
+            return merges
         }
     }
 
-    /// What the pairs of stations are weighed with: each station's operator and lines as
-    /// linked this run, and where the live stations of this run stand.
-    struct Context {
+    /// The evidence model (IdentityEvidence) over this run's stations and the registry: the
+    /// candidates of a station and the weight of each pair.
+    struct Weigher {
         let run: Run
         let operatorOf: [Int]
+        /// Each station's lines as linked this run (l_ids).
         let lineSets: [Set<Int>]
-        /// Each registered key's s_id: whether a station is claimed by another s_id's key.
         let keyToID: [String: Int]
-        /// This run's stations in cells of 0.015 degrees (over a kilometre each way in Japan).
-        let cells: [Cell: [Int]]
+        /// The s_ids raw/fixes.csv changes: their registered name and place are the maintainer's.
+        let fixed: Set<Int>
+        /// The registered s_ids each station names by its keys and by its name within a kilometre.
+        let named: [[Int]]
+        /// This run's live stations in cells of about a kilometre.
+        let cells: PointGrid
 
-        struct Cell: Hashable { var row: Int, column: Int }
-        static let cellSize = 15_000
-
-        init(run: Run, operatorOf: [Int], lineSets: [Set<Int>], keyToID: [String: Int]) {
+        init(run: Run, operatorOf: [Int], lineSets: [Set<Int>], keyToID: [String: Int], fixed: Set<Int>) {
             self.run = run
             self.operatorOf = operatorOf
             self.lineSets = lineSets
             self.keyToID = keyToID
-            var cells: [Cell: [Int]] = [:]
-            for (i, s) in run.input.stations.enumerated() { cells[Self.cell(s.lat, s.lng), default: []].append(i) }
-            self.cells = cells
+            self.fixed = fixed
+            var named = [[Int]](repeating: [], count: run.input.stations.count)
+            for (i, s) in run.input.stations.enumerated() { for k in s.keys { if let id = keyToID[k] { named[i].append(id) } } }
+            for v in run.nameVotes() { named[v.station].append(v.id) }
+            self.named = named
+            cells = PointGrid(run.input.stations.map { ($0.lat, $0.lng) }, cellSize: Run.cellSize)
         }
 
-        static func cell(_ lat: Int, _ lng: Int) -> Cell { Cell(row: lat / cellSize, column: lng / cellSize) }
-
-        /// This run's stations within about a kilometre of a point (the cells around it).
-        func near(_ lat: Int, _ lng: Int) -> [Int] {
-            let c = Self.cell(lat, lng)
-            var out: [Int] = []
-            for dr in -1...1 { for dc in -1...1 { out += cells[Cell(row: c.row + dr, column: c.column + dc)] ?? [] } }
-            return out
-        }
-
-        struct Evidence {
-            var admissible: Bool
-            var score: Double
-            /// Renamed where it stands with nothing but its place for it: it holds only if no other
-            /// registered stop stands near the station either (`match` looks).
-            var byPlaceAlone = false
-            var metres = 0.0
-        }
-
-        /// How far another stop must stand for a station `metres` from a registered one to be
-        /// that one by its place alone: twice as far, and 50 m more. Tram stops 100 m apart,
-        /// shifted together, prove nothing.
-        static func clearance(_ metres: Double) -> Double { max(2 * metres, metres + 50) }
-
-        /// How much says that station `i` is the registered station `r`, and whether it is
-        /// proven (docs/maintaining.md, "Identities: how a station keeps its s_id").
-        func evidence(_ i: Int, _ r: Run.Registered, keyed: Bool) -> Evidence {
+        /// Whether station i, as this run gives it, is what a decision's `expect` describes.
+        func meets(_ expect: StationExpectation, _ i: Int) -> Bool {
             let s = run.input.stations[i]
-            let d = run.metres(i, r)
-            let sameName = run.base(i) == run.base(of: r)
-            let identity = keyed && s.identityKeys.contains { run.registry.keys(.station, r.id)?.contains($0) ?? false }
-            let sameOperator = operatorOf[i] == r.operatorID
-            let enabled = s.enabled ?? true
-            let shared = lineSets[i].intersection(r.lines)
-            var score = 0.0
-            if sameName { score += 100 }
-            if keyed { score += identity ? 40 : 15 }
-            if sameOperator { score += 20 }
-            if enabled == r.enabled { score += 30 }
-            if !lineSets[i].isEmpty, !r.lines.isEmpty { score += 10 * Double(shared.count) / Double(lineSets[i].union(r.lines).count) }
-            score += 30 * max(0, 1 - d / sameNameMetres)
-
-            // Another s_id's key on this station: the source says it is that one.
-            let claimed = s.identityKeys.contains { keyToID[$0].map { $0 != r.id } ?? false }
-            var admissible = run.shinkansen[i] == r.shinkansen
-            var byPlaceAlone = false
-            if !sameOperator {
-                // A closed s_id never passes to another operator (to be re-enabled there later);
-                // nor is an s_id handed to another operator while its own runs a station of its kind there.
-                if !r.enabled { admissible = false }
-                if admissible, operatorRuns(r.operatorID, shinkansen: r.shinkansen, near: r, except: i) { admissible = false }
-            }
-            if admissible, !sameName {
-                // Renamed where it stands: within 300 m, and no other stop of its lines nearer. With
-                // the source's id for it, that is enough; without, both live, of one operator, on a
-                // line in common, claimed by no other s_id's key, every other stop well clear.
-                if identity {
-                    admissible = d <= IdentityLinker.samePlaceMetres && noOtherStop(than: i, to: r, within: d)
-                } else {
-                    byPlaceAlone = true
-                    admissible = d <= IdentityLinker.samePlaceMetres && !claimed && sameOperator && enabled && r.enabled
-                        && (lineSets[i].isEmpty || r.lines.isEmpty || !shared.isEmpty) && noOtherStop(than: i, to: r, within: Self.clearance(d))
-                }
-            } else if admissible {
-                // The same name; within 300 m when the source's id says it is another s_id's station.
-                admissible = d <= (claimed ? IdentityLinker.samePlaceMetres : IdentityLinker.sameNameMetres)
-            }
-            return Evidence(admissible: admissible, score: score, byPlaceAlone: byPlaceAlone, metres: d)
+            return expect.isMet(name: s.name, operatorID: operatorOf[i], pref: s.pref, enabled: s.enabled ?? true)
         }
 
-        /// Whether operator `o` runs a live station of this kind within a kilometre of `r` this run.
-        func operatorRuns(_ o: Int, shinkansen: Bool, near r: Run.Registered, except i: Int) -> Bool {
-            near(r.lat, r.lng).contains { j in
-                j != i && operatorOf[j] == o && (run.input.stations[j].enabled ?? true) && run.shinkansen[j] == shinkansen
-                    && MicroDegrees.distanceMetres(lat1: run.input.stations[j].lat, lng1: run.input.stations[j].lng, lat2: r.lat, lng2: r.lng)
-                        <= IdentityLinker.sameNameMetres
-            }
+        /// The registered s_ids the evidence points at: its keys', its name's within 5 km, any within a kilometre.
+        func candidates(_ i: Int) -> [Int] {
+            let s = run.input.stations[i]
+            var out = Set(s.keys.compactMap { keyToID[$0] })
+            for id in run.registeredByName[run.base(i)] ?? [] where run.metres(i, run.registered(id)!) <= IdentityLinker.nameReachMetres { out.insert(id) }
+            for id in run.registeredNear(lat: s.lat, lng: s.lng) where run.metres(i, run.registered(id)!) <= 1_000 { out.insert(id) }
+            return out.sorted()
         }
 
-        /// Whether no other station of this run on a line of station `i` (of its operator,
-        /// when it is on none) lies within `metres` of `r`: tram stops 250 m apart are two.
-        func noOtherStop(than i: Int, to r: Run.Registered, within metres: Double) -> Bool {
-            !near(r.lat, r.lng).contains { j in
-                guard j != i else { return false }
-                let neighbour = lineSets[i].isEmpty ? operatorOf[j] == operatorOf[i] : !lineSets[j].isDisjoint(with: lineSets[i])
-                return neighbour && MicroDegrees.distanceMetres(lat1: run.input.stations[j].lat, lng1: run.input.stations[j].lng,
-                                                                lat2: r.lat, lng2: r.lng) < metres
+        func weigh(_ i: Int, _ id: Int) -> IdentityEvidence.Weight {
+            let r = run.registered(id)!, s = run.input.stations[i]
+            let new = StationRecord(name: s.name, lat: s.lat, lng: s.lng, operatorID: operatorOf[i], shinkansen: run.shinkansen[i], enabled: s.enabled ?? true)
+            var context = PairContext(continuity: continuity(i, r))
+            let registeredKeys = Set(run.registry.keys(.station, id) ?? [])
+            if s.identityKeys.contains(where: registeredKeys.contains) {
+                context.key = .id
+            } else if s.keys.contains(where: registeredKeys.contains) {
+                context.key = .code
+            } else if s.identityKeys.contains(where: { keyToID[$0].map { $0 != id } ?? false }) {
+                context.key = .another
             }
+            if operatorOf[i] != r.record.operatorID { context.ownOperatorStaysThere = stays(r, except: i) }
+            // A fixed s_id's registered record is the fix's: its place and name say nothing of the source's.
+            if fixed.contains(id), context.key != .none, context.key != .another {
+                var record = r.record
+                (record.name, record.lat, record.lng) = (s.name, s.lat, s.lng)
+                return IdentityEvidence.weigh(record, new, context)
+            }
+            return IdentityEvidence.weigh(r.record, new, context)
         }
 
-        /// The proven pairs of `open` stations and `rows`, one to one, with the best total evidence.
-        func match(_ open: [Int], rows: [Run.Registered], keyToID: [String: Int]) -> [(Int, Int)] {
-            var rowIndex: [Int: Int] = [:]
-            var byName: [String: [Int]] = [:]
-            var rowCells: [Cell: [Int]] = [:]
-            for (k, r) in rows.enumerated() {
-                rowIndex[r.id] = k
-                byName[run.base(of: r), default: []].append(k)
-                rowCells[Self.cell(r.lat, r.lng), default: []].append(k)
-            }
-            // Every admissible pair, with its score; those by place alone apart.
-            var edges: [(station: Int, row: Int, score: Double)] = []
-            var byPlace: [(station: Int, row: Int, score: Double)] = []
-            for i in open {
-                let s = run.input.stations[i]
-                let keyed = Set(s.keys.compactMap { keyToID[$0] }.compactMap { rowIndex[$0] })
-                var candidates = keyed.union(byName[run.base(i)] ?? [])
-                let c = Self.cell(s.lat, s.lng)
-                var near: [Int] = []
-                for dr in -1...1 { for dc in -1...1 { near += rowCells[Cell(row: c.row + dr, column: c.column + dc)] ?? [] } }
-                candidates.formUnion(near)
-                for k in candidates.sorted() {
-                    let e = evidence(i, rows[k], keyed: keyed.contains(k))
-                    guard e.admissible else { continue }
-                    // By its place alone: no other registered stop of its operator near the station either.
-                    if e.byPlaceAlone, near.contains(where: { m in
-                        m != k && rows[m].operatorID == rows[k].operatorID && rows[m].shinkansen == rows[k].shinkansen
-                            && MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: rows[m].lat, lng2: rows[m].lng) < Self.clearance(e.metres)
-                    }) { continue }
-                    if e.byPlaceAlone { byPlace.append((i, k, e.score)) } else { edges.append((i, k, e.score)) }
+        /// The share of station i's neighbours that name a registered station on one of r's lines.
+        func continuity(_ i: Int, _ r: Run.Registered) -> Double? {
+            let around = run.neighbours[i]
+            guard !around.isEmpty, !r.lines.isEmpty else { return nil }
+            let on = around.count { j in named[j].contains { $0 != r.id && !(run.registered($0)?.lines.isDisjoint(with: r.lines) ?? true) } }
+            return Double(on) / Double(around.count)
+        }
+
+        /// Whether r's operator still runs, this run, a live station of r's kind on one of r's
+        /// lines within a kilometre of r (station i aside).
+        func stays(_ r: Run.Registered, except i: Int) -> Bool {
+            let c = cells.cell(lat: r.record.lat, lng: r.record.lng)
+            for dy in -1...1 {
+                for dx in -1...1 {
+                    for j in cells.points(row: c.row + dy, column: c.column + dx).map({ Int($0) }) where j != i {
+                        let s = run.input.stations[j]
+                        if operatorOf[j] == r.record.operatorID, s.enabled ?? true, run.shinkansen[j] == r.record.shinkansen, !lineSets[j].isDisjoint(with: r.lines),
+                           MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.record.lat, lng2: r.record.lng) <= 1_000 { return true }
+                    }
                 }
             }
-            // One stop renamed where it stands is plausible; beside other stops of its line that
-            // nothing names (a line renamed and shifted together, a new stop) its place proves nothing.
-            let otherwise = Set(edges.map(\.station))
-            let unnamed = Set(open).subtracting(otherwise)
-            let placeOnly = Set(byPlace.map(\.station)).subtracting(otherwise)
-            let crowded = Set(placeOnly.filter { i in
-                let s = run.input.stations[i]
-                return near(s.lat, s.lng).contains { j in
-                    j != i && unnamed.contains(j) && (lineSets[i].isEmpty ? operatorOf[j] == operatorOf[i] : !lineSets[j].isDisjoint(with: lineSets[i]))
-                        && MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: run.input.stations[j].lat, lng2: run.input.stations[j].lng)
-                            <= IdentityLinker.sameNameMetres
-                }
-            })
-            edges += byPlace.filter { !crowded.contains($0.station) }
-            return Assignment.best(edges).map { ($0.station, rows[$0.row].id) }
+            return false
         }
     }
 }

@@ -30,6 +30,8 @@ package struct PublishSettings: Sendable {
     package var wait: Bool
     /// Limits on reading a baseline over HTTP (as `pull`'s).
     package var transfer = TransferOptions()
+    /// Publish an upstream release older than the published version's (make ALLOW_OLDER_RELEASE=1).
+    package var allowOlderRelease = false
 
     package init(raw: String, build: String, dist: String, seed: UInt64 = StationHash.defaultSeed,
                 method: PriorityMethod = .blueNoise(.standard), guards: DiffGuards = .nightly, force: Bool = false,
@@ -76,8 +78,10 @@ package struct Pipeline: Sendable {
     }
 
     var buildStage: BuildStage {
-        BuildStage(staging: staging, weights: weights, dist: settings.dist, renumbered: inRaw(RenumberingFile.fileName),
-                   registry: registry, lint: lint, requestedVersion: settings.requestedVersion, guards: settings.guards)
+        var stage = BuildStage(staging: staging, weights: weights, dist: settings.dist, renumbered: inRaw(RenumberingFile.fileName),
+                               registry: registry, lint: lint, requestedVersion: settings.requestedVersion, guards: settings.guards)
+        stage.allowOlderRelease = settings.allowOlderRelease
+        return stage
     }
 
     /// Says whether a stage runs and why; true when it must.
@@ -122,7 +126,7 @@ package struct Pipeline: Sendable {
         // these files checked them against this very baseline (latest.json is the build's output).
         if priorityCheck.reason != nil || buildCheck?.reason != nil {
             if staging == nil { staging = try StagingFile.read(from: self.staging) }
-            try build.checkPublishedIDs(against: baseline, network: staging?.network)
+            try build.checkPublishedIDs(against: baseline, staging: staging)
         }
         var weights: [Int: Int]?
         if announce("priority", priorityCheck.reason) {

@@ -236,7 +236,7 @@ extension RunReport {
         switch e.kind {
         case .renamed, .moved, .transferred, .contested:
             out += ": \(e.was ?? "") -> \(e.now ?? "")" + (e.metres.map { " (\(Int($0.rounded())) m)" } ?? "")
-        case .orphaned, .new, .retired: break
+        case .orphaned, .new, .retired, .merged: break
         }
         if let reason = e.reason { out += "; \(reason)" }
         if let decided = e.decided { out += " [decided: \(decided), raw/identity.csv]" }

@@ -234,6 +234,8 @@ package struct BuildStage: Stage {
     package var lint: String?
     package var requestedVersion: Int?
     package var guards: DiffGuards
+    /// Publish an upstream release older than the published version's (make ALLOW_OLDER_RELEASE=1).
+    package var allowOlderRelease = false
     /// Called before each step of writing and publishing the version (the failure tests throw there).
     package var beforeStep: (@Sendable (PublishStep) throws -> Void)?
 
@@ -273,14 +275,27 @@ package struct BuildStage: Stage {
     }
     var registryLabel: String { registry ?? "raw/registry.csv" }
 
-    func renumberings() throws -> [Renumbering: SourceLocation] { try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:] }
+    /// raw/renumbered.csv's renumberings, and the merges of raw/identity.csv the staging file
+    /// records (`meta`): each published with the version that first listed it, a new one
+    /// with `version`.
+    func renumberings(meta: [String: String]? = nil, version: Int = 0, baseline: Baseline? = nil) throws -> [Renumbering: SourceLocation] {
+        var out = try renumbered.map { try RenumberingFile.read(from: $0) } ?? [:]
+        let merged = StagingMeta.identity(in: try meta ?? StagingFile.readMeta(from: staging)).merged
+        guard !merged.isEmpty else { return out }
+        let published = try baseline.map { try RenumberingFile.published(in: $0.databasePath) } ?? [:]
+        for (old, new) in merged.sorted(by: <) {
+            out[Renumbering(newID: new, oldID: old, version: published[[new, old]] ?? version)] = SourceLocation(file: IdentityDecisions.fileName)
+        }
+        return out
+    }
 
-    /// Checks the staging file's IDs (`network`, when the caller holds it) against the
+    /// Checks the staging file's IDs (`staging`, when the caller holds it) against the
     /// published version (PublishedIDs), and that every renumbered old s_id was once a station.
-    package func checkPublishedIDs(against baseline: Baseline?, network: RailNetwork? = nil) throws {
-        let renumberings = try renumberings(), registry = try Registry.load(path: stagingRegistry)
+    package func checkPublishedIDs(against baseline: Baseline?, staging held: Staging? = nil) throws {
+        let staging = try held ?? StagingFile.read(from: staging)
+        let renumberings = try renumberings(meta: staging.meta), registry = try Registry.load(path: stagingRegistry)
         try RenumberingFile.checkOldIDs(renumberings, registry: registry, registryLabel: registryLabel, baseline: baseline)
-        try PublishedIDs.check(try network ?? StagingFile.read(from: staging).network, renumbered: Set(renumberings.keys.map(\.oldID)),
+        try PublishedIDs.check(staging.network, renumbered: Set(renumberings.keys.map(\.oldID)),
                                registry: registry, registryLabel: registryLabel, baseline: baseline)
     }
 
@@ -325,6 +340,10 @@ package struct BuildStage: Stage {
     /// changed since, else made afresh (from `staging` and `weights` when the caller holds them).
     package func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
                           staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
+        // The staging file's facts, read once when the caller holds no staging.
+        var staging = staging
+        var meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
+        if let baseline, !allowOlderRelease { try Self.checkReleases(meta, against: baseline) }
         let owner = candidateFolder
         let manifest = joinPath(owner, DistLayout.manifest)
         let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
@@ -334,7 +353,6 @@ package struct BuildStage: Stage {
         if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = try Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
-            let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
             let changes = try baseline.map {
                 try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database), causes: ChangeCauses(meta: meta, baseline: $0.bundle))
             }
@@ -345,9 +363,12 @@ package struct BuildStage: Stage {
             if let recorded { Events.send(PublishEvent.candidateRedone(folder: owner, changes: now.changes(since: recorded))) }
             // A record never vouches for a folder being rewritten.
             unlink(StageRecord.path(for: owner))
-            let request = BuildRequest(staging: try staging ?? StagingFile.read(from: self.staging), stagingPath: self.staging,
+            let staged = try staging ?? StagingFile.read(from: self.staging)
+            (staging, meta) = (staged, staged.meta)
+            let request = BuildRequest(staging: staged, stagingPath: self.staging,
                                        weights: try weights ?? StationWeightsFile.read(from: self.weights), weightsPath: self.weights,
-                                       renumberings: try renumberings(), renumberedLabel: renumbered ?? RenumberingFile.fileName,
+                                       renumberings: try renumberings(meta: staged.meta, version: version, baseline: baseline),
+                                       renumberedLabel: renumbered ?? RenumberingFile.fileName,
                                        lintWarnings: try lint.map(Self.lintCount),
                                        registryPath: Files.exists(stagingRegistry) ? stagingRegistry : nil)
             let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)
@@ -358,15 +379,24 @@ package struct BuildStage: Stage {
             candidate = prepared
         }
         if let baseline, let difference = candidate.difference {
-            let meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
             candidate.identity = try IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
-                                                         same: StagingMeta.decided(IdentityDecisionText.same, in: meta),
-                                                         new: StagingMeta.decided(IdentityDecisionText.new, in: meta),
-                                                         unproven: StagingMeta.unproven(in: meta))
+                                                         facts: StagingMeta.identity(in: meta))
         }
         candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
         candidate.undecided = PublishGuards.undecided(candidate)
         return .prepared(candidate)
+    }
+
+    /// An upstream release older than the one the published version was made from would
+    /// take every app back: refused as fetch refuses it, with the same way past.
+    static func checkReleases(_ meta: [String: String], against baseline: Baseline) throws {
+        let published = baseline.bundle.releases ?? [:]
+        for (source, release) in StagingMeta.releases(in: meta).sorted(by: { $0.key < $1.key }) {
+            guard let held = published[source], release < held else { continue }
+            throw StationError.badInput(SourceLocation(file: source), "release \(release), older than \(held), the release the published version "
+                             + "\(baseline.bundle.version) was made from. Publishing it would take every app back, so nothing was published; "
+                             + "to publish it all the same (the upstream withdrew a release), run with --allow-older-release (make ALLOW_OLDER_RELEASE=1)")
+        }
     }
 
     /// A prepared version's description when its folder holds exactly the files its
@@ -390,7 +420,7 @@ package struct BuildStage: Stage {
         BundleBuilder.removeLeftovers(in: dist)
         let baseline = try Baseline.local(dist: dist)
         let staging = try StagingFile.read(from: self.staging)
-        try checkPublishedIDs(against: baseline, network: staging.network)
+        try checkPublishedIDs(against: baseline, staging: staging)
         return try await publish(baseline: baseline, version: try BundleBuilder.version(for: dist, previous: baseline, requested: requestedVersion),
                                  force: force, staging: staging)
     }

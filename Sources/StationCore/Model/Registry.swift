@@ -19,10 +19,11 @@ package struct Registry: Sendable, Equatable {
 
     package static let fileName = "registry.csv"
     package static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng",
-                                 "shinkansen", "lines"]
-    /// A registry written before a station's row said whether it is a Shinkansen station and
-    /// which lines it served lacks the last two: it is read (its keys say which stations are
-    /// Shinkansen ones) and completed by the next run.
+                                 "shinkansen", "lines", "decided"]
+    /// A registry written before a station's row said whether it is a Shinkansen station,
+    /// which lines it served and which decision of raw/identity.csv a version applied to it
+    /// lacks the last three: it is read (its keys say which stations are Shinkansen ones)
+    /// and completed by the next run.
     static let requiredColumns = Array(columns.prefix(13))
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator = "|"
@@ -88,12 +89,12 @@ package struct Registry: Sendable, Equatable {
 
     /// The registry's columns, looked up once.
     private struct Columns {
-        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng, shinkansen, lines: CSVColumn
+        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng, shinkansen, lines, decided: CSVColumn
         init(_ t: CSVTable) {
             kind = t.column("kind"); id = t.column("id"); keys = t.column("keys"); name = t.column("name"); operatorID = t.column("o_id")
             type = t.column("type"); enabled = t.column("enabled"); yomi = t.column("yomi"); wiki = t.column("wiki")
             pref = t.column("pref"); address = t.column("address"); lat = t.column("lat"); lng = t.column("lng")
-            shinkansen = t.column("shinkansen"); lines = t.column("lines")
+            shinkansen = t.column("shinkansen"); lines = t.column("lines"); decided = t.column("decided")
         }
     }
 
@@ -164,6 +165,14 @@ package struct Registry: Sendable, Equatable {
         return Self.lineIDs(table.bytes(r, c.lines)) ?? []
     }
 
+    /// The decision of raw/identity.csv a published version applied to the station, as
+    /// IdentityDecision.memory writes it ("same station=田町"); nil for none.
+    package func decision(station id: Int) -> String? {
+        guard let table, let c, let r = records.stations[id] else { return nil }
+        let text = table.string(r, c.decided)
+        return text.isEmpty ? nil : text
+    }
+
     /// Each registered key's ID (a key two IDs held goes to the smaller) and the highest ID ever given.
     package func keyToID(_ kind: Kind) -> (ids: [String: Int], maxID: Int) {
         var ids: [String: Int] = [:]
@@ -180,12 +189,12 @@ package struct Registry: Sendable, Equatable {
         network.lines = ids(.line).map { row(line: $0)! }
         network.stations = ids(.station).map { row(station: $0)! }
         return Self.text(of: network, reserving: grownSize, keys: { kind, id in (keys(kind, id) ?? []).joined(separator: Self.keySeparator) },
-                         facts: { (isShinkansen(station: $0), lines(station: $0)) })
+                         facts: { (isShinkansen(station: $0), lines(station: $0), decision(station: $0)) })
     }
 
     /// What a station's row says of it besides its bundle row: a Shinkansen station or not,
-    /// and the lines it serves.
-    package typealias StationFacts = (shinkansen: Bool, lines: [Int])
+    /// the lines it serves, and the decision a version applied to it.
+    package typealias StationFacts = (shinkansen: Bool, lines: [Int], decided: String?)
 
     /// The file for `network`'s operators, lines and stations (each in ID order) under
     /// the keys field `joined` gives. Text fields are quoted when they must be, so every
@@ -199,18 +208,18 @@ package struct Registry: Sendable, Equatable {
         CSVWriter.append(columns, to: &out)
         func flag(_ v: Bool) -> String { v ? "1" : "0" }
         for o in network.operators {
-            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", "", "", ""],
+            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", "", "", "", ""],
                              to: &out)
         }
         for l in network.lines {
             CSVWriter.append(["line", String(l.id), joined(.line, l.id), l.name, String(l.operatorID), l.type.map(String.init) ?? "",
-                              flag(l.enabled), "", "", "", "", "", "", "", ""], to: &out)
+                              flag(l.enabled), "", "", "", "", "", "", "", "", ""], to: &out)
         }
         for s in network.stations {
             let f = facts(s.id)
             CSVWriter.append(["station", String(s.id), joined(.station, s.id), s.name, String(s.operatorID), "", flag(s.enabled), s.yomi, s.wiki,
                               String(s.pref), s.address, String(s.lat), String(s.lng), flag(f.shinkansen),
-                              f.lines.map(String.init).joined(separator: Self.keySeparator)], to: &out)
+                              f.lines.map(String.init).joined(separator: Self.keySeparator), f.decided ?? ""], to: &out)
         }
         return out
     }
@@ -218,8 +227,9 @@ package struct Registry: Sendable, Equatable {
     /// The registry after a run that published `network`: each ID under its keys now
     /// (`current`, by kind), plus the keys it had before unless another entity now holds one;
     /// each station a Shinkansen one or not and on the lines it is on in `network`, or, on
-    /// none there (gone from the sources), as it was.
-    package func text(after network: RailNetwork, current: ByKind<[Int: [String]]>) -> [UInt8] {
+    /// none there (gone from the sources), as it was; and the decisions the run applied
+    /// (`decided`, by s_id) beside those versions applied before.
+    package func text(after network: RailNetwork, current: ByKind<[Int: [String]]>, decided: [Int: String] = [:]) -> [UInt8] {
         let served = LinesOfStations(network), shinkansen = network.shinkansenStations()
         var owners = ByKind<[String: Int]?>(nil)
         func owner(_ kind: Kind, _ key: String) -> Int? {
@@ -231,8 +241,9 @@ package struct Registry: Sendable, Equatable {
             return owners[kind]![key]
         }
         func facts(_ id: Int) -> StationFacts {
-            guard let lines = served.lines(of: id) else { return (isShinkansen(station: id), self.lines(station: id)) }
-            return (shinkansen.contains(id), lines)
+            let decision = decided[id] ?? decision(station: id)
+            guard let lines = served.lines(of: id) else { return (isShinkansen(station: id), self.lines(station: id), decision) }
+            return (shinkansen.contains(id), lines, decision)
         }
         func joined(_ kind: Kind, _ id: Int) -> String {
             let now = (current[kind][id] ?? []).sorted().joined(separator: Self.keySeparator)

@@ -1,4 +1,5 @@
 import CZlib
+import FoundationEssentials
 
 // The staging file is where Ingest hands over to Priority and BuildDB: the
 // bundle's tables (no weights yet) and facts about the run that made them, in
@@ -22,19 +23,8 @@ package enum StagingMeta {
     /// The licences sources.json names ("license"), for latest.json.
     package static let license = "license"
 
-    /// Live s_ids no source gives any more whose source id names a station with a new s_id:
-    /// one line "retired<TAB>new" each (IngestPipeline.unprovenLinks).
-    package static let unprovenIdentities = "identity:unproven"
-
-    /// Those pairs, retired s_id -> new s_id.
-    package static func unproven(in meta: [String: String]) -> [Int: Int] {
-        var out: [Int: Int] = [:]
-        for line in (meta[unprovenIdentities] ?? "").split(separator: "\n") {
-            let parts = line.split(separator: "\t")
-            if parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]) { out[a] = b }
-        }
-        return out
-    }
+    /// What ingest settled of identities, for the build's review (StagingIdentity, as JSON).
+    package static let identity = "identity"
 
     /// What the fixes changed, row by row (FixedValue.text): the reports' causes.
     package static let fixes = "fixes"
@@ -49,19 +39,33 @@ package enum StagingMeta {
         return out
     }
 
-    /// The s_ids raw/identity.csv decides `kind` ("same" or "new") for, each with its
-    /// `expect`: one line "s_id<TAB>expect" per decision.
-    package static func identityDecisions(_ kind: String) -> String { "identity:" + kind }
-
-    /// Those decisions, from a staging file's facts: s_id -> expect.
-    package static func decided(_ kind: String, in meta: [String: String]) -> [Int: String] {
-        var out: [Int: String] = [:]
-        for line in (meta[identityDecisions(kind)] ?? "").split(separator: "\n") {
-            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
-            if let id = Int(parts[0]) { out[id] = parts.count > 1 ? String(parts[1]) : "" }
-        }
-        return out
+    /// The identity facts a staging file carries (none for one made without).
+    package static func identity(in meta: [String: String]) -> StagingIdentity {
+        guard let text = meta[identity], let facts = try? JSONDecoder().decode(StagingIdentity.self, from: Data(text.utf8)) else { return StagingIdentity() }
+        return facts
     }
+}
+
+/// What ingest settled of identities that the bundles cannot show, for the build's review
+/// (IdentityReview): the decisions of raw/identity.csv in force, the retired s_ids whose
+/// source id names a station with another s_id, and the merges.
+package struct StagingIdentity: Codable, Sendable, Equatable {
+    /// The s_ids raw/identity.csv decides, by kind ("same", "new", "merge"), each with its `expect`.
+    package var decided: [String: [Int: String]] = [:]
+    /// Live s_ids no source gives any more whose source id (the upstream's `id`) now names a
+    /// station with a new s_id, under another name or place than proves them one: retired -> new.
+    package var unproven: [Int: Int] = [:]
+    /// s_ids a `merge` retires this run, each with the s_id of the station it merges into.
+    package var merged: [Int: Int] = [:]
+
+    package init(decided: [String: [Int: String]] = [:], unproven: [Int: Int] = [:], merged: [Int: Int] = [:]) {
+        self.decided = decided; self.unproven = unproven; self.merged = merged
+    }
+
+    package var isEmpty: Bool { decided.isEmpty && unproven.isEmpty && merged.isEmpty }
+
+    /// The JSON the staging file keeps under StagingMeta.identity.
+    package var text: String { String(decoding: (try? jsonDocument(self, compact: true)) ?? [], as: UTF8.self) }
 }
 
 /// What a maintainer says a station holds, `column=value[;column=value]` over station,
