@@ -464,6 +464,35 @@ final class MasterIdentityTests: XCTestCase {
         XCTAssertEqual(plan.report.identity?.undecided.map(\.stationID), [1, 2])
     }
 
+    /// A `merge`: the master drops 駅60's row, its station served from 駅61's now. The decision
+    /// retires s_id 60 into 61: the version lists the pair in renumbered_stations (the apps
+    /// carry the records over) and publishes s_id 60 no more; the registry keeps it, and the
+    /// next version keeps the pair with the version that introduced it.
+    func testAMergeDecisionRenumbersTheMergedStation() async throws {
+        _ = try await pipeline().publish()
+        try editStations { $0[0] == "60" ? nil : $0 }
+        let lines = try String(contentsOfFile: raw + "/stations_lines.csv", encoding: .utf8).replacingOccurrences(of: "\n21,60,60\n", with: "\n")
+        try lines.write(toFile: raw + "/stations_lines.csv", atomically: true, encoding: .utf8)
+        try writeDecisions("60,merge,station=駅61;o_id=2,one station now")
+        let merged = try await pipeline(force: true).publish()
+        XCTAssertEqual(merged.outcome, .published, "\(merged.guards)")
+        let entry = try XCTUnwrap(merged.identity?.entries.first { $0.stationID == 60 })
+        XCTAssertEqual(entry.kind, .merged)
+        XCTAssertEqual(entry.successor, 61)
+        func renumbered(_ version: Int) throws -> [[Int]] {
+            let db = try SQLiteDatabase(path: "\(dist)/\(version)/stations.sqlite", mode: .readOnly)
+            defer { db.close() }
+            return try db.query("SELECT new_s_id, old_s_id, version FROM renumbered_stations").map { $0.map { $0.intValue ?? 0 } }
+                + [[try XCTUnwrap(db.scalarInt("SELECT count(*) FROM stations WHERE s_id = 60"))]]
+        }
+        XCTAssertEqual(try renumbered(2), [[61, 60, 2], [0]])
+        XCTAssertTrue(try Registry.load(path: raw + "/registry.csv").contains(.station, 60))
+        try editStations { $0[0] == "3" ? { var f = $0; f[1] = "駅3新"; return f }($0) : $0 }
+        let next = try await pipeline(force: true).publish()
+        XCTAssertEqual(next.outcome, .published, "\(next.guards)")
+        XCTAssertEqual(try renumbered(3), [[61, 60, 2], [0]])
+    }
+
     /// The master gives 駅5 a new s_id: the old one retires while its station lives on. A
     /// retirement, not a move: refused until forced or decided (`new`), and the plan shows
     /// the row that would keep it.
