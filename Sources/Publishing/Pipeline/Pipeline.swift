@@ -163,7 +163,7 @@ package struct Pipeline: Sendable {
     /// The nightly job: the stages, then the new version into dist when anything changed
     /// and the guards allow it. Holds dist/.lock from the first read to the new latest.json.
     package func publish() async throws -> RunReport {
-        try await HeldInputs.$current.withValue(HeldInputs()) { try await publishing() }
+        try await HeldInputs.$current.withValue(HeldInputs(raw: settings.raw)) { try await publishing() }
     }
 
     func publishing() async throws -> RunReport {
@@ -208,7 +208,7 @@ package struct Pipeline: Sendable {
     /// under build/, compared with `source`. dist/ and raw/ are left byte for byte as
     /// they were, whatever happens; the publish after it takes the same candidate.
     package func plan(against source: BaselineSource = .dist) async throws -> Plan {
-        try await HeldInputs.$current.withValue(HeldInputs()) { try await planning(against: source) }
+        try await HeldInputs.$current.withValue(HeldInputs(raw: settings.raw)) { try await planning(against: source) }
     }
 
     func planning(against source: BaselineSource) async throws -> Plan {
