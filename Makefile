@@ -48,6 +48,9 @@ UPSTREAM ?=
 # are older than the version it claims), which fetch otherwise refuses: the apps would go back;
 # make (and make plan) ALLOW_OLDER_RELEASE=1: publish a release older than the published version's.
 ALLOW_OLDER_RELEASE ?=
+# make fetch ALLOW_FUTURE_RELEASE=1: take an upstream release dated after tomorrow, which fetch
+# otherwise refuses: it would stand above every real release after it.
+ALLOW_FUTURE_RELEASE ?=
 # make deploy TARGET=/srv/www/stations (or host:/srv/www/stations, rsync over ssh): where the
 # web server serves the dist from; CHECK=https://...: read it back there as the apps do;
 # DRY_RUN=1: list what would be copied.
@@ -125,7 +128,8 @@ help:
 	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
 	@echo 'make fetch all      refresh the sources that have a url in raw/sources.json, then build'
 	@echo '                    [UPSTREAM=URL reads the station_database sources from a mirror of the upstream;'
-	@echo '                    ALLOW_OLDER_RELEASE=1 takes a release older than raw/s]'
+	@echo '                    ALLOW_OLDER_RELEASE=1 takes a release older than raw/s,'
+	@echo '                    ALLOW_FUTURE_RELEASE=1 one dated after tomorrow]'
 	@echo 'make lint           list every value of raw/ worth a look (file:line:field and why)'
 	@echo 'make diff OLD=dist/3 NEW=dist/4 [FORMAT=text|json|markdown|sql]'
 	@echo '                    what changed between two bundles (succeeds whether same or different)'
@@ -174,7 +178,7 @@ release-binary:
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: binary
-	@$(STATIONDB) fetch --raw $(call q,$(RAW)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release); $(EXPLAIN_FETCH)
+	@$(STATIONDB) fetch --raw $(call q,$(RAW)) --dist $(call q,$(DIST)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release) $(if $(ALLOW_FUTURE_RELEASE),--allow-future-release); $(EXPLAIN_FETCH)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: binary

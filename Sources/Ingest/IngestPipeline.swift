@@ -71,7 +71,8 @@ package struct IngestOptions: Sendable {
 
     package init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
-        self.rawLabel = rawLabel ?? (rawFolder.hasPrefix("/") ? fileName(of: rawFolder) : rawFolder)
+        // As a path, not the string given: `make RAW=raw/` names raw/fixes.csv as RAW=raw does.
+        self.rawLabel = SourcesConfig.lexicallyNormalized(rawLabel ?? (rawFolder.hasPrefix("/") ? fileName(of: rawFolder) : rawFolder))
         self.registryPath = registryPath ?? joinPath(rawFolder, Registry.fileName)
         self.fixesPath = fixesPath ?? joinPath(rawFolder, DataFixes.fileName)
         decisionsPath = joinPath(rawFolder, IdentityDecisions.fileName)

@@ -54,8 +54,7 @@ package struct SourcesConfig: Codable, Hashable, Sendable {
             })
         }
         guard Files.exists(file) else { return SourcesConfig(sources: [SourceDeclaration(kind: .native, path: ".")]) }
-        let stamp = WrittenFile.stamp(of: file), bytes = try Files.read(file, label: path)
-        HeldInputs.current?.keep(bytes, of: file, stamp: stamp)
+        let bytes = try Files.read(file, label: path)
         let lines: [String: Int]
         do {
             lines = try JSONSyntax.lines(in: bytes)

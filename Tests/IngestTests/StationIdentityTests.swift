@@ -252,11 +252,14 @@ final class StationIdentityTests: XCTestCase {
             12,new,station=東京,twice
             17,same,"station=新
             橋",a line break in the expect
+            +1273,same,station=東京,a sign
+            -5,new,station=東京,a sign
+            12a,new,station=東京,not a number
 
             """])
         XCTAssertThrowsError(try IdentityDecisions.read(path: folder + "/identity.csv", label: "raw/identity.csv")) { error in
             let places = error.station(.badInput)?.diagnostics.map { "\($0.location.line ?? 0):\($0.location.field ?? "")" }
-            XCTAssertEqual(places, ["3:decision", "4:expect", "5:expect", "6:note", "7:s_id", "8:expect"])
+            XCTAssertEqual(places, ["3:decision", "4:expect", "5:expect", "6:note", "7:s_id", "8:expect", "10:s_id", "11:s_id", "12:s_id"])
         }
     }
 

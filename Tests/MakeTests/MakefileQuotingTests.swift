@@ -70,8 +70,9 @@ final class MakefileQuotingTests: XCTestCase {
         let sneaky = "http://127.0.0.1:1/'`touch \(quoted)`'\"; touch \(quoted) #"
         let paths = ["BIN=\(stub)", "RAW=\(raw)", "BUILD=\(build)", "DIST=\(dist)"]
         let runs: [([String], [String])] = [
-            (["fetch", "UPSTREAM=\(upstream)"], ["fetch", "--raw", raw, "--upstream", upstream]),
-            (["fetch", "UPSTREAM=\(sneaky)", "ALLOW_OLDER_RELEASE=1"], ["fetch", "--raw", raw, "--upstream", sneaky, "--allow-older-release"]),
+            (["fetch", "UPSTREAM=\(upstream)"], ["fetch", "--raw", raw, "--dist", dist, "--upstream", upstream]),
+            (["fetch", "UPSTREAM=\(sneaky)", "ALLOW_OLDER_RELEASE=1", "ALLOW_FUTURE_RELEASE=1"],
+             ["fetch", "--raw", raw, "--dist", dist, "--upstream", sneaky, "--allow-older-release", "--allow-future-release"]),
             (["SEED=7;touch \(touched)", "VERSION=4 5", "GUARDS=--max-removed 5 ;touch \(touched)", "NO_WAIT=1"],
              ["publish", "--raw", raw, "--build", build, "--dist", dist, "--seed", "7;touch \(touched)", "--as-version", "4 5",
               "--max-removed", "5", ";touch", touched, "--no-wait"]),

@@ -66,6 +66,27 @@ package final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Waits up to `timeout` seconds for the program to end, and reaps it: its exit status
+    /// (128 + the signal for one killed), or nil when it is still running (stop() kills it).
+    package func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let ended: Int32?? = lock.withLock {
+                guard !stopped else { return .some(nil) }
+                var status: Int32 = 0
+                guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+                stopped = true
+                close(output)
+                ChildProcess.running.remove(pid)
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            }
+            if let ended { return ended }
+            usleep(2_000)
+        }
+        return nil
+    }
+
     /// Kills the program's process group and reaps the program; once is enough.
     package func stop() {
         lock.lock()

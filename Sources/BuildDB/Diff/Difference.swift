@@ -68,15 +68,17 @@ package struct BundleDifference: Sendable {
         }
     }
 
-    /// On a connection with OLD attached as old_bundle and NEW as new_bundle.
-    static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String) throws -> BundleDifference {
+    /// On a connection with OLD as the schema `old` (attached as old_bundle) and NEW as `new`
+    /// (new_bundle): a client's database is its own connection's main.
+    package static func between(attached db: SQLiteDatabase, oldPath: String, newPath: String,
+                                old: String = "old_bundle", new: String = "new_bundle") throws -> BundleDifference {
         var tables: [TableDiff] = []
         for shape in BundleSchema.tables {
-            tables.append(try difference(shape, in: db, oldPath: oldPath, newPath: newPath))
+            tables.append(try difference(shape, in: db, oldPath: oldPath, newPath: newPath, old: old, new: new))
         }
-        func enabled(_ table: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM old_bundle.\(table) WHERE enabled = 1") ?? 0 }
-        return BundleDifference(oldVersion: try db.scalarInt("PRAGMA old_bundle.user_version") ?? 0,
-                                newVersion: try db.scalarInt("PRAGMA new_bundle.user_version") ?? 0,
+        func enabled(_ table: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM \(old).\(table) WHERE enabled = 1") ?? 0 }
+        return BundleDifference(oldVersion: try db.scalarInt("PRAGMA \(old).user_version") ?? 0,
+                                newVersion: try db.scalarInt("PRAGMA \(new).user_version") ?? 0,
                                 tables: tables, oldEnabledStations: try enabled("stations"),
                                 oldEnabledLines: try enabled("lines"), oldEnabledOperators: try enabled("operators"))
     }
@@ -120,8 +122,9 @@ package struct BundleDifference: Sendable {
     /// One table: rows only in OLD, rows only in NEW and rows whose values differ, in
     /// key order. With the table on both sides, one FULL JOIN on the key finds all three
     /// (each side read once); a table on one side only is all added or all removed.
-    static func difference(_ shape: BundleSchema.Table, in db: SQLiteDatabase, oldPath: String, newPath: String) throws -> TableDiff {
-        let inOld = try present(shape, "old_bundle", db, oldPath), inNew = try present(shape, "new_bundle", db, newPath)
+    static func difference(_ shape: BundleSchema.Table, in db: SQLiteDatabase, oldPath: String, newPath: String,
+                           old: String = "old_bundle", new: String = "new_bundle") throws -> TableDiff {
+        let inOld = try present(shape, old, db, oldPath), inNew = try present(shape, new, db, newPath)
         var diff = TableDiff(shape: shape)
         diff.tableAdded = inNew && !inOld
         diff.tableRemoved = inOld && !inNew
@@ -129,11 +132,11 @@ package struct BundleDifference: Sendable {
         func all(_ schema: String) throws -> [[SQLValue]] {
             try db.query("SELECT \(columns("t")) FROM \(schema).\(shape.name) AS t ORDER BY \(shape.key.map { "t.\($0)" }.joined(separator: ", "))")
         }
-        if inOld { diff.oldCount = try db.scalarInt("SELECT count(*) FROM old_bundle.\(shape.name)") ?? 0 }
-        if inNew { diff.newCount = try db.scalarInt("SELECT count(*) FROM new_bundle.\(shape.name)") ?? 0 }
+        if inOld { diff.oldCount = try db.scalarInt("SELECT count(*) FROM \(old).\(shape.name)") ?? 0 }
+        if inNew { diff.newCount = try db.scalarInt("SELECT count(*) FROM \(new).\(shape.name)") ?? 0 }
         guard inOld && inNew else {
-            if inOld { diff.removed = try all("old_bundle") }
-            if inNew { diff.added = try all("new_bundle") }
+            if inOld { diff.removed = try all(old) }
+            if inNew { diff.added = try all(new) }
             return diff
         }
         let sameKey = shape.key.map { "u.\($0) = t.\($0)" }.joined(separator: " AND ")
@@ -144,8 +147,8 @@ package struct BundleDifference: Sendable {
         let order = shape.key.map { "coalesce(t.\($0), u.\($0))" }.joined(separator: ", ")
         let width = shape.columns.count
         for row in try db.query("""
-            SELECT \(columns("t")), \(columns("u")) FROM old_bundle.\(shape.name) AS t
-            FULL JOIN new_bundle.\(shape.name) AS u ON \(sameKey) WHERE \(condition) ORDER BY \(order)
+            SELECT \(columns("t")), \(columns("u")) FROM \(old).\(shape.name) AS t
+            FULL JOIN \(new).\(shape.name) AS u ON \(sameKey) WHERE \(condition) ORDER BY \(order)
             """) {
             let old = Array(row[..<width]), new = Array(row[width...])
             if old[shape.keyIndexes[0]] == .null {

@@ -65,7 +65,10 @@ package enum IdentityDecisions {
         var problems = DiagnosticCollector(limit: .max)
         var decisions: [IdentityDecision] = [], lineOf: [Int: Int] = [:]
         for r in table.records {
-            let id = table.int(r, cID, &problems)
+            // An s_id is digits only: `+1273` and `-5` name no station, whatever a number reader makes of them.
+            let idText = table.string(r, cID).trimmed()
+            let id = idText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) ? Int(idText) : nil
+            if id == nil { problems.add(table.location(r, cID), "expected an s_id (digits only), found \(idText.isEmpty ? "nothing" : "'\(shown(idText))'")") }
             let kindText = table.string(r, cDecision).trimmed()
             let kind = IdentityDecision.Kind(rawValue: kindText)
             if kind == nil { problems.add(table.location(r, cDecision), "expected same, new or merge, found '\(shown(kindText))'") }

@@ -71,7 +71,7 @@ package enum LintReviews {
     /// file (relative to raw/) and the field.
     package static func subject(of finding: LintFinding, rawLabel: String) -> String {
         if let id = finding.stationID { return "s_id \(id)" }
-        let file = finding.file.hasPrefix(rawLabel + "/") ? String(finding.file.dropFirst(rawLabel.count + 1)) : finding.file
+        let file = IngestPipeline.relativePath(finding.file, in: rawLabel)
         return finding.field.map { "\(file): \($0)" } ?? file
     }
 
@@ -83,19 +83,23 @@ package enum LintReviews {
         for row in rows { byKey[[row.rule, row.subject, row.expect]] = row }
         var used = Set<[String]>()
         var open: [LintFinding] = [], reviewed: [ReviewedFinding] = []
+        // A station's open findings by rule and subject, in order: what a row that finds
+        // nothing as it expects may reopen, looked up once a row (lint stays linear in rows).
+        var reopenable: [[String]: [Int]] = [:]
         for finding in findings {
-            let key = [finding.rule, subject(of: finding, rawLabel: rawLabel), finding.message]
+            let subject = subject(of: finding, rawLabel: rawLabel), key = [finding.rule, subject, finding.message]
             if let row = byKey[key] {
                 used.insert(key)
                 reviewed.append(ReviewedFinding(finding: finding, review: row.place, note: row.note))
             } else {
+                if finding.stationID != nil { reopenable[[finding.rule, subject], default: []].append(open.count) }
                 open.append(finding)
             }
         }
         for row in rows where !used.contains([row.rule, row.subject, row.expect]) {
             // The same station's finding of the same rule, reading otherwise now: it is reopened.
-            if row.subject.hasPrefix("s_id "),
-               let i = open.firstIndex(where: { $0.rule == row.rule && $0.reopened == nil && subject(of: $0, rawLabel: rawLabel) == row.subject }) {
+            if row.subject.hasPrefix("s_id "), let i = reopenable[[row.rule, row.subject]]?.first {
+                reopenable[[row.rule, row.subject]]?.removeFirst()
                 open[i].reopened = row.place
                 continue
             }

@@ -224,16 +224,10 @@ final class N02Parser {
         // A source file that is gone is bad input (exit 2), for this kind as for the CSV ones.
         guard Files.exists(path) else { throw StationError.badInput(SourceLocation(file: label), "file not found; expected the N02 XML file sources.json names") }
         if Files.isFolder(path) { throw StationError.badInput(SourceLocation(file: label), "a folder, not a file; expected the N02 XML file") }
-        // A FIFO or a device is refused before it is read, and the size is checked against the
-        // read limit, as for every file read (Files.openRegularFile).
-        let limit = try Files.readLimit()
-        let (fd, size) = try Files.openRegularFile(path, label: label, limit: limit)
-        guard let file = fdopen(fd, "rb") else {
-            let reason = systemError()
-            close(fd)
-            throw StationError.environment("cannot read \(label): \(reason)")
-        }
-        defer { fclose(file) }
+        // Read as every file is (Files.read): a FIFO or a device refused before a byte is read,
+        // the read limit held, and in a run the very bytes it hashed.
+        let bytes = try Files.read(path, label: label)
+        if bytes.isEmpty { return report(line: 1, "the file is empty") }
         xmlInitParser()
         var sax = xmlSAXHandler()
         sax.initialized = 0xDEEDBEAF  // XML_SAX2_MAGIC: use the namespace-aware callbacks and serror
@@ -261,52 +255,40 @@ final class N02Parser {
         defer { xmlSetStructuredErrorFunc(savedContext, savedHandler) }
 
         let chunkSize = 1 << 16
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
-        defer { buffer.deallocate() }
-
-        // The first bytes let libxml2 detect the encoding family before the prolog is read.
-        let head = fread(buffer, 1, 4, file)
-        if ferror(file) != 0 {
-            throw StationError.environment("cannot read \(label): \(String(cString: strerror(errno)))")
-        }
-        if head == 0 {
-            report(line: 1, "the file is empty")
-            return
-        }
-        guard let ctxt = xmlCreatePushParserCtxt(&sax, me, buffer, Int32(head), label) else {
-            throw StationError.environment("cannot create an XML parser for \(label)")
-        }
-        self.ctxt = ctxt
-        defer { xmlFreeParserCtxt(ctxt); self.ctxt = nil }
-        _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
-                                          | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue))
-
-        rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(buffer), head)
-        // National files are tens of MB: show how far the stream is, on a terminal only.
-        let progress = Progress("reading \(label) (MB)", total: max(1, size >> 20))
-        defer { progress.finish() }
-        var bytesRead = head
-        while !shouldStop {
-            let n = fread(buffer, 1, chunkSize, file)
-            if n == 0 {
-                if ferror(file) != 0 {
-                    throw StationError.environment("cannot read \(label): \(String(cString: strerror(errno)))")
-                }
-                terminating = true
-                _ = xmlParseChunk(ctxt, nil, 0, 1)
-                break
+        try bytes.withUnsafeBufferPointer { all in
+            let start = UnsafeRawPointer(all.baseAddress!).assumingMemoryBound(to: CChar.self)
+            // The first bytes let libxml2 detect the encoding family before the prolog is read.
+            let head = min(4, all.count)
+            guard let ctxt = xmlCreatePushParserCtxt(&sax, me, start, Int32(head), label) else {
+                throw StationError.environment("cannot create an XML parser for \(label)")
             }
-            bytesRead += n
-            // A file that grows while it is read is held to the limit its size was checked against.
-            if bytesRead > limit { throw Files.tooLarge(label, size: bytesRead, limit: limit) }
-            progress.update(bytesRead >> 20)
-            rawChunk = UnsafeRawPointer(buffer)
-            rawChunkLength = n
-            _ = xmlParseChunk(ctxt, buffer, Int32(n), 0)
-            rawChunk = nil
-            // Raw newlines are only needed to place encoding errors of converted (non-UTF-8) input.
-            if ctxt.pointee.input?.pointee.buf?.pointee.encoder != nil {
-                rawNewlinesBefore += N02Parser.newlines(UnsafeRawPointer(buffer), n)
+            self.ctxt = ctxt
+            defer { xmlFreeParserCtxt(ctxt); self.ctxt = nil }
+            _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+                                              | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue))
+
+            rawNewlinesBefore = N02Parser.newlines(UnsafeRawPointer(start), head)
+            // National files are tens of MB: show how far the parse is, on a terminal only.
+            let progress = Progress("reading \(label) (MB)", total: max(1, all.count >> 20))
+            defer { progress.finish() }
+            var done = head
+            while !shouldStop {
+                let n = min(chunkSize, all.count - done), chunk = start + done
+                if n == 0 {
+                    terminating = true
+                    _ = xmlParseChunk(ctxt, nil, 0, 1)
+                    break
+                }
+                done += n
+                progress.update(done >> 20)
+                rawChunk = UnsafeRawPointer(chunk)
+                rawChunkLength = n
+                _ = xmlParseChunk(ctxt, chunk, Int32(n), 0)
+                rawChunk = nil
+                // Raw newlines are only needed to place encoding errors of converted (non-UTF-8) input.
+                if ctxt.pointee.input?.pointee.buf?.pointee.encoder != nil {
+                    rawNewlinesBefore += N02Parser.newlines(UnsafeRawPointer(chunk), n)
+                }
             }
         }
     }

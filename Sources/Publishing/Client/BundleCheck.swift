@@ -76,9 +76,9 @@ enum BundleCheck {
     /// table's keys, which come with their table). Only a client's own database is read
     /// so: a download holding anything but the bundle is refused before (schemaProblem),
     /// so an index or trigger on a bundle table here is one the user made.
-    static func userObjects(in db: SQLiteDatabase, schema: String = "main") throws -> [SQLiteRow] {
+    static func userObjects(in db: SQLiteDatabase) throws -> [SQLiteRow] {
         let bundle = try reference()
-        return try db.rows("SELECT type, name, tbl_name, sql FROM \(schema).sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").filter {
+        return try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").filter {
             bundle[$0["name"].textValue ?? ""] == nil && !($0["name"].textValue ?? "").lowercased().hasPrefix("sqlite_")
         }
     }
@@ -90,44 +90,30 @@ enum BundleCheck {
 
     static func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }
 
-    /// Carries every object of the user's in the database at `source` into `db` (a new
-    /// bundle) as it is: tables with their rows and rowids, then indexes, views and
-    /// triggers (last: none fires on the copy), the AUTOINCREMENT counters too; then
-    /// checks that each is there, defined the same, each table with as many rows. What
-    /// cannot be carried throws, naming it, and the caller keeps the old database.
-    static func carryUserObjects(from source: String, into db: SQLiteDatabase) throws {
-        try db.execute("ATTACH DATABASE \(SQLValue.text(source).sqlLiteral) AS old")
-        defer { try? db.execute("DETACH DATABASE old") }
-        let objects = try userObjects(in: db, schema: "old")
-        var current = ""
-        do {
-            try db.transaction {
-                for kind in ["table", "index", "view", "trigger"] {
-                    for object in objects where object["type"].textValue == kind {
-                        let name = object["name"].textValue ?? ""
-                        current = "\(kind) \(name)"
-                        try db.execute(object["sql"].textValue ?? "")
-                        guard kind == "table" else { continue }
-                        let columns = try db.query("SELECT name FROM pragma_table_xinfo(?, 'old') WHERE hidden = 0", [.text(name)])
-                            .compactMap { $0[0].textValue.map(quoted) }.joined(separator: ", ")
-                        let rowid = (try? db.prepare("SELECT rowid FROM old.\(quoted(name))")) != nil ? "rowid, " : ""
-                        try db.execute("INSERT INTO main.\(quoted(name)) (\(rowid)\(columns)) SELECT \(rowid)\(columns) FROM old.\(quoted(name))")
-                    }
-                }
-                current = "AUTOINCREMENT counters"
-                if try db.tableExists("sqlite_sequence", schema: "old"), try db.tableExists("sqlite_sequence") {
-                    try db.execute("DELETE FROM main.sqlite_sequence; INSERT INTO main.sqlite_sequence SELECT * FROM old.sqlite_sequence")
-                }
-            }
-        } catch let error as SQLiteError {
-            throw StationError.environment("cannot carry the user's \(shown(current)) into the new version (\(error.message)); the local database is left as it was")
+    /// Replaces the bundle's tables of `db` (the user's database, in the update's transaction)
+    /// with those of the bundle attached as `schema` (checked: schemaProblem): each dropped,
+    /// and with it the user's indexes on it; made again as the download defines it, with its
+    /// indexes, and filled from it; then the user's indexes on them made again as they were.
+    /// One that no longer applies to the new version throws, naming it, and the transaction
+    /// leaves the database as it was. (The caller keeps the user's triggers off meanwhile.)
+    static func replaceBundleTables(in db: SQLiteDatabase, from schema: String) throws {
+        let mine = try userObjects(in: db).filter { isBundleTable($0["tbl_name"].textValue ?? "") }
+        for table in try db.query("SELECT name FROM main.sqlite_master WHERE type = 'table'").compactMap({ $0[0].textValue }) where isBundleTable(table) {
+            try db.execute("DROP TABLE main.\(quoted(table))")
         }
-        for object in objects {
-            let name = object["name"].textValue ?? "", kind = object["type"].textValue ?? ""
-            let here = try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE name = ?", [.text(name)]).first
-            let rows = { (schema: String) in try db.scalarInt("SELECT count(*) FROM \(schema).\(quoted(name))") }
-            if here != object || (kind == "table" && (try? rows("main")) != (try? rows("old"))) {
-                throw StationError.environment("the user's \(kind) \(shown(name)) did not arrive whole in the new version; the local database is left as it was")
+        let objects = try db.rows("SELECT type, name, sql FROM \(schema).sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+        for object in objects { try db.execute(object["sql"].textValue ?? "") }
+        // Into tables made just as the download's, with the same indexes: SQLite copies the rows as they are.
+        for object in objects where object["type"].textValue == "table" {
+            let name = quoted(object["name"].textValue ?? "")
+            try db.execute("INSERT INTO main.\(name) SELECT * FROM \(schema).\(name)")
+        }
+        for object in mine {
+            do {
+                try db.execute(object["sql"].textValue ?? "")
+            } catch let error as SQLiteError {
+                throw StationError.environment("cannot carry the user's \(object["type"].textValue ?? "") \(shown(object["name"].textValue ?? "")) "
+                                               + "into the new version (\(error.message)); the local database is left as it was")
             }
         }
     }

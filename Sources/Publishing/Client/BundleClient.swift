@@ -1,3 +1,4 @@
+import BuildDB
 import StationCore
 import FoundationEssentials
 import Glibc
@@ -5,9 +6,9 @@ import Glibc
 package struct PullReport: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
         case upToDate
-        /// Patched in place (on a copy, swapped in).
+        /// Patched, in place.
         case patched
-        /// Replaced by the full database.
+        /// The bundle's tables replaced by the full database's, in place.
         case replaced
     }
 
@@ -23,10 +24,13 @@ package struct PullReport: Sendable, Equatable {
 /// The reference client: what an app does on startup to bring its station
 /// database up to the published version, without ever leaving it damaged.
 ///
-/// Everything happens on a temporary file beside the database, which replaces
-/// it only when complete, verified and flushed; everything of the user's in it
-/// (completions, and any table, view, index or trigger that is not the bundle's)
-/// travels with it, or the database is left as it was.
+/// The database is never replaced under the app that has it open: it is updated in
+/// place, through SQLite, in one transaction on a connection of its own, which takes
+/// the write lock at once (`BEGIN IMMEDIATE`). SQLite's own locking and journal, in
+/// whichever mode the app uses (rollback or WAL), then order the app's writes and the
+/// update, and a failure or a kill rolls the update back whole. Everything of the
+/// user's in it (completions, and any table, view, index or trigger that is not the
+/// bundle's) stays, or the database is left as it was.
 package final class BundleClient {
     package let baseURL: String
     package let databasePath: String
@@ -54,13 +58,14 @@ package final class BundleClient {
         let local = try localVersion()
         var report = PullReport(kind: .upToDate, localVersion: local, publishedVersion: manifest.version, recordsCopied: 0)
         if manifest.version <= local { return report }
-        try refuseHotJournal()
 
         if let patch = manifest.patch, local > 0, manifest.previousVersion == local {
             do {
                 report.recordsCopied = try applyPatch(patch, manifest: manifest, localVersion: local)
                 report.kind = .patched
                 return report
+            } catch let error as StationError where error.sqlite?.code.primaryResultCode == .SQLITE_BUSY {
+                throw error   // the app's write holds it: so would it the full database's
             } catch {
                 // Whatever kept the patch from applying (missing, damaged, refused,
                 // failing), the full database does the same job.
@@ -68,8 +73,9 @@ package final class BundleClient {
             }
             Events.send(PatchNotUsed(reason: report.patchProblem ?? ""))
         }
-        report.recordsCopied = try replaceWithFullDatabase(manifest: manifest, localVersion: local)
-        report.kind = .replaced
+        // The version the database has in the update's transaction counts: another pull may have updated it meanwhile.
+        (report.localVersion, report.recordsCopied) = try replaceWithFullDatabase(manifest: manifest)
+        if report.localVersion < manifest.version { report.kind = .replaced }
         return report
     }
 
@@ -115,35 +121,55 @@ package final class BundleClient {
         return manifest
     }
 
-    /// The local database's user_version, or 0 when there is none yet.
+    /// The local database's user_version, or 0 when there is none yet. Read-write, so that
+    /// SQLite rolls back what a killed writer left (a hot journal), which a read-only
+    /// connection cannot; waiting for the app's write as the update does.
     func localVersion() throws -> Int {
         guard Files.exists(databasePath) else { return 0 }
         do {
-            let db = try SQLiteDatabase(path: databasePath, mode: .readOnly)
+            let db = try SQLiteDatabase(path: databasePath, mode: .readWrite)
             defer { db.close() }
+            db.waitWhileBusy(milliseconds: Self.writerWait)
             return try db.userVersion
         } catch {
             throw StationError.environment("cannot read the local database \(databasePath): \(error); move it away to start afresh")
         }
     }
 
-    /// A journal beside the database would be replayed into the file we swap in.
-    private func refuseHotJournal() throws {
-        for suffix in ["-journal", "-wal"] {
-            let path = databasePath + suffix
-            if let size = Files.size(of: path), size > 0 {
-                throw StationError.environment("\(path) exists: another program has the database open or crashed in a write; open and close it with sqlite3, then try again")
-            }
+    /// How long pull waits for an app's write in progress (its transaction) before it gives up (exit 3).
+    static let writerWait = 10_000
+
+    /// Runs `body` on a connection of the user's database (made when there is none yet) in
+    /// one transaction that takes SQLite's write lock at once, with the database at `attach`
+    /// attached read-only as `bundle`: committed when `body` returns, rolled back when it
+    /// throws. The app's writes wait for it, as it waits for theirs (`writerWait`): SQLite
+    /// orders them, in rollback-journal and WAL mode alike, and a kill leaves the old version.
+    /// Only this connection opens the database file while the lock is held: closing any other
+    /// descriptor of it would drop the process's POSIX locks on it, SQLite's among them.
+    private func updateInPlace<T>(attach: String? = nil, _ body: (SQLiteDatabase) throws -> T) throws -> T {
+        do {
+            let db = try SQLiteDatabase(path: databasePath, mode: .create)
+            defer { db.close() }
+            db.waitWhileBusy(milliseconds: Self.writerWait)
+            // The bundle's pages stay in memory until the commit, not spilled to the file midway.
+            try db.execute("PRAGMA cache_size = -65536")
+            // ATTACH cannot run inside a transaction.
+            if let attach { try db.attachReadOnly(attach, as: "bundle") }
+            return try db.transaction(.immediate) { try body(db) }
+        } catch let error as SQLiteError {
+            let busy = error.code.primaryResultCode == .SQLITE_BUSY
+            throw StationError.environment("cannot update \(databasePath) (\(error.message))"
+                                           + (busy ? ": another program has been writing it for \(Self.writerWait / 1000) s; try again" : "")
+                                           + "; it is left as it was", cause: .sqlite(error))
         }
     }
 
-    /// Downloads the patch, runs it on a copy of the local database in one
-    /// transaction, checks the result and swaps it in.
+    /// Downloads the patch and runs it in place, in one transaction with every check of
+    /// its result: a failure leaves the database as it was.
     private func applyPatch(_ relative: String, manifest: PublishedBundle, localVersion: Int) throws -> Int {
         let patchURL = url(relative)
         let patchPath = temporaryBase + ".patch"
-        let copyPath = temporaryBase
-        defer { unlink(patchPath); removeDatabaseFiles(copyPath) }
+        defer { unlink(patchPath) }
 
         let download = try named(patchURL) { try http.download(patchURL, to: patchPath) }
         if let expected = manifest.patchSHA256, expected.lowercased() != download.sha256 {
@@ -153,59 +179,58 @@ package final class BundleClient {
             throw StationError(.corrupt(what: patchURL, reason: "not UTF-8 text"))
         }
 
-        removeDatabaseFiles(copyPath)
-        // From the copy of the user's data until the patched copy is in place, no app writes.
-        let hold = try holdAgainstWriters()
-        defer { release(hold) }
-        do {
-            let local = try SQLiteDatabase(path: databasePath, mode: .readOnly)
-            defer { local.close() }
-            try local.execute("VACUUM INTO ?", [.text(copyPath)])
-        } catch {
-            throw StationError.environment("cannot copy the local database \(databasePath): \(error)")
-        }
-
-        let limit = http.options.maxBytes
-        let db = try SQLiteDatabase(path: copyPath, mode: .readWrite)
-        do {
+        Events.send(PullUpdating(database: databasePath, version: manifest.version))
+        return try updateInPlace { db in
+            guard try db.userVersion == localVersion else {
+                throw StationError.environment("\(databasePath) is no longer at version \(localVersion) (another pull updated it meanwhile)")
+            }
             // The limit holds for what the patch makes as for what a download brings.
-            try db.limitSize(toBytes: limit)
-            let before = try Self.stationIDs(in: db)
-            let recorded = try Self.recordedIDs(in: db)
-            let objects = try BundleCheck.userObjects(in: db)
-            let mine = Set(objects.compactMap { $0["name"].textValue } + ["completions"])
-            // The user's triggers on the bundle's tables would fire on the patch's own writes,
-            // which a full download never makes them do: off while it runs, then back as they were.
-            let triggers = objects.filter { $0["type"].textValue == "trigger" && BundleCheck.isBundleTable($0["tbl_name"].textValue ?? "") }
-            for trigger in triggers { try db.execute("DROP TRIGGER main.\(BundleCheck.quoted(trigger["name"].textValue ?? ""))") }
-            try runPatch(sql, on: db, url: patchURL, limit: limit)
-            for trigger in triggers {
-                do {
-                    try db.execute(trigger["sql"].textValue ?? "")
-                } catch let error as SQLiteError {
-                    throw StationError(.corrupt(what: patchURL, reason: "after the patch, the user's trigger \(shown(trigger["name"].textValue ?? "")) no longer applies (\(error.message))"))
-                }
+            try db.limitSize(toBytes: http.options.maxBytes)
+            return try update(db, from: localVersion, to: manifest, what: patchURL, downloaded: true) {
+                try runPatch(sql, on: db, url: patchURL)
             }
-            if let problem = try BundleCheck.schemaProblem(in: db, user: mine) {
-                throw StationError(.corrupt(what: patchURL, reason: "after the patch: \(problem)"))
-            }
-            if try db.userVersion != manifest.version {
-                try db.execute("PRAGMA user_version = \(manifest.version)")
-            }
-            try checkRowCounts(db, manifest: manifest, what: patchURL)
-            let pairs = try renumberings(in: db, after: localVersion)
-            let copied = try carryCompletions(into: db, renumbered: pairs)
-            // Every station, not only those with records: a patch may change an
-            // s_id only as renumbered_stations says, records or none.
-            try Self.checkStationsKept(before, recorded: recorded, in: db, renumbered: pairs, what: patchURL,
-                                       rule: "a patch may change or remove an s_id only as renumbered_stations says")
-            db.close()
-            try commit(copyPath, held: hold != nil)
-            return copied
-        } catch {
-            db.close()
-            throw error
         }
+    }
+
+    /// Runs `change` on the user's database, in the update's transaction, and checks what it
+    /// made: the bundle's schema and every station the user has a record of kept unless
+    /// renumbered; for a `downloaded` patch, latest.json's row counts and every station kept
+    /// (the full database's tables are its sha256's). The user's objects stay, and their
+    /// triggers never fire on the change. Returns the records copied to renumbered stations.
+    private func update(_ db: SQLiteDatabase, from localVersion: Int, to manifest: PublishedBundle, what patchURL: String,
+                        downloaded: Bool, _ change: () throws -> Void) throws -> Int {
+        let recorded = try Self.recordedIDs(in: db)
+        let before = downloaded ? try Self.stationIDs(in: db) : recorded.intersection(try Self.stationIDs(in: db))
+        let objects = try BundleCheck.userObjects(in: db)
+        // SQLite's own tables (sqlite_sequence, sqlite_stat1) come of the user's use of the database.
+        let mine = Set(objects.compactMap { $0["name"].textValue } + ["completions"]
+                       + (try db.query("SELECT name FROM main.sqlite_master WHERE name LIKE 'sqlite\\_%' ESCAPE '\\'").compactMap { $0[0].textValue }))
+        // The user's triggers on the bundle's tables would fire on the update's own writes: off
+        // while it runs, then back as they were.
+        let triggers = objects.filter { $0["type"].textValue == "trigger" && BundleCheck.isBundleTable($0["tbl_name"].textValue ?? "") }
+        for trigger in triggers { try db.execute("DROP TRIGGER main.\(BundleCheck.quoted(trigger["name"].textValue ?? ""))") }
+        try change()
+        for trigger in triggers {
+            do {
+                try db.execute(trigger["sql"].textValue ?? "")
+            } catch let error as SQLiteError {
+                throw StationError(.corrupt(what: patchURL, reason: "after the patch, the user's trigger \(shown(trigger["name"].textValue ?? "")) no longer applies (\(error.message))"))
+            }
+        }
+        if let problem = try BundleCheck.schemaProblem(in: db, user: mine) {
+            throw StationError(.corrupt(what: patchURL, reason: "after the patch: \(problem)"))
+        }
+        if try db.userVersion != manifest.version {
+            try db.execute("PRAGMA user_version = \(manifest.version)")
+        }
+        if downloaded { try checkRowCounts(db, manifest: manifest, what: patchURL) }
+        let pairs = try renumberings(in: db, after: localVersion)
+        let copied = try carryCompletions(into: db, renumbered: pairs)
+        // A patch may change an s_id only as renumbered_stations says, records or none.
+        try Self.checkStationsKept(before, recorded: recorded, in: db, renumbered: pairs, what: patchURL,
+                                   rule: downloaded ? "a patch may change or remove an s_id only as renumbered_stations says"
+                                        : "a station with a user's record may go only as renumbered_stations says")
+        return copied
     }
 
     /// The steps of SQLite's virtual machine a patch may take: 10,000 for each of its lines
@@ -217,12 +242,13 @@ package final class BundleClient {
 
     /// Runs a downloaded patch as the Android client does, under PatchPolicy and the work
     /// bound, saying what went wrong in a download's terms.
-    private func runPatch(_ sql: String, on db: SQLiteDatabase, url patchURL: String, limit: Int) throws {
+    private func runPatch(_ sql: String, on db: SQLiteDatabase, url patchURL: String) throws {
+        let limit = http.options.maxBytes
         let bound = Self.workBound(ofPatch: sql)
         do {
-            try db.limitingWork(to: bound) {
-                try AndroidPatchRunner.apply(sql: sql, to: db, file: patchURL, authorizer: PatchPolicy.authorizer)
-            }
+            // In the update's transaction, which the policy keeps the patch from ending.
+            let script = try SQLScript(sql, file: patchURL)
+            try db.limitingWork(to: bound) { try db.authorizing(PatchPolicy.authorizer) { try script.run(on: db) } }
         } catch let error as StationError where error.statement != nil {
             let failure = error.statement!
             let line = "line \(failure.location.line ?? 0)", statement = "(in: \(shown(failure.statement)))"
@@ -244,30 +270,57 @@ package final class BundleClient {
         }
     }
 
-    /// Downloads the gzip of the full database, verifies both digests, carries
-    /// everything of the user's over and swaps it in.
-    private func replaceWithFullDatabase(manifest: PublishedBundle, localVersion: Int) throws -> Int {
+    /// Downloads the gzip of the full database, verifies both digests, and replaces the
+    /// bundle's tables in place with its own, in one transaction: the version the database
+    /// had then (nothing is done when it is the published one already) and the records copied.
+    private func replaceWithFullDatabase(manifest: PublishedBundle) throws -> (from: Int, copied: Int) {
         let newPath = temporaryBase
         defer { removeDatabaseFiles(newPath) }
         try downloadDatabase(manifest, to: newPath)
-        // From the read of the user's data until the new file is in place, no app writes.
-        let hold = try holdAgainstWriters()
-        defer { release(hold) }
-        let (kept, recorded) = try localRecords()
-        let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
-        do {
-            if Files.exists(databasePath) { try BundleCheck.carryUserObjects(from: databasePath, into: db) }
-            let pairs = try renumberings(in: db, after: localVersion)
-            let copied = try carryCompletions(into: db, renumbered: pairs)
-            try Self.checkStationsKept(kept, recorded: recorded, in: db, renumbered: pairs, what: url(manifest.database),
-                                       rule: "a station with a user's record may go only as renumbered_stations says")
-            db.close()
-            try commit(newPath, held: hold != nil)
-            return copied
-        } catch {
-            db.close()
-            throw error
+        Events.send(PullUpdating(database: databasePath, version: manifest.version))
+        if try placeFirst(newPath) { return (0, 0) }
+        return try updateInPlace(attach: newPath) { db in
+            let local = try db.userVersion
+            guard local < manifest.version else { return (local, 0) }
+            // A database that holds a bundle as published takes its difference from the download,
+            // run as a patch (every check of one made): only what changed is written. Any other
+            // (none yet, its tables changed by hand) takes the download's tables whole.
+            let what = url(manifest.database)
+            try db.execute("SAVEPOINT difference")
+            do {
+                let difference = try BundleDifference.between(attached: db, oldPath: databasePath, newPath: newPath, old: "main", new: "bundle")
+                let copied = try update(db, from: local, to: manifest, what: what, downloaded: false) {
+                    try runPatch(PatchWriter.patch(from: difference, toVersion: manifest.version), on: db, url: what)
+                }
+                try db.execute("RELEASE difference")
+                return (local, copied)
+            } catch {
+                try db.execute("ROLLBACK TO difference; RELEASE difference")
+            }
+            return (local, try update(db, from: local, to: manifest, what: what, downloaded: false) {
+                try BundleCheck.replaceBundleTables(in: db, from: "bundle")
+            })
         }
+    }
+
+    /// With no database yet, the checked download becomes it, with an empty completions table:
+    /// link(2) never replaces a file, so a database an app made meanwhile is kept (false: it
+    /// is then updated in place).
+    private func placeFirst(_ newPath: String) throws -> Bool {
+        guard !Files.exists(databasePath) else { return false }
+        do {
+            let db = try SQLiteDatabase(path: newPath, mode: .readWrite)
+            defer { db.close() }
+            try db.execute(BundleSchema.completionsCreateSQL)
+        }
+        try Files.sync(newPath)
+        guard link(newPath, databasePath) == 0 else {
+            if errno == EEXIST { return false }
+            throw StationError.environment("cannot put the new version in place at \(databasePath): \(systemError())")
+        }
+        let folder = parentFolder(of: databasePath)
+        try Files.sync(folder.isEmpty ? "." : folder)
+        return true
     }
 
     /// The gzip of the published database, checked against latest.json before and after
@@ -317,7 +370,7 @@ package final class BundleClient {
         removeLeftovers()
         let manifest = try fetchManifest()
         try downloadDatabase(manifest, to: temporaryBase)
-        do { try commit(temporaryBase) } catch { removeDatabaseFiles(temporaryBase); throw error }
+        do { try AtomicFile.commit(temporary: temporaryBase, to: databasePath) } catch { removeDatabaseFiles(temporaryBase); throw error }
         let folder = parentFolder(of: databasePath)
         var registryPath: String?
         let manifestURL = url(manifest.manifest)
@@ -375,45 +428,29 @@ package final class BundleClient {
     }
 
     /// Gives each renumbered station its predecessor's records, every column of them, unless
-    /// it has one already (making a completions table when the client has none yet).
-    /// Returns how many records the renumbering created.
+    /// it has one already (making a completions table when the client has none yet), in
+    /// the update's transaction. Returns how many records the renumbering created.
     func carryCompletions(into db: SQLiteDatabase, renumbered: [PublishedBundle.Renumbered]) throws -> Int {
-        try db.execute(BundleSchema.completionsCreateSQL)
         var copied = 0
         do {
-            try db.transaction {
-                // Made only when a record is to be copied: completions may be a view.
-                var copy: SQLiteStatement?
-                for pair in renumbered {
-                    let ids = [SQLValue.integer(Int64(pair.newStationID)), .integer(Int64(pair.oldStationID))]
-                    guard try db.scalarInt("SELECT count(*) FROM completions WHERE s_id = ?2 AND NOT EXISTS (SELECT 1 FROM completions WHERE s_id = ?1)", ids) ?? 0 > 0 else { continue }
-                    if copy == nil {
-                        let others = try db.query("SELECT name FROM pragma_table_xinfo('completions') WHERE hidden = 0 AND name <> 's_id'")
-                            .compactMap { $0[0].textValue.map { ", \"" + $0.replacing("\"", with: "\"\"") + "\"" } }.joined()
-                        copy = try db.prepare("INSERT INTO completions (s_id\(others)) SELECT ?1\(others) FROM completions WHERE s_id = ?2")
-                    }
-                    try copy?.run(ids)
-                    copied += db.changes
+            try db.execute(BundleSchema.completionsCreateSQL)
+            // Made only when a record is to be copied: completions may be a view.
+            var copy: SQLiteStatement?
+            for pair in renumbered {
+                let ids = [SQLValue.integer(Int64(pair.newStationID)), .integer(Int64(pair.oldStationID))]
+                guard try db.scalarInt("SELECT count(*) FROM completions WHERE s_id = ?2 AND NOT EXISTS (SELECT 1 FROM completions WHERE s_id = ?1)", ids) ?? 0 > 0 else { continue }
+                if copy == nil {
+                    let others = try db.query("SELECT name FROM pragma_table_xinfo('completions') WHERE hidden = 0 AND name <> 's_id'")
+                        .compactMap { $0[0].textValue.map { ", \"" + $0.replacing("\"", with: "\"\"") + "\"" } }.joined()
+                    copy = try db.prepare("INSERT INTO completions (s_id\(others)) SELECT ?1\(others) FROM completions WHERE s_id = ?2")
                 }
+                try copy?.run(ids)
+                copied += db.changes
             }
         } catch let error as SQLiteError {
             throw StationError.environment("cannot give renumbered stations their predecessors' records in completions (\(error.message)); the local database is left as it was")
         }
         return copied
-    }
-
-    /// The stations of the local database the user has records of, and every
-    /// s_id they have a record for; both empty when there is no local database yet.
-    func localRecords() throws -> (stations: Set<Int>, recorded: Set<Int>) {
-        guard Files.exists(databasePath) else { return ([], []) }
-        do {
-            let local = try SQLiteDatabase(path: databasePath, mode: .readOnly)
-            defer { local.close() }
-            let recorded = try Self.recordedIDs(in: local)
-            return (recorded.intersection(try Self.stationIDs(in: local)), recorded)
-        } catch let error as SQLiteError {
-            throw StationError.environment("cannot read the local database \(databasePath): \(error); move it away to start afresh")
-        }
     }
 
     static func stationIDs(in db: SQLiteDatabase) throws -> Set<Int> {
@@ -471,59 +508,6 @@ package final class BundleClient {
         }
     }
 
-    /// How long pull waits for an app's write in progress before it gives up (exit 3).
-    static let writerWait = 10_000
-
-    /// Holds the database against other writers (an app recording a completion) from the
-    /// moment its user data is read until the new file is in place: a write made between
-    /// the two would land in the old file and be lost with it. The app's write waits (its
-    /// busy timeout) or fails with SQLITE_BUSY; once the new file is in place, SQLite refuses
-    /// a write through a connection opened on the old one (SQLITE_READONLY_DBMOVED). Nil
-    /// when there is no database yet.
-    private func holdAgainstWriters() throws -> SQLiteDatabase? {
-        guard Files.exists(databasePath) else { return nil }
-        do {
-            let hold = try SQLiteDatabase(path: databasePath, mode: .readWrite)
-            hold.waitWhileBusy(milliseconds: Self.writerWait)
-            do { try hold.execute("BEGIN IMMEDIATE") } catch { hold.close(); throw error }
-            return hold
-        } catch {
-            throw StationError.environment("cannot hold \(databasePath) against other writers while the new version is made (\(error)): "
-                                   + "another program has been writing it for \(Self.writerWait / 1000) s; try again")
-        }
-    }
-
-    private func release(_ hold: SQLiteDatabase?) {
-        guard let hold else { return }
-        try? hold.execute("ROLLBACK")
-        hold.close()
-    }
-
-    /// Puts `temporary` in place of the database. Without a hold there was no database when
-    /// the pull began: one that appeared since (an app made it) is never replaced.
-    private func commit(_ temporary: String, held: Bool = true) throws {
-        Events.send(PullReplacing(database: databasePath))
-        do {
-            if held {
-                try AtomicFile.commit(temporary: temporary, to: databasePath)
-                return
-            }
-            try Files.sync(temporary)
-            // link(2) never replaces: the new file goes in only where there is none.
-            if link(temporary, databasePath) != 0 {
-                let reason = errno == EEXIST ? "it appeared while this pull ran (an app made it); pull again" : systemError()
-                throw StationError.environment("cannot put the new version in place at \(databasePath): \(reason)")
-            }
-            unlink(temporary)
-            let folder = parentFolder(of: databasePath)
-            try Files.sync(folder.isEmpty ? "." : folder)
-        } catch let error as StationError {
-            throw error
-        } catch {
-            throw StationError.environment("\(error)")
-        }
-    }
-
     private func removeDatabaseFiles(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
     }
@@ -535,9 +519,10 @@ package struct PatchNotUsed: Event, Equatable {
     package var description: String { "pull: patch not used (\(reason)); downloading the full database" }
 }
 
-/// The new version is about to replace the database: the last moment an app's write could
-/// be lost, were the database not held against writers (a test writes there).
-package struct PullReplacing: Event, Equatable {
+/// The new version is checked and about to go into the database: in place, once an app's
+/// write in progress is done (a test writes there), or as a new file where there is none.
+package struct PullUpdating: Event, Equatable {
     package var database: String
-    package var description: String { "pull: replacing \(database) with the new version" }
+    package var version: Int
+    package var description: String { "pull: updating \(database) to version \(version)" }
 }

@@ -74,6 +74,9 @@ package final class Deployment {
     /// Held in the dist while a deploy from it runs: two deploys of one dist (a cron
     /// run and a hand run) would take each other's staging folders for leftovers.
     package static let lockName = ".deploy.lock"
+    /// Held in the target while a deploy into it runs, from any dist: a deploy that read the
+    /// target's latest.json before another replaced it would take the apps back.
+    package static let targetLockName = ".deploy-into.lock"
 
     package let request: DeployRequest
 
@@ -93,13 +96,20 @@ package final class Deployment {
         let target = self.target
 
         let dist = try PublishedDist.read(request.dist)
-        let state = try target.state()
-        let plan = try makePlan(dist, state, target)
+        var state = try target.state()
+        var plan = try makePlan(dist, state, target)
         Events.send(DeployNote.checking)
         try dist.verify(plan.toCopy)
         if request.dryRun { return plan }
 
         if !state.exists { try target.prepare() }
+        let targetLock = try target.lock(wait: request.wait)
+        defer { withExtendedLifetime(targetLock) {} }
+        // Another deploy may have changed the target while this one waited for it.
+        if targetLock != nil {
+            state = try target.state()
+            plan = try makePlan(dist, state, target)
+        }
         if !state.leftovers.isEmpty {
             Events.send(DeployNote.removingLeftovers(target: target.label, names: state.leftovers))
             try target.remove(state.leftovers)
@@ -119,7 +129,14 @@ package final class Deployment {
             Events.send(DeployNote.placed(joinPath(target.label, folder.name)))
         }
         if plan.copiesLatest {
-            try target.putLatest(from: dist.path)
+            // Checked again just before it is replaced: whatever ran meanwhile, the target only
+            // fast-forwards, and its latest.json is replaced only while it is the one checked.
+            let served = try target.state().latestBytes
+            _ = try servedVersion(served, at: joinPath(target.label, DistLayout.latest), dist: dist)
+            guard try target.putLatest(from: dist.path, replacing: served) else {
+                throw StationError.environment("\(joinPath(target.label, DistLayout.latest)) changed while this deploy ran (another deploy into "
+                                               + "\(target.label)?); it was left as it is: deploy again")
+            }
             Events.send(DeployEvent.latestPlaced)
             Events.send(DeployNote.latest(joinPath(target.label, DistLayout.latest), version: plan.version, was: plan.targetVersion))
         }
@@ -131,21 +148,29 @@ package final class Deployment {
         return try FileLock.take(joinPath(request.dist, Self.lockName), for: "deploy from \(request.dist)", wait: request.wait)
     }
 
+    /// The version the target's latest.json (`bytes` at `path`) names, when it has one, and
+    /// the dist's a fast-forward from it (else exit 2).
+    func servedVersion(_ bytes: [UInt8]?, at path: String, dist: PublishedDist) throws -> Int? {
+        guard let bytes else { return nil }
+        let served: PublishedBundle
+        do {
+            served = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
+        }
+        try refuseAnythingButAFastForward(from: served, at: path, to: dist)
+        return served.version
+    }
+
     /// Compares the target with the dist; refuses (exit 2) a target whose latest.json is
     /// above the dist's, or that holds one of the dist's versions with other bytes.
     func makePlan(_ dist: PublishedDist, _ state: TargetState, _ target: DeployTarget) throws -> DeployPlan {
-        var targetVersion: Int?
-        if let bytes = state.latestBytes {
-            let path = joinPath(target.label, DistLayout.latest)
-            let served: PublishedBundle
-            do {
-                served = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
-            } catch let error as DecodingError {
-                throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
-            }
-            targetVersion = served.version
-            try refuseAnythingButAFastForward(from: served, at: path, to: dist)
+        let latestPath = joinPath(target.label, DistLayout.latest)
+        if state.entries[DistLayout.latest] == true {
+            throw StationError.badInput(SourceLocation(file: latestPath), "a folder where the apps read a file: remove it (rm -r \(latestPath)), "
+                                        + "then deploy again; nothing was copied")
         }
+        let targetVersion = try servedVersion(state.latestBytes, at: latestPath, dist: dist)
         let atTarget = try BundleVersion.named(state.entries.keys, in: target.label)
         let present = Set(atTarget)
         let shared = dist.versions.filter { present.contains($0.version) }

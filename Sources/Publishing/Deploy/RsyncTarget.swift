@@ -57,7 +57,7 @@ struct RsyncTarget: DeployTarget {
         }
         guard allowing.contains(result.status) else {
             if result.status == 127 {
-                throw StationError.environment("\(label): a command deploy needs is missing there (\(result.errors.trimmed)); it needs sh, ls, cat, sha256sum (coreutils), mv and rm")
+                throw StationError.environment("\(label): a command deploy needs is missing there (\(result.errors.trimmed)); it needs sh, ls, cat, sha256sum (coreutils), mv, rm and flock (util-linux)")
             }
             throw StationError.environment("\(label): `\(shown(script, limit: 120))` failed (exit \(result.status)): \(result.errors.trimmed)")
         }
@@ -164,9 +164,23 @@ struct RsyncTarget: DeployTarget {
         if result.status == 86 { throw StationError.environment("\(label)/\(name) appeared while this deploy ran (another deploy into it?); nothing was replaced") }
     }
 
-    func putLatest(from dist: String) throws {
-        // -I: the target's latest.json may have the size and time of the dist's and other bytes.
-        try rsync([joinPath(dist, DistLayout.latest)], to: destination(DistLayout.latest), extra: ["--ignore-times"])
+    /// A folder of this machine is locked as a local target is; over ssh, no lock outlives one command.
+    func lock(wait: Bool) throws -> FileLock? {
+        guard case .local = shell else { return nil }
+        return try FileLock.take(joinPath(path, Deployment.targetLockName), for: "deploy into \(path)", wait: wait)
+    }
+
+    func putLatest(from dist: String, replacing current: [UInt8]?) throws -> Bool {
+        // Sent beside it first (-I: it may have the size and time of the dist's and other bytes),
+        // then renamed over it while it is the one checked: over ssh under flock(1) on the
+        // target's lock, which this process holds itself for a folder of this machine.
+        let staged = ".\(DistLayout.latest).deploy-\(getpid())"
+        try rsync([joinPath(dist, DistLayout.latest)], to: destination(staged), extra: ["--ignore-times"])
+        let unchanged = current.map { "[ \"$(sha256sum < \(DistLayout.latest))\" = '\(SHA256.hex($0))  -' ]" } ?? "[ ! -e \(DistLayout.latest) ]"
+        var swap = "if \(unchanged); then mv -f -- \(staged) \(DistLayout.latest) && { sync -- . 2>/dev/null || true; }; else exit 86; fi"
+        if case .ssh = shell { swap = "flock \(Deployment.targetLockName) -c \(shellQuoted(swap))" }
+        let result = try sh("cd -- \(quotedPath) && ( \(swap) ); s=$?; [ $s = 0 ] || rm -f -- \(staged); exit $s", allowing: [0, 86])
+        return result.status == 0
     }
 }
 

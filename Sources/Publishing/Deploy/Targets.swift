@@ -50,8 +50,12 @@ protocol DeployTarget {
     func stage(_ folder: VersionFolder, from dist: String, into staging: String) throws
     /// Renames `staging` to `name`, which must not exist.
     func place(_ staging: String, as name: String) throws
-    /// Replaces the target's latest.json with the dist's, atomically.
-    func putLatest(from dist: String) throws
+    /// Holds the target against other deploys into it until released (nil where a lock cannot
+    /// outlive one command: putLatest's check and rename are then made under one).
+    func lock(wait: Bool) throws -> FileLock?
+    /// Replaces the target's latest.json with the dist's, atomically, only while the target's is
+    /// still `current` (nil: none); false, replacing nothing, when it is not.
+    func putLatest(from dist: String, replacing current: [UInt8]?) throws -> Bool
 }
 
 /// A folder of this machine, written in Swift: each version copied into a staging
@@ -114,8 +118,13 @@ struct LocalFolderTarget: DeployTarget {
         try Files.sync(root)
     }
 
-    func putLatest(from dist: String) throws {
+    func lock(wait: Bool) throws -> FileLock? {
+        try FileLock.take(joinPath(root, Deployment.targetLockName), for: "deploy into \(root)", wait: wait)
+    }
+
+    func putLatest(from dist: String, replacing current: [UInt8]?) throws -> Bool {
         let final = joinPath(root, DistLayout.latest)
+        guard (Files.exists(final) ? try Files.read(final) : nil) == current else { return false }
         let temporary = AtomicFile.temporaryPath(for: final)
         do {
             try Files.write(try Files.read(joinPath(dist, DistLayout.latest)), to: temporary)
@@ -126,6 +135,7 @@ struct LocalFolderTarget: DeployTarget {
             unlink(temporary)
             throw error
         }
+        return true
     }
 
     /// Copies a file a piece at a time, flushes it and returns the sha256 of what was written.

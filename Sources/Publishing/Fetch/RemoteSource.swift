@@ -52,9 +52,11 @@ package struct RemoteSource: Sendable {
     /// Refuses a source folder (the staging folder of a fetch, with the files the server
     /// left unchanged beside the new ones) that its reader refuses: the files of a release
     /// must name each other's stations and lines, not only each have the right columns.
-    /// An upstream release that would take raw/ back (UpstreamRelease) is refused too,
-    /// unless `allowOlder`.
-    package func check(folder: String, allowOlder: Bool = false) throws {
+    /// An upstream release that would take raw/ back (UpstreamRelease, against raw/'s release
+    /// or else `published`, the one the published version was made from) is refused too,
+    /// unless `allowOlder`; and one dated after tomorrow, which would stand above every real
+    /// release after it, unless `allowFuture`.
+    package func check(folder: String, published: [String: String]? = nil, allowOlder: Bool = false, allowFuture: Bool = false) throws {
         guard declaration.kind != .n02 else { return }   // one file, read whole by its format's check
         do {
             _ = try declaration.kind.read(folder, label: declaration.path)
@@ -64,13 +66,20 @@ package struct RemoteSource: Sendable {
             let file = files.first { fileName(of: $0.path) == named } ?? files.first
             throw StationError(.badContent(url: file?.url ?? "", file: file?.path ?? declaration.path, reason: FileFormat.firstProblem(of: error)))
         }
-        guard declaration.kind == .stationDatabase, !allowOlder, let release = files.first(where: { $0.format == .upstreamRelease }) else { return }
+        guard declaration.kind == .stationDatabase, let release = files.first(where: { $0.format == .upstreamRelease }) else { return }
         let source = parentFolder(of: release.path)
-        if let problem = try UpstreamRelease(current: source, candidate: folder, label: source).problem() {
-            throw StationError.badInput(SourceLocation(file: release.url), "\(problem). Fetching it would have the next make take every app back, "
-                             + "so \(source) is left as it was; to take it all the same (the upstream withdrew a release), "
-                             + "fetch with --allow-older-release (make fetch ALLOW_OLDER_RELEASE=1)")
+        let upstream = UpstreamRelease(current: source, candidate: folder, label: source,
+                                       published: published?[declaration.path].flatMap { Int($0.drop { $0 == "v" }) })
+        let lastDay = UpstreamRelease.lastDay()
+        if !allowFuture, let claimed = try upstream.claimed, claimed > lastDay {
+            throw StationError.badInput(SourceLocation(file: release.url), "release \(claimed) is dated after tomorrow (\(lastDay), UTC): taken, it would "
+                             + "stand above every real release after it, each then refused as older. \(source) is left as it was; if the date is "
+                             + "right, fetch with --allow-future-release (make fetch ALLOW_FUTURE_RELEASE=1)")
         }
+        guard !allowOlder, let problem = try upstream.problem() else { return }
+        throw StationError.badInput(SourceLocation(file: release.url), "\(problem). Fetching it could have the next make take every app back, "
+                         + "so \(source) is left as it was; to take it all the same (the upstream withdrew a release), "
+                         + "fetch with --allow-older-release (make fetch ALLOW_OLDER_RELEASE=1)")
     }
 }
 
@@ -110,8 +119,10 @@ extension RemoteSource {
 
     /// `stationdb fetch`: every source of `raw`/sources.json that has a url, each told as it
     /// goes (FetchEvent); a source that fails is left as it was and the others are still
-    /// fetched. Throws a StationError with the worst status when one failed.
-    package static func fetchAll(raw: String, upstream: String?, allowOlder: Bool, http: HTTPClient) throws {
+    /// fetched. `published`: the releases the published version was made from (its latest.json's).
+    /// Throws a StationError with the worst status when one failed.
+    package static func fetchAll(raw: String, upstream: String?, published: [String: String]? = nil, allowOlder: Bool, allowFuture: Bool = false,
+                                 http: HTTPClient) throws {
         let config = try SourcesConfig.load(rawFolder: raw)
         let remote = try plan(config, rawFolder: raw, upstream: upstream)
         if remote.isEmpty { return Events.send(FetchEvent.nothingToFetch(sources: joinPath(raw, SourcesConfig.fileName))) }
@@ -120,7 +131,7 @@ extension RemoteSource {
         for source in remote {
             let before = source.heldRelease
             do {
-                let reports = try fetcher.fetch(source.files) { try source.check(folder: $0, allowOlder: allowOlder) }
+                let reports = try fetcher.fetch(source.files) { try source.check(folder: $0, published: published, allowOlder: allowOlder, allowFuture: allowFuture) }
                 for report in reports {
                     switch report.outcome {
                     case .unchanged: Events.send(FetchEvent.unchanged(file: report.file.path))

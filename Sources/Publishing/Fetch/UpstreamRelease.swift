@@ -1,10 +1,12 @@
+import Glibc
 import Ingest
 import StationCore
 
 /// The upstream's releases only move forward, and raw/ holds the latest one it took
-/// (raw/station_database/latest_info.json). A fetch that would replace it with an older
-/// release, whether the mirror says so or claims a newer version over older files, would
-/// have the next make take every app back; so it is refused, unless asked for.
+/// (raw/station_database/latest_info.json; without it, the published version records the
+/// release it was made from). A fetch that would replace it with an older release, whether
+/// the mirror says so or claims a newer version over older files, would have the next make
+/// take every app back; so it is refused, unless asked for.
 ///
 /// What a release's files show of its age: the upstream keeps every station and line it
 /// ever listed, a closed one marked `closed`, and never reopens one. Files that lack one
@@ -17,16 +19,35 @@ struct UpstreamRelease {
     var candidate: String
     /// How messages name the source folder (raw/station_database).
     var label: String
+    /// The release the published version was made from (its latest.json's "releases"), if any.
+    var published: Int?
 
     var releaseFile: String { StationDatabaseReader.releaseFile }
 
+    /// The release the candidate claims (the format check refuses a file without one).
+    var claimed: Int? { get throws { try release(in: candidate) } }
+
+    /// The last day a release may claim: tomorrow (UTC), whatever a clock's zone or a mirror's.
+    static func lastDay(now: time_t = time(nil)) -> Int {
+        var seconds = now + 86_400, day = tm()
+        gmtime_r(&seconds, &day)
+        return Int(day.tm_year + 1900) * 10_000 + Int(day.tm_mon + 1) * 100 + Int(day.tm_mday)
+    }
+
     /// Why the release in `candidate` would take raw/ back, or nil when it would not.
     func problem() throws -> String? {
-        guard let held = try release(in: current) else { return nil }   // raw/ records none: nothing to go back from
-        guard let claimed = try release(in: candidate) else { return nil }   // the format check refuses a file without one
-        let recorded = "the release \(joinPath(label, releaseFile)) records"
+        guard let claimed = try claimed else { return nil }
+        let own = try release(in: current)
+        guard let held = own ?? published else {
+            // Nothing to go back from, unless raw/ holds the source's files, of a release no one recorded.
+            guard Files.exists(joinPath(current, StationDatabaseReader.stationFile)) else { return nil }
+            return "\(joinPath(label, releaseFile)) is missing or names no release, and no published version records one: whether release "
+                + "\(claimed) is older than raw/'s cannot be told. Restore it (git checkout -- \(joinPath(label, releaseFile)))"
+        }
+        let recorded = own != nil ? "the release \(joinPath(label, releaseFile)) records"
+            : "the release the published version was made from (latest.json's releases; \(joinPath(label, releaseFile)) is missing or names none)"
         if claimed < held { return "release \(claimed), older than \(held), \(recorded)" }
-        if claimed == held {
+        if claimed == held, own != nil {
             let differing = try StationDatabaseReader.files.filter { name in
                 let here = joinPath(current, name), there = joinPath(candidate, name)
                 guard Files.exists(here) else { return false }
@@ -35,6 +56,7 @@ struct UpstreamRelease {
             return differing.isEmpty ? nil : "claims release \(claimed), the one raw/ holds, but its \(differing.joined(separator: ", ")) "
                 + "differ\(differing.count == 1 ? "s" : "") from raw/'s: a release, once out, does not change"
         }
+        if claimed == held { return nil }
         let stations = try regressions(StationDatabaseReader.stationFile, nameColumn: "name")
         let lines = try regressions(StationDatabaseReader.lineFile, nameColumn: "name")
         var undone: [String] = []

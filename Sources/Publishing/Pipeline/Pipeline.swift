@@ -167,7 +167,7 @@ package struct Pipeline: Sendable {
     /// The nightly job: the stages, then the new version into dist when anything changed
     /// and the guards allow it. Holds dist/.lock from the first read to the new latest.json.
     package func publish() async throws -> RunReport {
-        try await HeldInputs.$current.withValue(HeldInputs()) { try await publishing() }
+        try await HeldInputs.$current.withValue(HeldInputs(raw: settings.raw)) { try await publishing() }
     }
 
     func publishing() async throws -> RunReport {
@@ -182,6 +182,8 @@ package struct Pipeline: Sendable {
         _ = try missingRegistry(baseline: baseline, restore: true)
 
         let staged = try await runStages(baseline: baseline)
+        // One that lags (an exit 5 before) takes the registry below, when the build is done.
+        _ = try registryLags(behind: baseline)
         let outcome: BuildOutcome
         var report: RunReport
         if announce("build", staged.buildCheck.reason) {
@@ -212,7 +214,7 @@ package struct Pipeline: Sendable {
     /// under build/, compared with `source`. dist/ and raw/ are left byte for byte as
     /// they were, whatever happens; the publish after it takes the same candidate.
     package func plan(against source: BaselineSource = .dist) async throws -> Plan {
-        try await HeldInputs.$current.withValue(HeldInputs()) { try await planning(against: source) }
+        try await HeldInputs.$current.withValue(HeldInputs(raw: settings.raw)) { try await planning(against: source) }
     }
 
     func planning(against source: BaselineSource) async throws -> Plan {
@@ -246,9 +248,10 @@ package struct Pipeline: Sendable {
         // dist's version when it is not the served one, so that the publish takes this candidate.
         let made = local ?? baseline
         let staged = try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false))
+        let lags = try registryLags(behind: made)
         var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
                                                      staging: staged.staging, weights: staged.weights)
-        if case .unchanged = outcome, let made { try refuseLaggingRegistry(behind: made) }
+        if case .unchanged = outcome, lags, let made { try refuseLaggingRegistry(behind: made) }
         var reportBaseline = baseline
         if let local {
             switch outcome {
@@ -268,15 +271,33 @@ package struct Pipeline: Sendable {
         return plan
     }
 
+    /// Whether raw/registry.csv lags the registry `published` was made with, which this run
+    /// made again: it is an earlier version's of this dist (after an exit 5, a version was
+    /// published and raw/ could not take its registry). Any other raw/registry.csv that is not
+    /// the published one while this run makes it again was edited by hand: plan and publish
+    /// refuse it alike (exit 2), naming each row that differs, and how to put it back.
+    func registryLags(behind published: Baseline?) throws -> Bool {
+        let pending = pendingRegistry(for: staging)
+        guard let published, let kept = published.registryPath, Files.exists(registry), Files.exists(pending) else { return false }
+        let ours = try Files.read(registry), theirs = try Files.read(kept)
+        guard ours != theirs, try Files.read(pending) == theirs else { return false }
+        let earlier = published.label == settings.dist ? try BundleVersion.named(Files.names(in: settings.dist), in: settings.dist) : []
+        if earlier.contains(where: { (try? Files.read(joinPath(joinPath(settings.dist, String($0)), DistLayout.registry))) == ours }) { return true }
+        let version = published.bundle.version
+        let named = published.label == settings.dist ? joinPath(joinPath(settings.dist, String(version)), DistLayout.registry) : kept
+        var differences = try Registry.differences(CSVReader.parse(ours, file: registry), from: CSVReader.parse(theirs, file: named), version: version)
+        differences.append(Diagnostic(SourceLocation(file: registry), "not the registry version \(version) was published with (\(named)), and this run makes "
+                                      + "that one again: it was edited by hand. It is the memory of every s_id as published, not a place for fixes "
+                                      + "(raw/fixes.csv is): put it back with cp \(named) \(registry) (or git checkout -- \(registry))"))
+        throw StationError.badInput(differences)
+    }
+
     /// After an exit 5 (a version published, raw/registry.csv not written), raw/registry.csv
     /// lags the registry `published` was made with, while ingest, reading the published
-    /// copy's IDs back, makes that very registry again and nothing changes: every run says
-    /// so with exit 5, naming the copy, until it is there; a plan too, never "nothing would
-    /// change".
+    /// copy's IDs back, makes that very registry again and nothing changes: a plan says so
+    /// with exit 5, naming the copy, until it is there, never "nothing would change".
     func refuseLaggingRegistry(behind published: Baseline) throws {
-        let pending = pendingRegistry(for: staging)
-        guard let kept = published.registryPath, Files.exists(registry), Files.exists(pending),
-              try Files.read(pending) == Files.read(kept), try Files.read(registry) != Files.read(kept) else { return }
+        guard let kept = published.registryPath else { return }
         let version = published.bundle.version
         let named = published.label == settings.dist ? joinPath(joinPath(settings.dist, String(version)), DistLayout.registry) : kept
         let event = PublishEvent.registryNotUpdated(version: version, dist: published.label, registry: registry, kept: named,

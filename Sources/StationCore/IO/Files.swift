@@ -84,6 +84,11 @@ package enum Files {
             close(fd)
             throw StationError.badInput(SourceLocation(file: name), "\(kind(info.st_mode))\(linkTarget(path).map { " (a link to \($0))" } ?? ""), not a file; expected a file here")
         }
+        // The file this descriptor reads, not the one a check of the path found before.
+        if let leaving = HeldInputs.current?.leavesRaw(path, fd: fd) {
+            close(fd)
+            throw StationError.badInput(SourceLocation(file: name), leaving)
+        }
         let size = Int(info.st_size)
         guard size <= limit else {
             close(fd)
@@ -159,7 +164,10 @@ package enum Files {
     /// The whole file: a regular file of at most `limit` bytes (by default `readLimit()`);
     /// anything else is refused before it is read (openRegularFile). `label` names it in messages.
     package static func read(_ path: String, label: String? = nil, limit: Int? = nil) throws -> [UInt8] {
-        if let held = HeldInputs.current?.bytes(of: path), held.count <= limit ?? Int.max { return held }
+        if let held = HeldInputs.current?.bytes(of: path) {
+            if let limit, held.count > limit { throw tooLarge(label ?? path, size: held.count, limit: limit) }
+            return held
+        }
         let (fd, size) = try openRegularFile(path, label: label, limit: limit)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: size)
@@ -171,13 +179,17 @@ package enum Files {
             if n == 0 { break }
             done += n
         }
-        return done == bytes.count ? bytes : Array(bytes[..<done])
+        if done < bytes.count { bytes.removeSubrange(done...) }
+        try HeldInputs.current?.took(bytes, of: path, label: label ?? path, fd: fd)
+        return bytes
     }
 
     /// Calls `body` with the file's bytes a piece at a time (a digest of a large source):
     /// a regular file only, as `read`, and never more than `limit` bytes of it, also when
     /// it grows while it is read.
     package static func forEachChunk(of path: String, label: String? = nil, limit: Int? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        // The run's view of the file, checked as a read checks it.
+        if HeldInputs.current?.governs(path) == true { return try read(path, label: label, limit: limit).withUnsafeBytes(body) }
         let limit = try limit ?? readLimit()
         let (fd, _) = try openRegularFile(path, label: label, limit: limit)
         defer { close(fd) }
@@ -250,6 +262,7 @@ package enum Files {
 
     /// Writes a file in place, without flushing it (for files of a folder that is flushed and renamed as a whole).
     package static func write(_ bytes: [UInt8], to path: String) throws {
+        HeldInputs.current?.keep(nil, of: path, written: nil)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StationError.environment("cannot write \(path): \(systemError())") }
         let failure = bytes.withUnsafeBytes { writeAll(fd, $0) }
@@ -269,48 +282,113 @@ package struct WrittenFile: Codable, Equatable, Sendable {
     /// The stamp of the file at `path` now, or nil when there is none.
     package static func stamp(of path: String) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return "\(info.st_size) \(info.st_ino) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        return stat(path, &info) == 0 ? stamp(info) : nil
     }
+
+    static func stamp(_ info: stat) -> String { "\(info.st_size) \(info.st_ino) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" }
 }
 
-/// The bytes of the inputs a run has hashed, kept for the readers that parse them after:
-/// so each input is read once a run, and the bytes parsed are the bytes hashed
-/// (FileDigests keeps them; Files.read takes them). A publish or a plan holds one for its
-/// scope. Each is kept with the stamp its file had when it was read or written, and given
-/// only while the file still has that stamp: a file replaced, removed or rewritten since
-/// is read again. A file larger than `fileLimit`, or past `totalLimit` in all, is not kept
-/// (hashed a piece at a time and read again to be parsed: memory comes before a second read).
+/// A run's view of its files, so that it parses, publishes and records the bytes it hashed
+/// (a publish or a plan holds one; Files.read and forEachChunk take it). What it read under
+/// raw/, or hashed, is pinned, whatever happens to the file meanwhile (a change made during a
+/// run is the next run's); what it wrote is given while the file keeps the stamp it was written
+/// with. A file known only by a digest (too large to keep, past `fileLimit` or `totalLimit`;
+/// or vouched for by a stage's record, under the stamp the record gives) is checked when read:
+/// other bytes are refused, and a stage's output changed in place (its stamp put back) is
+/// removed, so that the next run makes it again. A file read under raw/ must be in raw/ as its
+/// descriptor finds it: a link swapped in during the run is refused, never followed out.
 package final class HeldInputs: Sendable {
     @TaskLocal package static var current: HeldInputs?
 
     package static let fileLimit = 64 << 20
     package static let totalLimit = 256 << 20
-    private let held = Mutex<(files: [String: (bytes: [UInt8], stamp: String)], total: Int)>(([:], 0))
 
-    package init() {}
+    private struct File {
+        var bytes: [UInt8]? = nil
+        /// nil: pinned; else the stamp the bytes or the digest hold for.
+        var stamp: String? = nil
+        var sha256: String? = nil
+    }
+    private let held = Mutex<(files: [String: File], total: Int)>(([:], 0))
+    /// raw/'s path as given, in parts, and as the file system resolves it.
+    private let raw: (parts: [Substring], absolute: Bool, real: String)?
 
-    /// The bytes kept for `path`, while its file has the stamp they were kept with.
-    func bytes(of path: String) -> [UInt8]? {
-        guard let kept = held.withLock({ $0.files[path] }), kept.stamp == WrittenFile.stamp(of: path) else { return nil }
-        return kept.bytes
+    package init(raw: String? = nil) {
+        self.raw = raw.flatMap { raw in Files.realPath(raw).map { (Self.parts(raw), raw.hasPrefix("/"), $0) } }
     }
 
-    /// Keeps `bytes` as the content of `path`, whose stamp was `stamp` when they were read
-    /// or written, for the rest of the run (unless past the limits).
-    package func keep(_ bytes: [UInt8], of path: String, stamp: String?) {
+    private static func parts(_ path: String) -> [Substring] { path.split(separator: "/").filter { $0 != "." } }
+
+    func isInRaw(_ path: String) -> Bool {
+        guard let raw else { return false }
+        let parts = Self.parts(path)
+        return parts.count > raw.parts.count && parts.starts(with: raw.parts) && path.hasPrefix("/") == raw.absolute
+    }
+
+    /// Why the file open as `fd` may not be read for `path`: under raw/, it must be in raw/.
+    func leavesRaw(_ path: String, fd: Int32) -> String? {
+        guard let raw, isInRaw(path), let real = Files.linkTarget("/proc/self/fd/\(fd)"),
+              !real.hasPrefix(raw.real == "/" ? "/" : raw.real + "/") else { return nil }
+        return "a link to \(real), outside the raw folder (put there while this run read raw/); raw/ may hold no link that leaves it: put the file itself there"
+    }
+
+    /// The bytes the run holds for `path`: pinned, or written and still with that stamp.
+    func bytes(of path: String) -> [UInt8]? {
+        guard let file = held.withLock({ $0.files[path] }), let bytes = file.bytes else { return nil }
+        return file.stamp == nil || file.stamp == WrittenFile.stamp(of: path) ? bytes : nil
+    }
+
+    /// Whether the run has a view of `path` its reads must take.
+    package func governs(_ path: String) -> Bool { held.withLock { $0.files[path] != nil } || isInRaw(path) }
+
+    /// Holds `file` for `path`; its bytes only within the limits, else its digest.
+    private func store(_ path: String, _ file: File) {
         held.withLock { held in
-            if let old = held.files.removeValue(forKey: path) { held.total -= old.bytes.count }
-            guard let stamp, bytes.count <= Self.fileLimit, held.total + bytes.count <= Self.totalLimit else { return }
-            held.files[path] = (bytes, stamp)
-            held.total += bytes.count
+            if let old = held.files.removeValue(forKey: path) { held.total -= old.bytes?.count ?? 0 }
+            var file = file
+            if let bytes = file.bytes, bytes.count > Self.fileLimit || held.total + bytes.count > Self.totalLimit {
+                (file.bytes, file.sha256) = (nil, file.sha256 ?? SHA256.hex(bytes))
+            }
+            held.total += file.bytes?.count ?? 0
+            held.files[path] = file
         }
     }
 
-    /// Reads the whole file, keeping its bytes for the run when one holds its inputs.
+    /// `bytes` as this run wrote them to `path`, whose stamp is then `written`'s; nil: written in place, to be read again.
+    package func keep(_ bytes: [UInt8]?, of path: String, written: WrittenFile?) {
+        store(path, File(bytes: bytes, stamp: written?.stamp, sha256: written?.sha256))
+    }
+
+    /// The files a stage's record vouches for, by the digest of what it wrote and the stamp it left.
+    package func expect(_ files: [String: WrittenFile]) {
+        for (path, file) in files where held.withLock({ $0.files[path] == nil }) { store(path, File(stamp: file.stamp, sha256: file.sha256)) }
+    }
+
+    /// `bytes`, just read from `path` (open as `fd`), as the run takes them: checked against the
+    /// digest the run or a record knows, and pinned when the run governs the file.
+    func took(_ bytes: [UInt8], of path: String, label: String, fd: Int32) throws {
+        guard governs(path) else { return }
+        var info = stat()
+        let stamp = fstat(fd, &info) == 0 ? WrittenFile.stamp(info) : nil
+        var digest: String?
+        if let file = held.withLock({ $0.files[path] }), let expected = file.sha256, file.stamp == nil || file.stamp == stamp {
+            digest = SHA256.hex(bytes)
+            if digest != expected, file.stamp == nil {
+                throw StationError.environment("\(label) changed while this run read it (sha256 \(digest!), \(expected) when it was first read); run again")
+            }
+            if digest != expected {
+                unlink(path)
+                throw StationError.damaged(SourceLocation(file: label), "not the file its stage wrote (sha256 \(digest!), its record says \(expected)) under the "
+                                           + "same size, inode and modification time: changed in place since. It is removed, so that the next run makes it again")
+            }
+        }
+        store(path, File(bytes: bytes, sha256: digest))
+    }
+
+    /// Reads the whole file, pinning its bytes for the run when one holds its inputs.
     package static func read(_ path: String) throws -> [UInt8] {
-        let stamp = WrittenFile.stamp(of: path), bytes = try Files.read(path)
-        current?.keep(bytes, of: path, stamp: stamp)
+        let bytes = try Files.read(path)
+        if let current, current.bytes(of: path) == nil { current.store(path, File(bytes: bytes)) }
         return bytes
     }
 }
@@ -365,7 +443,7 @@ package enum AtomicFile {
             throw error
         }
         let written = WrittenFile(sha256: SHA256.hex(bytes), stamp: WrittenFile.stamp(of: path) ?? "")
-        for name in Set([given, path]) { HeldInputs.current?.keep(bytes, of: name, stamp: written.stamp) }
+        for name in Set([given, path]) { HeldInputs.current?.keep(bytes, of: name, written: written) }
         return written
     }
 

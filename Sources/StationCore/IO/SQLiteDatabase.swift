@@ -22,12 +22,14 @@ package final class SQLiteDatabase {
         case memoryForReading
     }
 
-    /// An existing `path` must be a regular file (Files.openRegularFile's check, before
-    /// SQLite opens it): a FIFO would block the open, a device never end.
+    /// An existing `path` must be a regular file (Files.openRegularFile's refusal, before
+    /// SQLite opens it): a FIFO would block the open, a device never end. A regular file is
+    /// not opened here: closing a descriptor of it would drop every POSIX lock this process
+    /// holds on it, those of SQLite's other connections to it among them.
     package init(path: String, mode: Mode = .readOnly) throws {
         self.path = path
         var info = stat()
-        if stat(path, &info) == 0 { Glibc.close(try Files.openRegularFile(path, limit: Int.max).fd) }
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG { Glibc.close(try Files.openRegularFile(path, limit: Int.max).fd) }
         let flags: Int32 = switch mode {
         case .readOnly: SQLITE_OPEN_READONLY
         case .readWrite: SQLITE_OPEN_READWRITE

@@ -74,6 +74,9 @@ package struct StationError: Error, CustomStringConvertible, Sendable {
     /// The failed download underneath, if that is what this is.
     package var transfer: TransferFailure? { if case .transfer(let t) = cause { t } else { nil } }
 
+    /// SQLite's error underneath, if that is what this is.
+    package var sqlite: SQLiteError? { if case .sqlite(let e) = cause { e } else { nil } }
+
     /// The statement of a script that failed, if that is what this is.
     package var statement: StatementFailure? { if case .statement(let s) = cause { s } else { nil } }
 

@@ -51,6 +51,22 @@ package struct Registry: Sendable, Equatable {
         return try parse(CSVReader.read(path: path))
     }
 
+    /// The rows of `ours` (raw/registry.csv) that differ from theirs in `theirs`, the registry
+    /// `version` was published with (a row is its kind and id), each at its line and first
+    /// differing column, with every column that differs; at most `limit`, then how many more.
+    package static func differences(_ ours: CSVTable, from theirs: CSVTable, version: Int, limit: Int = 10) -> [Diagnostic] {
+        func key(_ t: CSVTable, _ r: Int) -> String { t.string(r, "kind") + " " + t.string(r, "id") }
+        var published: [String: Int] = [:]
+        for r in theirs.records { published[key(theirs, r)] = r }
+        let out: [Diagnostic] = ours.records.compactMap { r in
+            guard let p = published[key(ours, r)], let first = ours.header.first(where: { ours.string(r, $0) != theirs.string(p, $0) }) else { return nil }
+            return Diagnostic(ours.location(r, field: first), "\(key(ours, r)): " + ours.header.filter { ours.string(r, $0) != theirs.string(p, $0) }.map {
+                "\($0) '\(shown(ours.string(r, $0)))', version \(version)'s registry has '\(shown(theirs.string(p, $0)))'"
+            }.joined(separator: "; "))
+        }
+        return out.count <= limit ? out : Array(out.prefix(limit)) + [Diagnostic(SourceLocation(file: ours.file), "and \(out.count - limit) more rows that differ")]
+    }
+
     /// The registry in a CSV table (the file, or the text `text()` made). Every row
     /// is checked here, so asking for one later cannot fail.
     package static func parse(_ t: CSVTable) throws -> Registry {

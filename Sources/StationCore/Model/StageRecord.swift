@@ -63,6 +63,8 @@ package struct StageRecord: Codable, Equatable, Sendable {
         guard let recorded, recorded.stage == stage, recorded.stationdb == stationdb, recorded.options == options,
               recorded.inputs == inputs, Set(recorded.outputs.keys) == Set(paths.keys) else { return false }
         digests.know(recorded.written ?? [:])
+        // Taken for its record's word, each is checked when a reader of this run reads it.
+        HeldInputs.current?.expect(recorded.written ?? [:])
         return paths.allSatisfy { role, path in (try? digests.digest(of: path)) == recorded.outputs[role] }
     }
 
@@ -102,12 +104,8 @@ package struct FileDigests: Sendable {
     package mutating func digest(of path: String) throws -> String {
         guard let stamp = WrittenFile.stamp(of: path) else { return StageRecord.absent }
         if let file = known[path], file.stamp == stamp { return file.sha256 }
-        let sha256: String
-        if HeldInputs.current != nil, let size = Int(stamp.prefix { $0 != " " }), size <= HeldInputs.fileLimit {
-            sha256 = SHA256.hex(try HeldInputs.read(path))
-        } else {
-            sha256 = try SHA256.hex(fileAt: path)
-        }
+        // In a run, the bytes hashed are the run's (HeldInputs: kept, or known by this digest).
+        let sha256 = HeldInputs.current != nil ? SHA256.hex(try HeldInputs.read(path)) : try SHA256.hex(fileAt: path)
         known[path] = WrittenFile(sha256: sha256, stamp: stamp)
         return sha256
     }

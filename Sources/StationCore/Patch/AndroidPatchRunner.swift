@@ -73,8 +73,8 @@ package struct SQLScript: Sendable {
 
     /// Runs each statement to its end, in order; exactly one SQL statement each (a
     /// second would be ignored by the Android client, an empty one is a mistake).
-    /// Opens no transaction: `AndroidPatchRunner` wraps the call in one.
-    func run(on db: SQLiteDatabase) throws {
+    /// Opens no transaction: `AndroidPatchRunner` wraps the call in one, the client in its update.
+    package func run(on db: SQLiteDatabase) throws {
         for statement in statements {
             func failure(_ problem: String, _ error: SQLiteError? = nil) -> StationError {
                 let failure = StatementFailure(location: SourceLocation(file: file, line: statement.line), statement: statement.text, problem: problem, error: error)

@@ -469,6 +469,10 @@ final class RenumberingTests: XCTestCase {
         }
         try "new_s_id,old_s_id\n".write(toFile: csv, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try RenumberingFile.read(from: csv)) { XCTAssertTrue("\($0)".contains("missing column version"), "\($0)") }
+        // A misspelled column is an error at line 1 naming it, never a column ignored.
+        XCTAssertThrowsError(try RenumberingFile.parse(CSVReader.parse("new_s_id,old_s_id,version,version_\n2,1,2,2\n", file: "raw/renumbered.csv"))) {
+            XCTAssertEqual($0.station(.badInput)?.diagnostics.map(\.location), [SourceLocation(file: "raw/renumbered.csv", line: 1, field: "version_")], "\($0)")
+        }
 
         // A new s_id that is not a station, or a version from the future.
         try "new_s_id,old_s_id,version\n100,90,1\n555,91,1\n101,92,3\n".write(toFile: csv, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import XCTest
 import StationCore
 import TestSupport
@@ -13,20 +14,46 @@ final class FilesTests: XCTestCase {
 
     private func path(_ name: String) -> String { joinPath(folder, name) }
 
-    /// Bytes a run holds are given only while their file is as it was: rewritten in place,
-    /// replaced or removed, it is read again (or found missing), never answered from memory.
-    func testHeldBytesFollowTheirFile() throws {
-        let file = path("held.csv")
+    /// A run reads the bytes it hashed (issue 43): what it first read stays its view of the file,
+    /// replaced or rewritten meanwhile (a change made during a run is the next run's), until the
+    /// run writes the file itself; a link swapped into raw/, leading out of it, is refused by the
+    /// descriptor read, never read; a file a stage's record vouches for, damaged in place with its
+    /// stamp put back, is refused when read, and removed so the next run makes it again.
+    func testARunReadsTheBytesItHashed() throws {
+        let raw = path("raw"), outside = path("secret.csv"), file = raw + "/fixes.csv", built = path("weights.csv")
+        try Files.createFolder(raw)
         try Files.write(Array("one\n".utf8), to: file)
-        try HeldInputs.$current.withValue(HeldInputs()) {
+        try Files.write(Array("SECRET\n".utf8), to: outside)
+        let written = try AtomicFile.write(Array("s_id,weight\n1,11\n".utf8), to: built)   // as a stage wrote it, in an earlier run
+        try HeldInputs.$current.withValue(HeldInputs(raw: raw)) {
             XCTAssertEqual(try HeldInputs.read(file), Array("one\n".utf8))
+            try "two, longer\n".write(toFile: file, atomically: true, encoding: .utf8)   // replaced, by another program
             XCTAssertEqual(try Files.read(file), Array("one\n".utf8))
-            try Files.write(Array("two, longer\n".utf8), to: file)   // in place, not through AtomicFile
-            XCTAssertEqual(try Files.read(file), Array("two, longer\n".utf8))
-            try AtomicFile.write(Array("three\n".utf8), to: file)
+            var digest = ""
+            try Files.forEachChunk(of: file) { digest = SHA256.hex(Array($0)) }
+            XCTAssertEqual(digest, SHA256.hex(Array("one\n".utf8)))
+            try AtomicFile.write(Array("three\n".utf8), to: file)                      // the run's own write
             XCTAssertEqual(try Files.read(file), Array("three\n".utf8))
-            unlink(file)
-            XCTAssertThrowsError(try Files.read(file))
+
+            let swapped = raw + "/weights.csv"
+            XCTAssertEqual(symlink(outside, swapped), 0)
+            XCTAssertThrowsError(try Files.read(swapped)) { error in
+                XCTAssertEqual(error.station(.badInput)?.diagnostics.map(\.location), [SourceLocation(file: swapped)], "\(error)")
+                XCTAssertFalse("\(error)".contains("SECRET"))
+            }
+
+            var before = stat()
+            XCTAssertEqual(stat(built, &before), 0)
+            let fd = open(built, O_WRONLY)
+            let other = Array("s_id,weight\n1,12\n".utf8)
+            XCTAssertEqual(other.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress, $0.count, 0) }, other.count)
+            close(fd)
+            var times = [before.st_atim, before.st_mtim]
+            XCTAssertEqual(utimensat(AT_FDCWD, built, &times, 0), 0)
+            XCTAssertEqual(WrittenFile.stamp(of: built), written.stamp, "the stamp put back")
+            HeldInputs.current?.expect([built: written])
+            XCTAssertThrowsError(try Files.read(built)) { XCTAssertNotNil($0.station(.damaged), "\($0)") }
+            XCTAssertFalse(Files.exists(built), "removed, for the next run to make again")
         }
     }
 

@@ -156,6 +156,49 @@ final class DeployTests: XCTestCase {
         try f.assertDeployed(v3, to: f.target, "fast-forward from 1 to 3")
     }
 
+    /// A lagging clone's deploy of version 1, paused after it read the target (no latest.json
+    /// yet), continued after another deploy put version 3 there, wrote version 1's latest.json:
+    /// the apps went back. Whatever deploys meanwhile, the target only fast-forwards: a deploy
+    /// looks at the target again once it holds the target's lock, and just before it replaces
+    /// latest.json; and it holds that lock while it copies (another waits, or exits 3).
+    func testTwoDeploysAtOnceNeverTakeTheTargetBack() throws {
+        let v1 = try PublishedDists.shared().atVersion1, v3 = try PublishedDists.shared().atVersion3
+        let target = f.target, lagging = Deployment(DeployRequest(dist: v1, target: .folder(target)))
+        // Paused after its look at the target, before it takes the lock: the other deploys 3.
+        XCTAssertThrowsError(try Events.sending(to: { event in
+            guard case DeployNote.checking? = event as? DeployNote, !Files.exists(target + "/latest.json") else { return }
+            XCTAssertEqual(try? DeployFixture.runStationDB(["deploy", v3, target]).status, 0)
+        }) { try lagging.run() }) { error in
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.first?.location, SourceLocation(file: target + "/latest.json", field: "version"), "\(error)")
+        }
+        XCTAssertEqual(try DeployFixture.latestVersion(target), 3)
+
+        // Paused while it copies, holding the lock: another deploy exits 3 with --no-wait; a copy
+        // made by hand, which takes no lock, is found before latest.json is replaced.
+        let other = f.folder + "/www-2", waited = RunBox()
+        XCTAssertThrowsError(try Events.sending(to: { event in
+            guard case DeployEvent.placed? = event as? DeployEvent, waited.run == nil else { return }
+            waited.run = try? DeployFixture.runStationDB(["deploy", v3, other, "--no-wait"])
+            for name in ["2", "3"] { try? FileManager.default.copyItem(atPath: v3 + "/" + name, toPath: other + "/" + name) }
+            try? FileManager.default.copyItem(atPath: v3 + "/latest.json", toPath: other + "/latest.json")
+        }) { try Deployment(DeployRequest(dist: v1, target: .folder(other))).run() }) { error in
+            XCTAssertEqual(error.station(.badInput)?.diagnostics.first?.location, SourceLocation(file: other + "/latest.json", field: "version"), "\(error)")
+        }
+        XCTAssertEqual(waited.run?.status, 3, waited.run?.err ?? "")
+        XCTAssertTrue(waited.run?.err.contains("another deploy into \(other) is running") ?? false, waited.run?.err ?? "")
+        XCTAssertEqual(try DeployFixture.latestVersion(other), 3)
+    }
+
+    /// A target whose latest.json is a folder: deploy copied the versions, then exited 3 (try
+    /// again), which could never succeed. It is bad input (exit 2), naming what to remove.
+    func testATargetLatestThatIsAFolderIsBadInput() throws {
+        try Files.createFolder(f.target + "/latest.json")
+        let run = try f.stationdb("deploy", try PublishedDists.shared().atVersion3, f.target)
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.contains("rm -r \(f.target)/latest.json"), run.err)
+        XCTAssertEqual(Files.names(in: f.target), ["latest.json"], "nothing copied")
+    }
+
     /// A dist that lost latest.json but holds its versions is damaged (exit 3), not "nothing
     /// published yet", and says how to restore it.
     func testADistThatLostLatestIsDamaged() throws {
@@ -200,7 +243,9 @@ final class DeployTests: XCTestCase {
         XCTAssertTrue(dry.out.contains("skip  4/  (in the dist but above its latest.json: never announced)"), dry.out)
         let run = try f.stationdb("deploy", dist, f.target)
         XCTAssertEqual(run.status, 0, run.err)
-        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: f.target)), ["1", "2", "3", "latest.json"])
+        // And the lock a deploy into it holds, which is never written.
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: f.target)), ["1", "2", "3", "latest.json", Deployment.targetLockName])
+        XCTAssertEqual(Files.size(of: f.target + "/" + Deployment.targetLockName), 0)
         XCTAssertEqual(try folderDigests(f.target + "/3"), try folderDigests(try PublishedDists.shared().atVersion3 + "/3"))
     }
 
@@ -321,4 +366,9 @@ final class DeployTests: XCTestCase {
         XCTAssertTrue(run.err.contains("cannot create folder /proc/stationdb-no-such"), run.err)
         XCTAssertFalse(run.err.contains("CocoaError") || run.err.contains("rawValue"), run.err)
     }
+}
+
+/// What a run a test makes in an event's handler came to.
+final class RunBox: @unchecked Sendable {
+    var run: DeployFixture.Run?
 }

@@ -33,6 +33,33 @@ final class PlanTests: XCTestCase {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int)
     }
 
+    /// raw/registry.csv with one name edited by hand (its keys kept): plan exited 5, blaming a
+    /// publish that exited 5, while publish said nothing changed and left the edit. Both refuse
+    /// it alike (exit 2): the row that differs from the published registry, and how to put it back.
+    func testARegistryEditedByHandIsSaidAlikeByPlanAndPublish() async throws {
+        _ = try await pipeline().publish()
+        let registry = try String(contentsOfFile: raw + "/registry.csv", encoding: .utf8)
+        try registry.replacingOccurrences(of: ",駅7,", with: ",駅七,").write(toFile: raw + "/registry.csv", atomically: true, encoding: .utf8)
+        let line = (registry.split(separator: "\n").firstIndex { $0.contains(",駅7,") } ?? 0) + 1
+        var said: [[Diagnostic]] = []
+        for run in [{ _ = try await self.pipeline().plan() }, { _ = try await self.pipeline().publish() }] as [() async throws -> Void] {
+            do {
+                try await run()
+                XCTFail("the edit was taken")
+            } catch {
+                said.append(error.station(.badInput)?.diagnostics ?? [])
+            }
+        }
+        XCTAssertEqual(said.first, said.last, "plan and publish say the same")
+        XCTAssertEqual(said.first?.first?.location, SourceLocation(file: raw + "/registry.csv", line: line, field: "name"))
+        XCTAssertTrue(said.first?.last?.message.contains("cp \(dist)/1/registry.csv \(raw)/registry.csv") ?? false, "\(said)")
+        XCTAssertEqual(try PublishedBundle.latest(in: dist)?.version, 1)
+        // Put back, nothing changed.
+        try registry.write(toFile: raw + "/registry.csv", atomically: true, encoding: .utf8)
+        let again = try await pipeline().publish()
+        XCTAssertEqual(again.outcome, .unchanged)
+    }
+
     /// What a plan prepared is published only while it is what would be published:
     /// another version in between, or a file of it changed, and it is made again.
     func testAStaleOrChangedCandidateIsMadeAgain() async throws {

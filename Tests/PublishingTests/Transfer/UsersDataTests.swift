@@ -126,70 +126,64 @@ extension BundleClientTests {
         XCTAssertEqual(try rows("SELECT user_version FROM pragma_user_version"), [[.integer(1)]])
     }
 
-    /// A completion the app wrote while pull ran was lost in 1 of 12 runs in one trial and
-    /// 9 of 20 in another: pull had read the user's data, the app wrote, pull put the new
-    /// file in place. From the moment pull reads the user's data until the new file is in
-    /// place, the database is held against writers: the app's write waits, or fails and
-    /// says so (SQLITE_BUSY); a write that succeeded is never lost. Checked at the last
-    /// moment (just before the new file replaces the old), by the patch and by the full download.
-    func testACompletionWrittenWhilePullRunsIsNeverLost() throws {
+    /// A completion the app wrote while pull ran was lost: pull read the user's data, the app
+    /// wrote, pull put a new file in place. Pull now updates the database in place, in one
+    /// SQLite transaction: an app's write in progress when the update begins (here committed
+    /// 300 ms later, on a thread of its own) makes the update wait for it, and is kept, by the
+    /// patch and by the full download alike.
+    func testAWriteInProgressWhenPullBeginsItsUpdateIsKept() throws {
         for (version, kind) in [(2, PullReport.Kind.patched), (3, .replaced)] {
             Files.remove(local)
             try fixture.publish(1)
             _ = try client().pull()
             try fixture.publish(version)
-            let attempted = Attempts(), local = self.local
+            let local = self.local, started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
             let report = try Events.sending(to: { event in
-                guard let replacing = event as? PullReplacing, replacing.database == local else { return }
-                // The app, as it writes a record: a connection of its own, waiting 200 ms at most.
-                do {
-                    let app = try SQLiteDatabase(path: local, mode: .readWrite)
+                guard event is PullUpdating else { return }
+                Thread {
+                    defer { finished.signal() }
+                    guard let app = try? SQLiteDatabase(path: local, mode: .readWrite) else { started.signal(); return }
                     defer { app.close() }
-                    app.waitWhileBusy(milliseconds: 200)
-                    try app.execute("INSERT INTO completions VALUES (\(version * 1000), 1, 1, 'while pulling')")
-                    attempted.add(.success(()))
-                } catch {
-                    attempted.add(.failure(error))
-                }
+                    try? app.execute("BEGIN IMMEDIATE; INSERT INTO completions VALUES (\(version * 1000), 1, 1, 'while pulling')")
+                    started.signal()
+                    usleep(300_000)
+                    try? app.execute("COMMIT")
+                }.start()
+                started.wait()
             }) { try client().pull() }
+            finished.wait()
             XCTAssertEqual(report.kind, kind)
-            let outcomes = attempted.all
-            XCTAssertEqual(outcomes.count, 1, "the app wrote at the last moment")
-            let kept = try rows("SELECT count(*) FROM completions WHERE s_id = \(version * 1000)") == [[.integer(1)]]
-            if case .success = outcomes.first { XCTAssertTrue(kept, "version \(version): the app's write succeeded, and pull lost it") }
-            if case .failure(let error)? = outcomes.first {
-                XCTAssertEqual((error as? SQLiteError)?.code.primaryResultCode, .SQLITE_BUSY, "\(error)")
-            }
+            XCTAssertEqual(try rows("SELECT count(*) FROM completions WHERE s_id = \(version * 1000)"), [[.integer(1)]], "version \(version): the app's write was lost")
+            XCTAssertEqual(try rows("SELECT user_version FROM pragma_user_version"), [[.integer(Int64(version))]])
         }
-        // A connection the app opened before a pull cannot write into the file the pull replaced
-        // (SQLite refuses a database moved since it was opened): the write fails, it is not lost.
+        // A connection the app opened before the pull goes on working: the same file, at the new version.
         try fixture.publish(1)
         Files.remove(local)
         _ = try client().pull()
         let app = try SQLiteDatabase(path: local, mode: .readWrite)
         defer { app.close() }
-        try app.execute("SELECT count(*) FROM completions")
+        XCTAssertEqual(try app.userVersion, 1)
         try fixture.publish(3)
-        _ = try client().pull()
-        XCTAssertThrowsError(try app.execute("INSERT INTO completions VALUES (7, 1, 1, 'old handle')")) { error in
-            XCTAssertEqual((error as? SQLiteError)?.code.primaryResultCode, .SQLITE_READONLY, "\(error)")
-        }
+        XCTAssertEqual(try client().pull().kind, .replaced)
+        try app.execute("INSERT INTO completions VALUES (7, 1, 1, 'old handle')")
+        XCTAssertEqual(try app.userVersion, 3)
+        XCTAssertEqual(try app.query("SELECT station FROM stations WHERE s_id = 302"), [[.text("秋葉原")]])
+        XCTAssertEqual(try rows("SELECT memo FROM completions WHERE s_id = 7"), [[.text("old handle")]])
     }
 
     /// A first pull (no database yet) never replaces one an app made while it ran: the
-    /// app's file and its record stay, and the pull says to pull again.
-    func testAFirstPullNeverReplacesADatabaseAnAppMadeMeanwhile() throws {
+    /// app's database takes the bundle's tables, and keeps its own.
+    func testAFirstPullKeepsADatabaseAnAppMadeMeanwhile() throws {
         try fixture.publish(1)
         let local = self.local
-        XCTAssertThrowsError(try Events.sending(to: { event in
-            guard event is PullReplacing, !Files.exists(local) else { return }
+        let report = try Events.sending(to: { event in
+            guard event is PullUpdating, !Files.exists(local) else { return }
             guard let app = try? SQLiteDatabase(path: local, mode: .create) else { return }
             defer { app.close() }
             try? app.execute("CREATE TABLE completions (s_id INTEGER PRIMARY KEY, memo TEXT); INSERT INTO completions VALUES (1, 'made by the app')")
-        }) { try client().pull() }) { error in
-            guard let message = error.station(.environment)?.message else { return XCTFail("expected an I/O failure (exit 3), got \(error)") }
-            XCTAssertTrue(message.contains("it appeared while this pull ran"), message)
-        }
+        }) { try client().pull() }
+        XCTAssertEqual(report.kind, .replaced)
+        XCTAssertEqual(try DistFixture.dump(local), try DistFixture.dump(scratch + "/dist/1/stations.sqlite"))
         XCTAssertEqual(try rows("SELECT memo FROM completions"), [[.text("made by the app")]])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch + "/app"), ["stations.sqlite"], "nothing left beside it")
     }
@@ -257,12 +251,4 @@ extension BundleClientTests {
         XCTAssertEqual(try DistFixture.dump(real), try DistFixture.dump(scratch + "/dist/3/stations.sqlite"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch + "/data"), ["real.sqlite"], "temporary files left behind")
     }
-}
-
-/// What the app's writes came to, in the order it made them.
-final class Attempts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [Result<Void, any Error>] = []
-    func add(_ outcome: Result<Void, any Error>) { lock.lock(); list.append(outcome); lock.unlock() }
-    var all: [Result<Void, any Error>] { lock.lock(); defer { lock.unlock() }; return list }
 }
