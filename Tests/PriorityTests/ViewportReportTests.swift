@@ -65,8 +65,8 @@ final class ViewportReportTests: XCTestCase {
         try db.execute("INSERT INTO stations VALUES (2,'B','','',13,'',35000002,139000002,1,0,12), (1,'A','','',13,'',35000001,139000001,1,1,4)")
         db.close()
         XCTAssertEqual(try WeightedStations.read(bundle: path), [
-            WeightedStation(id: 1, lat: 35_000_001, lng: 139_000_001, weight: 4, enabled: true),
-            WeightedStation(id: 2, lat: 35_000_002, lng: 139_000_002, weight: 12, enabled: false),
+            WeightedStation(id: 1, lat: 35_000_001, lng: 139_000_001, weight: 4, enabled: true, pref: 13),
+            WeightedStation(id: 2, lat: 35_000_002, lng: 139_000_002, weight: 12, enabled: false, pref: 13),
         ])
         XCTAssertThrowsError(try WeightedStations.read(bundle: dir.appendingPathComponent("none.sqlite").path))
     }
