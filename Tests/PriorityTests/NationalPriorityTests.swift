@@ -130,15 +130,21 @@ final class NationalPriorityTests: XCTestCase {
 
     /// raw/weights.csv (what `priority suggest --complete` proposed from raw/) with the machine
     /// weights, as the default bundle publishes them: the apps' 100 pins cover the country on a
-    /// phone (span 12.8) and a region (span 3.2), measured as `stationdb priority report --span`.
+    /// phone (span 12.8) and a region (span 3.2), measured as `stationdb priority report --span`;
+    /// re-tiered (`priority suggest --retier`), they cover as much.
     func testTheDefaultHandWeightsCoverTheCountryAndEachRegion() async throws {
         let network = try await NationalNetwork.network()
         let hand = try HandWeights.read(path: RepositoryData.raw + "/weights.csv", network: network).weights
         let stations = WeightedStations.weighed(network: network, hand: hand)
+        let retiered = WeightedStations.weighed(network: network, hand: HandWeightRetier.retier(network: network, hand: hand).rows.map {
+            HandWeight(stationID: $0.stationID, weight: $0.level)
+        })
         for (span, least) in [(12.8, 0.90), (3.2, 0.88)] {
-            let score = ViewportReport.run(stations: stations, config: ViewportReportConfig(viewports: 1000, pins: 100, span: span)).overall
+            let config = ViewportReportConfig(viewports: 1000, pins: 100, span: span)
+            let score = ViewportReport.run(stations: stations, config: config).overall
             XCTAssertGreaterThan(score.viewports, 900)
             XCTAssertGreaterThanOrEqual(score.coverage, least, "span \(span): \(score)")
+            XCTAssertGreaterThanOrEqual(ViewportReport.run(stations: retiered, config: config).overall.coverage, score.coverage, "span \(span), re-tiered")
         }
 
         // The whole country at once (the apps' query over every live station's box, 100 pins):
