@@ -162,27 +162,6 @@ package enum HandWeightSuggestions {
         return String(rest[...end])
     }
 
-    /// A real master's hand weights by weight 1..10: 1,416 of its 9,520 live stations.
-    package static let realMasterCounts = [53, 102, 354, 0, 406, 1, 313, 29, 156, 2]
-
-    /// A test bed as dense as a real master's hand weights: the top suggestions, in rank
-    /// order, given weights 1..10 in the real master's proportions (scaled to this
-    /// network's live stations), the best ranked the smallest weight.
-    package static func testBed(network: RailNetwork) -> [HandWeight] {
-        let live = network.stations.count(where: \.enabled)
-        let scale = Double(live) / 9_520
-        let counts = realMasterCounts.map { Int((Double($0) * scale).rounded()) }
-        let ranked = suggest(network: network, hand: [], limit: counts.reduce(0, +))
-        var weights: [HandWeight] = []
-        var weight = 1, left = counts[0]
-        for s in ranked {
-            while left == 0, weight < 10 { weight += 1; left = counts[weight - 1] }
-            weights.append(HandWeight(stationID: s.stationID, weight: weight, note: "test bed", location: SourceLocation(file: "test bed")))
-            left -= 1
-        }
-        return weights.sorted { $0.stationID < $1.stationID }
-    }
-
     /// As raw/weights.csv rows (s_id,weight,note), ready to review and paste.
     package static func csv(_ suggestions: [HandWeightSuggestion]) -> String {
         var out = "s_id,weight,note\n"
