@@ -17,6 +17,8 @@ Targets, each a ratio judged within this one run:
   - diff of two bundles within 2x sqldiff, at 1x and at 10x;
   - the N02 reader within 2x `xmllint --stream` (which only parses);
   - 100x the data within 120x the time (ingest, priority, build), and under 1 GiB;
+  - `priority suggest --retier` at 10x within 2x `priority` at 10x (issue 44), on the hand
+    weights `priority suggest --complete` proposes for the 10x network;
   - the national preview page (v2 against v1) under 5 MB, and a pan of its map
     redrawn in under 50 ms in headless chromium (the page's own &bench=N hook).
 It also reports what an app downloads per update: the full gzip of a version
@@ -490,6 +492,21 @@ def scaled(scale, runs):
         target(f"{name}: {scale}x the data ({growth:.0f}x stations) within {budget:.0f}x the time", ratio <= budget,
                f"{n.median * 1000:.1f} ms (national, beside) -> {t.median * 1000:.1f} ms = {ratio:.1f}x")
         target(f"{name}: peak memory at {scale}x under 1 GiB", t.peak < 1024, f"{n.peak:.0f} MB at 1x -> {t.peak:.0f} MB at {scale}x")
+    if scale == 10:
+        retier(scale, runs)
+
+
+def retier(scale, runs):
+    """`priority suggest --retier` against `priority` on the same staging file, alternating: the
+    hand weights re-tiered are those `priority suggest --complete` proposes for it."""
+    staging, hand = W("out", f"x{scale}.staging.bin"), W("out", f"x{scale}.hand.csv")
+    with open(hand, "w") as f:
+        subprocess.run([A.bin, "priority", "suggest", "--staging", staging, "--complete"], check=True, stdout=f)
+    t, b = measure([A.bin, "priority", "suggest", "--staging", staging, "--hand", hand, "--retier"], priority_cmd(A.bin, scale, ""), runs=runs, cwd=W())
+    met = t.median <= 2 * b.median
+    row("priority suggest --retier", f"{scale}x", t, b, "priority", target="<= 2x priority", met=met)
+    target(f"priority suggest --retier at {scale}x within 2x priority at {scale}x", met,
+           f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
 
 
 # ---------------------------------------------------------------------------

@@ -47,7 +47,8 @@ package struct BlueNoiseTiers: Hashable, Sendable {
         self.radius = radius; self.exponent = exponent; self.minRadius = minRadius; self.maxRadius = maxRadius; self.northSouth = northSouth
     }
 
-    /// Tuned with `stationdb priority report --test-bed` on the national data.
+    /// Tuned with `stationdb priority report --test-bed` on the national data, under raw/weights.csv
+    /// and a real master's density of hand weights.
     package static let standard = BlueNoiseTiers(radius: [5, 1.5], minRadius: [0.05, 0.02], maxRadius: [12.5, 4], northSouth: 0.6)
 
     /// Settings as written for tuning: "r11:r12[:exponent[:min11:min12:max11:max12[:northSouth]]]".

@@ -28,14 +28,10 @@ package enum HandWeightSuggestions {
         let handIDs = Set(hand.map(\.stationID))
         let liveLines = Dictionary(uniqueKeysWithValues: network.lines.filter(\.enabled).map { ($0.id, $0) })
         let live = network.stations.filter(\.enabled)
-        let liveIDs = Set(live.map(\.id))
-
-        var linesOf: [Int: Set<Int>] = [:]
+        let places = Places(network)
+        let linesOf = places.linesOf, placeLines = places.lines(at:)
         var byLine: [Int: [StationLine]] = [:]
-        for x in network.stationLines where liveLines[x.lineID] != nil && liveIDs.contains(x.stationID) {
-            linesOf[x.stationID, default: []].insert(x.lineID)
-            byLine[x.lineID, default: []].append(x)
-        }
+        for x in network.stationLines where linesOf[x.stationID]?.contains(x.lineID) == true { byLine[x.lineID, default: []].append(x) }
         // Line ends: the first and last live station of each live line by s_sort.
         var endsOf: [Int: [Int]] = [:]
         for lineID in byLine.keys.sorted() {
@@ -43,17 +39,6 @@ package enum HandWeightSuggestions {
             guard members.count >= 2 else { continue }
             endsOf[members.first!.stationID, default: []].append(lineID)
             endsOf[members.last!.stationID, default: []].append(lineID)
-        }
-        // Lines served at the place: this station's and its same-named neighbours'.
-        var byName: [String: [Station]] = [:]
-        for s in live { byName[s.name, default: []].append(s) }
-        func placeLines(_ s: Station) -> Set<Int> {
-            var all = linesOf[s.id] ?? []
-            for t in byName[s.name] ?? [] where t.id != s.id &&
-                MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: t.lat, lng2: t.lng) < interchangeMetres {
-                all.formUnion(linesOf[t.id] ?? [])
-            }
-            return all
         }
 
         // How many live stations lie within `centreMetres`: a city's centre has its subway and trams
@@ -123,29 +108,49 @@ package enum HandWeightSuggestions {
     /// stations are densest.
     static func spread(_ ranked: [HandWeightSuggestion], live: [Station], hand: [HandWeight]) -> [HandWeightSuggestion] {
         let place = Dictionary(uniqueKeysWithValues: live.map { ($0.id, (lat: $0.lat, lng: $0.lng)) })
+        let picked = hand.filter { place[$0.stationID] != nil }
+        let points = (ranked.map(\.stationID) + picked.map(\.stationID)).map { place[$0]! }
+        func metres(_ a: Int, _ b: Int) -> Double { MicroDegrees.distanceMetres(lat1: points[a].lat, lng1: points[a].lng, lat2: points[b].lat, lng2: points[b].lng) }
         var out = ranked.map { var s = $0; s.suggestedWeight = restWeight; return s }
-        var taken = Set<Int>()
         for tier in tiers {
             // Weighted stations in cells a tier's distance wide (in latitude), looked up three by five.
-            let cell = max(1, Int(tier.metres / MicroDegrees.metresPerDegree * 1e6))
-            var cells: [Int: [(lat: Int, lng: Int)]] = [:]
-            func key(_ p: (lat: Int, lng: Int), _ dy: Int = 0, _ dx: Int = 0) -> Int { (p.lat / cell + dy) * 1_000_000 + p.lng / cell + dx }
-            func add(_ p: (lat: Int, lng: Int)) { cells[key(p), default: []].append(p) }
-            for h in hand where h.weight <= tier.weight { if let p = place[h.stationID] { add(p) } }
-            for i in out.indices where taken.contains(i) { add(place[out[i].stationID]!) }
-            for i in out.indices where !taken.contains(i) {
-                let p = place[out[i].stationID]!
-                // East-west, a degree is shorter: two cells either way reach the distance north of 60 N.
-                let near = (-1...1).contains { dy in (-2...2).contains { dx in
-                    (cells[key(p, dy, dx)] ?? []).contains { MicroDegrees.distanceMetres(lat1: p.lat, lng1: p.lng, lat2: $0.lat, lng2: $0.lng) < tier.metres }
-                } }
-                guard !near else { continue }
-                taken.insert(i)
+            var taken = PointGrid(points, cellSize: max(1, Int(tier.metres / MicroDegrees.metresPerDegree * 1e6)), empty: true)
+            for (j, h) in picked.enumerated() where h.weight <= tier.weight { taken.insert(ranked.count + j) }
+            for i in out.indices where out[i].suggestedWeight < restWeight { taken.insert(i) }
+            // East-west, a degree is shorter: two cells either way reach the distance north of 60 N.
+            for i in out.indices where out[i].suggestedWeight == restWeight
+                && taken.nearest(lat: points[i].lat, lng: points[i].lng, columns: 2, within: tier.metres, distance: { metres(i, $0) }) == nil {
                 out[i].suggestedWeight = tier.weight
-                add(p)
+                taken.insert(i)
             }
         }
         return out
+    }
+
+    /// The live lines served at each live station's place: its own, and its same-named
+    /// neighbours' (a gateway served by several operators counts all their lines); `only`:
+    /// among these stations alone.
+    struct Places {
+        let linesOf: [Int: Set<Int>]
+        let byName: [String: [Station]]
+
+        init(_ network: RailNetwork, only: Set<Int>? = nil) {
+            let live = network.stations.filter { $0.enabled && only?.contains($0.id) != false }, liveLines = Set(network.lines.filter(\.enabled).map(\.id))
+            let liveIDs = Set(live.map(\.id))
+            var linesOf: [Int: Set<Int>] = [:]
+            for x in network.stationLines where liveLines.contains(x.lineID) && liveIDs.contains(x.stationID) { linesOf[x.stationID, default: []].insert(x.lineID) }
+            self.linesOf = linesOf
+            byName = Dictionary(grouping: live, by: \.name)
+        }
+
+        func lines(at s: Station) -> Set<Int> {
+            var all = linesOf[s.id] ?? []
+            for t in byName[s.name] ?? [] where t.id != s.id &&
+                MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: t.lat, lng2: t.lng) < interchangeMetres {
+                all.formUnion(linesOf[t.id] ?? [])
+            }
+            return all
+        }
     }
 
     /// The municipality an address names: what follows the prefecture, up to its first
@@ -155,27 +160,6 @@ package enum HandWeightSuggestions {
         if let end = rest.prefix(4).firstIndex(where: { "都道府県".contains($0) }) { rest = rest[rest.index(after: end)...] }
         guard let end = rest.firstIndex(where: { "市区町村".contains($0) }), end > rest.startIndex else { return nil }
         return String(rest[...end])
-    }
-
-    /// A real master's hand weights by weight 1..10: 1,416 of its 9,520 live stations.
-    package static let realMasterCounts = [53, 102, 354, 0, 406, 1, 313, 29, 156, 2]
-
-    /// A test bed as dense as a real master's hand weights: the top suggestions, in rank
-    /// order, given weights 1..10 in the real master's proportions (scaled to this
-    /// network's live stations), the best ranked the smallest weight.
-    package static func testBed(network: RailNetwork) -> [HandWeight] {
-        let live = network.stations.count(where: \.enabled)
-        let scale = Double(live) / 9_520
-        let counts = realMasterCounts.map { Int((Double($0) * scale).rounded()) }
-        let ranked = suggest(network: network, hand: [], limit: counts.reduce(0, +))
-        var weights: [HandWeight] = []
-        var weight = 1, left = counts[0]
-        for s in ranked {
-            while left == 0, weight < 10 { weight += 1; left = counts[weight - 1] }
-            weights.append(HandWeight(stationID: s.stationID, weight: weight, note: "test bed", location: SourceLocation(file: "test bed")))
-            left -= 1
-        }
-        return weights.sorted { $0.stationID < $1.stationID }
     }
 
     /// As raw/weights.csv rows (s_id,weight,note), ready to review and paste.

@@ -24,9 +24,11 @@ package struct WeightedStation: Hashable, Sendable {
     package var lng: Int
     package var weight: Int
     package var enabled: Bool
+    /// 1...47, for the pins per region (0 when unknown).
+    package var pref: Int
 
-    package init(id: Int, lat: Int, lng: Int, weight: Int, enabled: Bool) {
-        self.id = id; self.lat = lat; self.lng = lng; self.weight = weight; self.enabled = enabled
+    package init(id: Int, lat: Int, lng: Int, weight: Int, enabled: Bool, pref: Int = 0) {
+        self.id = id; self.lat = lat; self.lng = lng; self.weight = weight; self.enabled = enabled; self.pref = pref
     }
 }
 
@@ -36,10 +38,10 @@ package enum WeightedStations {
         guard Files.exists(path) else { throw StationError.environment("no bundle at \(path)") }
         do {
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
-            let st = try db.prepare("SELECT s_id, lat, lng, weight, enabled FROM stations ORDER BY s_id")
+            let st = try db.prepare("SELECT s_id, lat, lng, weight, enabled, pref FROM stations ORDER BY s_id")
             var out: [WeightedStation] = []
             while try st.step() {
-                out.append(WeightedStation(id: st.int(0), lat: st.int(1), lng: st.int(2), weight: st.int(3), enabled: st.int(4) != 0))
+                out.append(WeightedStation(id: st.int(0), lat: st.int(1), lng: st.int(2), weight: st.int(3), enabled: st.int(4) != 0, pref: st.int(5)))
             }
             return out
         } catch let e as SQLiteError {
@@ -49,7 +51,12 @@ package enum WeightedStations {
 
     /// A network with weights from this stage (stations without one get 13).
     package static func from(network: RailNetwork, weights: [Int: Int]) -> [WeightedStation] {
-        network.stations.map { WeightedStation(id: $0.id, lat: $0.lat, lng: $0.lng, weight: weights[$0.id] ?? 13, enabled: $0.enabled) }
+        network.stations.map { WeightedStation(id: $0.id, lat: $0.lat, lng: $0.lng, weight: weights[$0.id] ?? 13, enabled: $0.enabled, pref: $0.pref) }
+    }
+
+    /// The network weighed with these hand weights and the machine tiers around them.
+    package static func weighed(network: RailNetwork, hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [WeightedStation] {
+        from(network: network, weights: PriorityAssigner.assign(network: network, hand: hand, config: config))
     }
 
     /// The baseline a weighting must beat: the same hand weights (1..10), and
@@ -65,6 +72,30 @@ package enum WeightedStations {
         }
         for (k, i) in machine.enumerated() { out[i].weight = pool[k] }
         return out
+    }
+}
+
+/// Japan's regions by prefecture code, with their land (km²): a weighting should give each
+/// of them pins when the apps show the whole country.
+package enum Region {
+    package static let all: [(name: String, prefs: ClosedRange<Int>, land: Double)] = [
+        ("Hokkaido", 1...1, 83_424), ("Tohoku", 2...7, 66_948), ("Kanto", 8...14, 32_433), ("Chubu", 15...23, 66_807),
+        ("Kinki", 24...30, 33_126), ("Chugoku", 31...35, 31_922), ("Shikoku", 36...39, 18_803), ("Kyushu", 40...46, 42_231),
+        ("Okinawa", 47...47, 2_282)]
+
+    /// The whole country in one view: the box of every live station.
+    package static func countryView(_ stations: [WeightedStation]) -> Viewport {
+        let live = stations.filter(\.enabled)
+        guard let south = live.map(\.lat).min(), let north = live.map(\.lat).max(), let west = live.map(\.lng).min(),
+              let east = live.map(\.lng).max() else { return Viewport(lat: 0, lng: 0, halfLat: 0, halfLng: 0) }
+        return Viewport(lat: (south + north) / 2, lng: (west + east) / 2, halfLat: (north - south) / 2, halfLng: (east - west) / 2)
+    }
+
+    /// How many of the pins the apps show at the country view lie in each region, in `all`'s order.
+    package static func pins(_ stations: [WeightedStation], pins: Int) -> [Int] {
+        let pref = Dictionary(stations.map { ($0.id, $0.pref) }, uniquingKeysWith: { first, _ in first })
+        let shown = ViewportReport.shown(stations: stations, viewport: countryView(stations), pins: pins)
+        return all.map { region in shown.count { region.prefs.contains(pref[$0] ?? 0) } }
     }
 }
 

@@ -4,21 +4,39 @@ import StationCore
 // People judge a weighting by looking at it: an SVG of the live stations,
 // coloured by weight (hand picks red, 11 orange, 12 blue, 13 grey), the
 // smaller weights drawn last so they stay visible. With a viewport, the map
-// frames that view and rings the pins the clients would show in it.
+// frames that view and rings the pins the clients would show in it; with
+// `country`, it rings the pins of the whole country's view. Several weightings
+// of the same stations are drawn side by side, each with its title and legend.
 
 package enum WeightMap {
     /// The band above the map (its title) and below it (the legend and the scale), in pixels.
     static let top = 40, bottom = 80
 
-    /// `label` names the stations drawn (a bundle's path, say) in the map's title.
-    package static func svg(stations: [WeightedStation], viewport: Viewport? = nil, pins: Int = 100, width: Int = 1000,
-                           label: String? = nil) -> String {
+    /// Each panel's `label` names the stations it draws (a bundle's path, say) in its title.
+    package static func svg(_ panels: [(label: String?, stations: [WeightedStation])], viewport: Viewport? = nil, country: Bool = false,
+                           pins: Int = 100, width: Int = 1000) -> String {
+        let drawn = panels.map { panel($0.stations, viewport: viewport ?? (country ? Region.countryView($0.stations) : nil), zoomed: viewport != nil,
+                                      pins: pins, width: width, label: $0.label) }
+        let height = drawn.map(\.height).max() ?? top + bottom, all = width * max(1, drawn.count)
+        var out = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(all)" height="\(height)" viewBox="0 0 \(all) \(height)">
+        <title>\(escaped(drawn.map(\.title).joined(separator: " | ")))</title>
+        <rect width="100%" height="100%" fill="#ffffff"/>
+
+        """
+        for (i, d) in drawn.enumerated() { out += i == 0 ? d.body : "<g transform=\"translate(\(i * width),0)\">\n\(d.body)</g>\n" }
+        return out + "</svg>\n"
+    }
+
+    /// One weighting's map: its title, the map (clipped), the legend and the scale.
+    static func panel(_ stations: [WeightedStation], viewport: Viewport?, zoomed: Bool, pins: Int, width: Int, label: String?)
+        -> (body: String, height: Int, title: String) {
         let live = stations.filter(\.enabled)
         var shown = Set<Int>()
-        // The frame: the whole country, or the viewport's queried region with a margin.
+        // The frame: the whole country, or a zoomed viewport's queried region with a margin.
         var south: Double, north: Double, west: Double, east: Double
-        if let v = viewport {
-            shown = Set(ViewportReport.shown(stations: stations, viewport: v, pins: pins))
+        if let v = viewport { shown = Set(ViewportReport.shown(stations: stations, viewport: v, pins: pins)) }
+        if let v = viewport, zoomed {
             let q = v.scaled(1.4)
             south = MicroDegrees.degrees(q.lat - q.halfLat); north = MicroDegrees.degrees(q.lat + q.halfLat)
             west = MicroDegrees.degrees(q.lng - q.halfLng); east = MicroDegrees.degrees(q.lng + q.halfLng)
@@ -35,17 +53,15 @@ package enum WeightMap {
         func x(_ lng: Int) -> String { fmt((MicroDegrees.degrees(lng) - west) * cosLat * scale) }
         func y(_ lat: Int) -> String { fmt(Double(top) + (north - MicroDegrees.degrees(lat)) * scale) }
 
-        let zoomed = viewport != nil
         var counts = [Int](repeating: 0, count: 14)
         for s in live where (1...13).contains(s.weight) { counts[s.weight] += 1 }
         var title = "Station weights: \(live.count) live station\(live.count == 1 ? "" : "s")" + (label.map { " of \($0)" } ?? "")
-        if let v = viewport {
+        if viewport != nil, !zoomed {
+            title += ", the \(shown.count) pins of the whole country's view"
+        } else if let v = viewport {
             title += ", the view at \(MicroDegrees.format(v.lat)),\(MicroDegrees.format(v.lng)) (\(fmt(v.latSpanDegrees))° of latitude) and its \(shown.count) pins"
         }
         var out = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)">
-        <title>\(escaped(title))</title>
-        <rect width="100%" height="100%" fill="#ffffff"/>
         <text id="title" x="10" y="26" font-family="sans-serif" font-size="18" font-weight="bold">\(escaped(title))</text>
         <clipPath id="map-area"><rect x="0" y="\(top)" width="\(width)" height="\(mapHeight)"/></clipPath>
         <g id="map" clip-path="url(#map-area)">
@@ -58,13 +74,13 @@ package enum WeightMap {
             let (colour, r) = style(weight: s.weight, zoomed: zoomed)
             out += "<circle cx=\"\(x(s.lng))\" cy=\"\(y(s.lat))\" r=\"\(r)\" fill=\"\(colour)\"/>\n"
         }
-        if let v = viewport {
+        if let v = viewport, zoomed {
             let sw = (lat: v.lat - v.halfLat, lng: v.lng - v.halfLng)
             let w = (MicroDegrees.degrees(2 * v.halfLng)) * cosLat * scale, h = MicroDegrees.degrees(2 * v.halfLat) * scale
             out += "<rect x=\"\(x(sw.lng))\" y=\"\(y(sw.lat + 2 * v.halfLat))\" width=\"\(fmt(w))\" height=\"\(fmt(h))\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n"
-            for s in live where shown.contains(s.id) {
-                out += "<circle cx=\"\(x(s.lng))\" cy=\"\(y(s.lat))\" r=\"6\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n"
-            }
+        }
+        for s in live where shown.contains(s.id) {
+            out += "<circle cx=\"\(x(s.lng))\" cy=\"\(y(s.lat))\" r=\"6\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n"
         }
         out += "</g>\n"
         // The legend: what each colour is, and how many live stations have it.
@@ -92,8 +108,7 @@ package enum WeightMap {
             + "<line x1=\"\(fmt(sx))\" y1=\"\(fmt(sy - 5))\" x2=\"\(fmt(sx))\" y2=\"\(fmt(sy + 5))\" stroke=\"#000\" stroke-width=\"2\"/>"
             + "<line x1=\"\(fmt(sx + metres * pxPerMetre))\" y1=\"\(fmt(sy - 5))\" x2=\"\(fmt(sx + metres * pxPerMetre))\" y2=\"\(fmt(sy + 5))\" stroke=\"#000\" stroke-width=\"2\"/>"
             + "<text x=\"\(fmt(sx + metres * pxPerMetre / 2))\" y=\"\(fmt(sy - 8))\" text-anchor=\"middle\">\(text)</text></g>\n"
-        out += "</svg>\n"
-        return out
+        return (out, height, title)
     }
 
     /// The longest round distance (1, 2 or 5 times a power of ten metres) no longer than

@@ -51,3 +51,21 @@ struct WeightedStationsOptions: ParsableArguments {
     }
 }
 
+/// --proposal with --staging: a proposed weights.csv beside the hand weights in place, each weighed
+/// with the machine tiers around it, and the machine weights alone, for report and map.
+struct ProposalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A proposed weights.csv (from `priority suggest --retier`), with --staging: compared with the hand weights in place (--hand) and the machine weights alone.", valueName: "file"))
+    var proposal: String?
+
+    @Option(help: ArgumentHelp("With --proposal (or report's --test-bed): the hand weights in place. Default: RAW/weights.csv.", valueName: "file"))
+    var hand: String?
+
+    /// The three weightings of `staging`, each with its label: the hand weights in place, the proposal, none.
+    func weighings(staging: String, raw: String) throws -> [(label: String, stations: [WeightedStation])] {
+        guard let proposal else { return [] }
+        let network = try StagingFile.read(from: staging).network
+        let inPlace = hand ?? joinPath(raw, HandWeights.fileName)
+        return [(inPlace, try HandWeights.read(path: inPlace, network: network).weights), (proposal, try HandWeights.read(path: proposal, network: network).weights),
+                ("machine weights alone", [])].map { ($0.0, WeightedStations.weighed(network: network, hand: $0.1)) }
+    }
+}

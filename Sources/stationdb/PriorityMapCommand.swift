@@ -12,6 +12,11 @@ struct PriorityMapCommand: ParsableCommand {
 
     @OptionGroup var stations: WeightedStationsOptions
 
+    @OptionGroup var proposal: ProposalOptions
+
+    @Option(help: "With --proposal: the raw folder whose weights.csv is the default of --hand.")
+    var raw = "raw"
+
     @Option(help: "The SVG file to write.")
     var out = "build/weights.svg"
 
@@ -24,10 +29,18 @@ struct PriorityMapCommand: ParsableCommand {
     @Option(help: "Also write a PNG with rsvg-convert.")
     var png: String?
 
-    func validate() throws { try stations.checkGiven() }
+    func validate() throws {
+        guard proposal.proposal != nil else { return try stations.checkGiven() }
+        guard stations.staging != nil, stations.bundle == nil, stations.weights == nil else {
+            throw ValidationError("--proposal weighs the stations itself: give --staging PATH alone")
+        }
+    }
 
     func run() throws {
-        let svg = WeightMap.svg(stations: try stations.load(), viewport: viewport, pins: pins, label: stations.label)
+        // With a proposal: the hand weights in place and the proposal side by side, each ringing the country's pins.
+        let panels = proposal.proposal == nil ? [(stations.label, try stations.load())]
+            : try proposal.weighings(staging: stations.staging ?? "", raw: raw).prefix(2).map { ($0.label, $0.stations) }
+        let svg = WeightMap.svg(panels, viewport: viewport, country: proposal.proposal != nil, pins: pins)
         try AtomicFile.write(svg, to: out)
         note("priority: wrote \(out)")
         if let png {

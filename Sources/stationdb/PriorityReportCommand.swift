@@ -11,6 +11,8 @@ struct PriorityReportCommand: ParsableCommand {
 
     @OptionGroup var stations: WeightedStationsOptions
 
+    @OptionGroup var proposal: ProposalOptions
+
     @Option(help: "How many viewports to draw.")
     var viewports = 1000
 
@@ -32,24 +34,24 @@ struct PriorityReportCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("Kept for scripts: the random reference is always shown.", visibility: .hidden))
     var compareRandom = false
 
-    @Flag(help: "With --staging alone: weigh the stations with each method, under RAW/weights.csv's hand weights and under a real master's density of them (the test bed), and compare.")
+    @Flag(help: "With --staging alone: weigh the stations with each method under the hand weights (--hand, or RAW/weights.csv), and compare.")
     var testBed = false
 
-    @Option(help: "The raw folder whose weights.csv --test-bed also tries.")
+    @Option(help: "The raw folder whose weights.csv is the default of --hand.")
     var raw = "raw"
 
     @Option(help: ArgumentHelp("Blue-noise settings to try with --test-bed: r11:r12[:exponent[:min11:min12:max11:max12[:northSouth]]].", visibility: .hidden))
     var blueNoise: String?
 
-    @Flag(help: ArgumentHelp("With --test-bed, only the test bed and only blue noise (for tuning).", visibility: .hidden))
+    @Flag(help: ArgumentHelp("With --test-bed, only blue noise (for tuning).", visibility: .hidden))
     var blueNoiseOnly = false
 
     func validate() throws {
         guard viewports > 0 else { throw ValidationError("--viewports must be positive") }
         if let span, !(0.01...45).contains(span) { throw ValidationError("--span: expected degrees from 0.01 to 45, got \(span)") }
-        if testBed {
-            guard stations.staging != nil, stations.bundle == nil, stations.weights == nil else {
-                throw ValidationError("--test-bed weighs the stations itself: give --staging PATH alone")
+        if proposal.proposal != nil || testBed {
+            guard stations.staging != nil, stations.bundle == nil, stations.weights == nil, proposal.proposal == nil || !testBed else {
+                throw ValidationError("--proposal or --test-bed weighs the stations itself: give --staging PATH alone")
             }
         } else {
             try stations.checkGiven()
@@ -59,6 +61,7 @@ struct PriorityReportCommand: ParsableCommand {
     func run() throws {
         let pinCounts = pins.values
         if testBed { return try runTestBed(pinCounts) }
+        if proposal.proposal != nil { return compare(try proposal.weighings(staging: stations.staging ?? "", raw: raw), pinCounts) }
         let ours = try stations.load()
         let before = try previousWeights()
         var c = [Int](repeating: 0, count: 14)
@@ -112,43 +115,45 @@ struct PriorityReportCommand: ParsableCommand {
         return ("version \(published.version), published now", try WeightedStations.read(bundle: joinPath(dist, published.database)))
     }
 
-    /// Each method under two sets of hand weights, against uniform random tiers with the same counts.
+    /// Weightings of the same stations side by side, a column each: each region's pins at the
+    /// country view, the coverage at the country's span, a region's, a city's and a district's, and
+    /// over spans from 0.05 to 13 the coverage, pan and zoom stability.
+    func compare(_ columns: [(label: String, stations: [WeightedStation])], _ pinCounts: [Int]) {
+        let letters = columns.indices.map { String(UnicodeScalar(UInt8(65 + $0))) }
+        let first = Dictionary(columns.first?.stations.map { ($0.id, $0.weight) } ?? [], uniquingKeysWith: { a, _ in a })
+        for (n, (label, s)) in columns.enumerated() {
+            let moved = s.count { HandWeights.range.contains($0.weight) && HandWeights.range.contains(first[$0.id] ?? 0) && first[$0.id] != $0.weight }
+            print("\(letters[n]): \(label), \(s.count { $0.enabled && HandWeights.range.contains($0.weight) }) hand weights on live stations"
+                  + (n > 0 && moved > 0 ? ", \(moved) at another level than A's" : ""))
+        }
+        let spans: [(Double?, String)] = [(12.8, "span 12.8 (the country)"), (3.2, "span 3.2 (a region)"), (0.8, "span 0.8 (a city)"), (0.2, "span 0.2 (a district)"), (nil, "spans 0.05..13")]
+        for n in pinCounts {
+            print("\nN = \(n)".padded(to: 37) + letters.map { pad($0, 8) }.joined())
+            print("pins at the country view (every live station's box):")
+            let pins = columns.map { Region.pins($0.stations, pins: n) }
+            for (r, region) in Region.all.enumerated() { print(pad("  " + region.name, 36) + pins.map { pad(String($0[r]), 8) }.joined()) }
+            print("coverage (\(viewports) viewports each, seed \(seed.seed)):")
+            for (span, what) in spans {
+                let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed, span: span)
+                let drawn = ViewportReport.viewports(stations: columns[0].stations, config: config)
+                let scores = columns.map { ViewportReport.run(stations: $0.stations, config: config, over: drawn).overall }
+                print(pad("  " + what, 36) + scores.map { pad(f3($0.coverage), 8) }.joined())
+                if span == nil { for (name, value) in [("    pan", \ViewportScore.panStability), ("    zoom", \.zoomStability)] { print(pad(name, 36) + scores.map { pad(f3($0[keyPath: value]), 8) }.joined()) } }
+            }
+        }
+    }
+
+    /// Each method under the hand weights (--hand, or RAW/weights.csv), each beside random tiers of the same counts.
     func runTestBed(_ pinCounts: [Int]) throws {
-        guard let staging = stations.staging, stations.bundle == nil, stations.weights == nil else {
-            throw ValidationError("--test-bed weighs the stations itself: give --staging PATH alone")
-        }
-        let network = try StagingFile.read(from: staging).network
-        var handSets: [(label: String, weights: [HandWeight])] = []
-        let inRaw = joinPath(raw, HandWeights.fileName)
-        if Files.exists(inRaw), !blueNoiseOnly {
-            handSets.append((inRaw, try HandWeights.read(path: inRaw, network: network).weights))
-        }
-        handSets.append(("test bed: top suggestions as a real master's", HandWeightSuggestions.testBed(network: network)))
+        let network = try StagingFile.read(from: stations.staging ?? "").network
+        let inPlace = proposal.hand ?? joinPath(raw, HandWeights.fileName)
+        let hand = try HandWeights.read(path: inPlace, network: network).weights
         var methods: [(String, PriorityMethod)] = [("blue noise", .blueNoise(try blueNoise.map(BlueNoiseTiers.parse) ?? .standard))]
         if !blueNoiseOnly { methods.append(("mesh lottery", .meshLottery(PriorityConfig.standardTiers))) }
-        for (label, hand) in handSets {
-            print("hand weights: \(label), \(hand.count) stations")
-            var weighted: [(String, [WeightedStation])] = []
-            for (name, method) in methods {
-                let weights = PriorityAssigner.assign(network: network, hand: hand, config: PriorityConfig(seed: seed.seed, method: method))
-                let stations = WeightedStations.from(network: network, weights: weights)
-                let c = PriorityAssigner.counts(weights, liveOnly: network)
-                print("  \(name): 11 \(c[11]), 12 \(c[12]), 13 \(c[13])")
-                weighted.append((name, stations))
-                weighted.append(("  random, same counts", WeightedStations.randomMachineWeights(stations, seed: seed.seed)))
-            }
-            for n in pinCounts {
-                let config = ViewportReportConfig(viewports: viewports, pins: n, seed: seed.seed, span: span)
-                print("N = \(n)")
-                print(pad("", 24) + pad("coverage", 10) + pad("pan", 8) + pad("zoom", 8) + "by span: " + ViewportReport.bandLabels.joined(separator: ", "))
-                for (name, stations) in weighted {
-                    let r = ViewportReport.run(stations: stations, config: config)
-                    print(pad("  " + name, 24) + pad(f3(r.overall.coverage), 10) + pad(f3(r.overall.panStability), 8) + pad(f3(r.overall.zoomStability), 8)
-                          + r.bands.map { f3($0.score.coverage) }.joined(separator: ", "))
-                }
-            }
-            print("")
-        }
+        compare(methods.flatMap { name, method in
+            let weighed = WeightedStations.weighed(network: network, hand: hand, config: PriorityConfig(seed: seed.seed, method: method))
+            return [("\(name) under \(inPlace)", weighed), ("\(name), its 11/12/13 shuffled", WeightedStations.randomMachineWeights(weighed, seed: seed.seed))]
+        }, pinCounts)
     }
 
     /// A column at least one space wider than its text.

@@ -90,24 +90,3 @@ final class AppsMasterSwitchTests: XCTestCase {
         }
     }
 }
-
-/// Tests/Fixtures/apps_master.py run on the upstream's release v20260227.
-enum AppsMaster {
-    static func write(into folder: String) throws -> (folder: String, truth: ByKind<[Int: Set<String>]>) {
-        let master = folder + "/master", truthPath = folder + "/truth.csv"
-        let python = try BuiltTools.required("python3", debianPackage: "python3")
-        let run = try runWithTimeout(python, [RepositoryData.root + "/Tests/Fixtures/apps_master.py",
-                                                 RepositoryData.root + "/Tests/Fixtures/station_database/v20260227", master, truthPath],
-                                     in: RepositoryData.root, timeout: 120)
-        guard run.status == 0 else { throw StationError.badInput(SourceLocation(file: "Tests/Fixtures/apps_master.py"), "failed (exit \(run.status)): \(run.err)") }
-        let table = try CSVReader.read(path: truthPath)
-        var truth = ByKind<[Int: Set<String>]>([:])
-        for r in table.records {
-            let kind = Registry.Kind(rawValue: table.string(r, table.column("kind")))!
-            let id = Int(table.string(r, table.column("id")))!
-            let keys = Set(table.string(r, table.column("keys")).split(separator: "|").map(String.init))
-            truth.modify(kind) { $0[id] = keys }
-        }
-        return (master, truth)
-    }
-}

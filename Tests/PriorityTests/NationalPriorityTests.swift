@@ -130,36 +130,32 @@ final class NationalPriorityTests: XCTestCase {
 
     /// raw/weights.csv (what `priority suggest --complete` proposed from raw/) with the machine
     /// weights, as the default bundle publishes them: the apps' 100 pins cover the country on a
-    /// phone (span 12.8) and a region (span 3.2), measured as `stationdb priority report --span`.
+    /// phone (span 12.8) and a region (span 3.2), measured as `stationdb priority report --span`;
+    /// re-tiered (`priority suggest --retier`), they cover as much.
     func testTheDefaultHandWeightsCoverTheCountryAndEachRegion() async throws {
         let network = try await NationalNetwork.network()
         let hand = try HandWeights.read(path: RepositoryData.raw + "/weights.csv", network: network).weights
-        let stations = WeightedStations.from(network: network, weights: PriorityAssigner.assign(network: network, hand: hand))
+        let stations = WeightedStations.weighed(network: network, hand: hand)
+        let retiered = WeightedStations.weighed(network: network, hand: HandWeightRetier.retier(network: network, hand: hand).rows.map {
+            HandWeight(stationID: $0.stationID, weight: $0.level)
+        })
         for (span, least) in [(12.8, 0.90), (3.2, 0.88)] {
-            let score = ViewportReport.run(stations: stations, config: ViewportReportConfig(viewports: 1000, pins: 100, span: span)).overall
+            let config = ViewportReportConfig(viewports: 1000, pins: 100, span: span)
+            let score = ViewportReport.run(stations: stations, config: config).overall
             XCTAssertGreaterThan(score.viewports, 900)
             XCTAssertGreaterThanOrEqual(score.coverage, least, "span \(span): \(score)")
+            XCTAssertGreaterThanOrEqual(ViewportReport.run(stations: retiered, config: config).overall.coverage, score.coverage, "span \(span), re-tiered")
         }
 
         // The whole country at once (the apps' query over every live station's box, 100 pins):
         // every region shows pins, in proportion to its land rather than to its distance from
         // the middle of the map.
-        let live = network.liveStations
-        let box = Viewport(lat: (live.map(\.lat).min()! + live.map(\.lat).max()!) / 2, lng: (live.map(\.lng).min()! + live.map(\.lng).max()!) / 2,
-                           halfLat: (live.map(\.lat).max()! - live.map(\.lat).min()!) / 2, halfLng: (live.map(\.lng).max()! - live.map(\.lng).min()!) / 2)
-        let pref = Dictionary(uniqueKeysWithValues: live.map { ($0.id, $0.pref) })
-        let shown = ViewportReport.shown(stations: stations, viewport: box, pins: 100)
-        XCTAssertEqual(shown.count, 100)
-        // Regions by prefecture code, with their land (km²).
-        let regions: [(name: String, prefs: ClosedRange<Int>, land: Double)] = [
-            ("Hokkaido", 1...1, 83_424), ("Tohoku", 2...7, 66_948), ("Kanto", 8...14, 32_433), ("Chubu", 15...23, 66_807),
-            ("Kinki", 24...30, 33_126), ("Chugoku", 31...35, 31_922), ("Shikoku", 36...39, 18_803), ("Kyushu", 40...46, 42_231),
-            ("Okinawa", 47...47, 2_282)]
-        let land = regions.map(\.land).reduce(0, +)
-        for region in regions {
-            let pins = shown.count { region.prefs.contains(pref[$0]!) }
-            XCTAssertGreaterThan(pins, 0, region.name)
-            XCTAssertLessThanOrEqual(abs(Double(pins) / 100 - region.land / land), 0.08, "\(region.name): \(pins) pins")
+        let pins = Region.pins(stations, pins: 100)
+        XCTAssertEqual(pins.reduce(0, +), 100)
+        let land = Region.all.map(\.land).reduce(0, +)
+        for (region, n) in zip(Region.all, pins) {
+            XCTAssertGreaterThan(n, 0, region.name)
+            XCTAssertLessThanOrEqual(abs(Double(n) / 100 - region.land / land), 0.08, "\(region.name): \(n) pins")
         }
     }
 

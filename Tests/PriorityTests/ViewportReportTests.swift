@@ -65,8 +65,8 @@ final class ViewportReportTests: XCTestCase {
         try db.execute("INSERT INTO stations VALUES (2,'B','','',13,'',35000002,139000002,1,0,12), (1,'A','','',13,'',35000001,139000001,1,1,4)")
         db.close()
         XCTAssertEqual(try WeightedStations.read(bundle: path), [
-            WeightedStation(id: 1, lat: 35_000_001, lng: 139_000_001, weight: 4, enabled: true),
-            WeightedStation(id: 2, lat: 35_000_002, lng: 139_000_002, weight: 12, enabled: false),
+            WeightedStation(id: 1, lat: 35_000_001, lng: 139_000_001, weight: 4, enabled: true, pref: 13),
+            WeightedStation(id: 2, lat: 35_000_002, lng: 139_000_002, weight: 12, enabled: false, pref: 13),
         ])
         XCTAssertThrowsError(try WeightedStations.read(bundle: dir.appendingPathComponent("none.sqlite").path))
     }
@@ -74,12 +74,12 @@ final class ViewportReportTests: XCTestCase {
     func testMapDrawsEveryLiveStationAndTheViewportPins() {
         var stations = grid { i, j in i == 0 && j < 3 ? 2 : [11, 12, 13][(i + j) % 3] }
         stations.append(WeightedStation(id: 77_777, lat: 35_450_000, lng: 139_450_000, weight: 11, enabled: false))
-        let svg = WeightMap.svg(stations: stations)
+        let svg = WeightMap.svg([(nil, stations)])
         XCTAssertTrue(svg.hasPrefix("<svg"))
         XCTAssertEqual(svg.components(separatedBy: "<circle").count - 1, 400 + 4, "400 live stations and 4 legend dots")
         XCTAssertTrue(svg.contains("hand 1-10: 3"))
         let view = Viewport(text: "35.5,139.5,0.1")!
-        let zoomed = WeightMap.svg(stations: stations, viewport: view, pins: 10)
+        let zoomed = WeightMap.svg([(nil, stations)], viewport: view, pins: 10)
         XCTAssertTrue(zoomed.contains("shown (10 pins)"))
         XCTAssertEqual(zoomed.components(separatedBy: "stroke=\"#000\" stroke-width=\"1.5\"/>").count - 1, 10 + 1 + 1, "10 rings, the frame and the legend's ring")
     }
@@ -93,7 +93,7 @@ final class ViewportReportTests: XCTestCase {
                         WeightedStation(id: 2, lat: 36_000_000, lng: 139_000_000, weight: 12, enabled: true),
                         WeightedStation(id: 3, lat: 35_500_000, lng: 139_400_000, weight: 13, enabled: true),
                         WeightedStation(id: 4, lat: 35_500_000, lng: 139_200_000, weight: 11, enabled: false)]
-        let svg = WeightMap.svg(stations: stations, label: "dist/5")
+        let svg = WeightMap.svg([("dist/5", stations)])
         func texts(_ pattern: Regex<(Substring, Substring)>) -> [String] { svg.matches(of: pattern).map { String($0.1) } }
         XCTAssertEqual(texts(/<title>([^<]*)<\/title>/), ["Station weights: 3 live stations of dist/5"])
         XCTAssertEqual(texts(/<text id="title"[^>]*>([^<]*)<\/text>/), ["Station weights: 3 live stations of dist/5"])
@@ -112,6 +112,17 @@ final class ViewportReportTests: XCTestCase {
         let barPixels = Double(scale.2)! - Double(scale.1)!, barMetres = Double(scale.3)! * (scale.4 == "km" ? 1000 : 1)
         XCTAssertEqual(barPixels / barMetres, pxPerMetre, accuracy: pxPerMetre * 0.01, "the bar is as long as the map draws \(barMetres) m")
         XCTAssertGreaterThan(barPixels, 50, "long enough to read")
+    }
+
+    /// `priority map --proposal`: two weightings of the same stations side by side, each with its
+    /// title and legend, the pins of the whole country's view ringed in each.
+    func testTwoWeightingsSideBySideRingTheCountrysPins() {
+        let svg = WeightMap.svg([("A", grid { i, j in i == 0 && j < 3 ? 2 : 13 }), ("B", grid { i, j in i == j ? 2 : 13 })], country: true, pins: 5)
+        XCTAssertEqual(svg.matches(of: /<text id="title"[^>]*>([^<]*)<\/text>/).map { String($0.1) },
+                       ["A", "B"].map { "Station weights: 400 live stations of \($0), the 5 pins of the whole country's view" })
+        XCTAssertEqual(svg.matches(of: /<g id="legend">/).count, 2)
+        XCTAssertEqual(svg.matches(of: /r="6" fill="none"/).count, 10, "5 rings in each")
+        XCTAssertEqual(svg.firstMatch(of: /^<svg [^>]* width="(\d+)"/)?.1, "2000")
     }
 
     /// priority report's numbers had no reference unless --compare-random was given. The

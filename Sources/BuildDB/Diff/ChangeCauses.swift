@@ -10,6 +10,8 @@ import StationCore
 /// releases), so a plan, a publish's summary.txt and the preview give the same cause.
 package struct ChangeCauses: Sendable {
     package static let handWeights = "raw/weights.csv"
+    /// Hand weights that only moved between levels 1..10: a re-tier, listed as one group.
+    package static let retiered = "raw/weights.csv (re-tiered)"
     package static let machineWeights = "machine weights"
     /// Machine weights that changed with no other change to follow: another seed, method or stationdb.
     package static let redrawnWeights = "machine weights (another SEED, METHOD or stationdb)"
@@ -68,12 +70,14 @@ package struct ChangeCauses: Sendable {
         return parts.joined(separator: ", ")
     }
 
-    /// A weight `old` -> `new`: a hand weight's (1..10 on either side) is raw/weights.csv's; a
-    /// machine weight's follows the other changes when there are any.
+    /// A weight `old` -> `new`: a hand weight's (1..10 on either side) is raw/weights.csv's, grouped
+    /// when it only moved between levels; a machine weight's follows the other changes when there are any.
     static func weight(old: Int?, new: Int?, othersChanged: Bool) -> (cause: String, follows: Bool) {
-        if let old, let new, !(1...10).contains(old), !(1...10).contains(new) {
+        let hand = HandWeights.range
+        if let old, let new, !hand.contains(old), !hand.contains(new) {
             return othersChanged ? (machineWeights, true) : (redrawnWeights, false)
         }
+        if let old, let new, hand.contains(old), hand.contains(new) { return (retiered, true) }
         return (handWeights, false)
     }
 }

@@ -26,8 +26,9 @@ package struct ChangeList: Sendable {
         /// Why (ChangeCauses): "raw/fixes.csv:3", "upstream v20260227 -> v20260529",
         /// "raw/weights.csv", "machine weights"; nil when no causes were worked out.
         package var cause: String?
-        /// A machine weight drawn again because of the other changes: the reports group
-        /// these, so a closure does not bury itself under its neighbours' weights.
+        /// A weight the reports list in a group by its cause rather than one line each: machine
+        /// weights drawn again because of the other changes (so a closure does not bury itself
+        /// under its neighbours' weights), and hand weights moved between levels (a re-tier).
         package var follows: Bool?
     }
 
@@ -158,21 +159,26 @@ extension ChangeList {
         describe(e) + (e.cause.map { " [\($0)]" } ?? "")
     }
 
-    /// The machine weights that follow the other changes, in one line: "2 machine weights
-    /// follow the changes above (12 -> 13: 2): s_id 39 二股 (JR北海道), ...", at most `limit` named.
-    package static func followingWeights(_ entries: [Entry], limit: Int) -> String? {
-        let following = entries.filter { $0.follows == true }
-        guard !following.isEmpty else { return nil }
-        var byStep: [String: Int] = [:]
-        for e in following { byStep["\(e.old ?? "") -> \(e.new ?? "")", default: 0] += 1 }
-        let steps = byStep.keys.sorted().map { "\($0): \(byStep[$0]!)" }.joined(separator: ", ")
-        let names = following.prefix(limit).map { "\($0.table == "stations" ? "s_id" : "id") \($0.id) \($0.name)" }.joined(separator: ", ")
-        return "\(following.count) machine weight\(following.count == 1 ? "" : "s") follow\(following.count == 1 ? "s" : "") the changes above (\(steps)): "
-            + names + (following.count > limit ? ", ... and \(following.count - limit) more" : "")
+    /// The grouped weights, one line per cause: "2 machine weights follow the changes above
+    /// (12 -> 13: 2): s_id 39 二股 (JR北海道), ...", "5 hand weights re-tiered (5 -> 2: 3, ...): ...",
+    /// at most `limit` named in each, with the cause they share.
+    package static func groupedWeights(_ entries: [Entry], limit: Int) -> [(line: String, cause: String)] {
+        let grouped = entries.filter { $0.follows == true }
+        return [ChangeCauses.machineWeights, ChangeCauses.retiered].compactMap { cause in
+            let these = grouped.filter { $0.cause == cause }
+            guard !these.isEmpty else { return nil }
+            var byStep: [String: Int] = [:]
+            for e in these { byStep["\(e.old ?? "") -> \(e.new ?? "")", default: 0] += 1 }
+            let steps = byStep.keys.sorted().map { "\($0): \(byStep[$0]!)" }.joined(separator: ", ")
+            let names = these.prefix(limit).map { "\($0.table == "stations" ? "s_id" : "id") \($0.id) \($0.name)" }.joined(separator: ", ")
+            let what = cause == ChangeCauses.machineWeights ? "machine weight\(these.count == 1 ? "" : "s") follow\(these.count == 1 ? "s" : "") the changes above"
+                : "hand weight\(these.count == 1 ? "" : "s") re-tiered"
+            return ("\(these.count) \(what) (\(steps)): " + names + (these.count > limit ? ", ... and \(these.count - limit) more" : ""), cause)
+        }
     }
 
     /// A table's changes, one line each ("  moved     s_id ... [cause]"), `limit` of each kind,
-    /// and the machine weights that follow the others last, in one line.
+    /// and the grouped weights last, a line per group.
     package static func lines(_ entries: [Entry], limit: Int) -> [String] {
         var out: [String] = []
         for kind in Kind.allCases {
@@ -180,7 +186,7 @@ extension ChangeList {
             for e in some.prefix(limit) { out.append("  \(kind.rawValue.padded(to: 9)) \(printable(withCause(e)))") }
             if some.count > limit { out.append("  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more") }
         }
-        if let following = followingWeights(entries, limit: limit) { out.append("  \(Kind.weight.rawValue.padded(to: 9)) \(printable(following))") }
+        for group in groupedWeights(entries, limit: limit) { out.append("  \(Kind.weight.rawValue.padded(to: 9)) \(printable(group.line))") }
         return out
     }
 

@@ -286,9 +286,7 @@ extension RunReport {
                     for e in some.prefix(limit) { out += "| \(kind.rawValue) | \(cell(ChangeList.describe(e))) | \(cell(e.cause ?? "")) |\n" }
                     if some.count > limit { out += "| \(kind.rawValue) | … and \(some.count - limit) more | |\n" }
                 }
-                if let following = ChangeList.followingWeights(rows, limit: limit) {
-                    out += "| weight | \(cell(following)) | \(ChangeCauses.machineWeights) |\n"
-                }
+                for group in ChangeList.groupedWeights(rows, limit: limit) { out += "| weight | \(cell(group.line)) | \(cell(group.cause)) |\n" }
                 out += "\n</details>\n\n"
             }
         }

@@ -1,37 +1,38 @@
 /// Points of Japan (micro-degrees) in fixed square cells over its bounding box, for
 /// the searches that look at a point's neighbours cell by cell (lint's nearest
-/// stations, ingest's prefecture from the nearest station). A cell is found by
-/// arithmetic, not hashing, and its points are one slice of a flat array.
+/// stations, ingest's prefecture from the nearest station, the spacing of hand weights).
+/// A cell is found by arithmetic, not hashing, and its points are a chain through `next`,
+/// so points can also be put in one at a time as a walk takes them.
 package struct PointGrid: Sendable {
     package let cellSize: Int
     let south = 20_000_000, west = 122_000_000
     let rows: Int, columns: Int
-    /// Cell k's points are members[starts[k] ..< starts[k + 1]], in the order given.
-    let starts: [Int32]
-    let members: [Int32]
+    /// Each point's cell; a cell's points are first[cell], next[that], ... until -1.
+    private let cellOf: [Int32]
+    private var first: [Int32], next: [Int32]
 
-    /// `points` are (lat, lng) in micro-degrees; their indexes are what the cells hold.
-    /// A point outside Japan's box is kept in the edge cell nearest to it.
-    package init(_ points: [(lat: Int, lng: Int)], cellSize: Int) {
+    /// `points` are (lat, lng) in micro-degrees; their indexes are what the cells hold, every one
+    /// of them, or with `empty` none until `insert`ed. A point outside Japan's box is kept in the
+    /// edge cell nearest to it.
+    package init(_ points: [(lat: Int, lng: Int)], cellSize: Int, empty: Bool = false) {
         self.cellSize = cellSize
         let rows = (46_000_000 - 20_000_000) / cellSize + 1, columns = (154_000_000 - 122_000_000) / cellSize + 1
         self.rows = rows
         self.columns = columns
-        var counts = [Int32](repeating: 0, count: rows * columns + 1)
-        let cells = points.map { Self.index(row: ($0.lat - 20_000_000) / cellSize, column: ($0.lng - 122_000_000) / cellSize, rows: rows, columns: columns) }
-        for c in cells { counts[c + 1] += 1 }
-        for k in 1..<counts.count { counts[k] += counts[k - 1] }
-        var next = counts, members = [Int32](repeating: 0, count: points.count)
-        for (i, c) in cells.enumerated() {
-            members[Int(next[c])] = Int32(i)
-            next[c] += 1
-        }
-        starts = counts
-        self.members = members
+        cellOf = points.map { Int32(Self.index(row: ($0.lat - 20_000_000) / cellSize, column: ($0.lng - 122_000_000) / cellSize, rows: rows, columns: columns)) }
+        first = [Int32](repeating: -1, count: rows * columns)
+        next = [Int32](repeating: -1, count: points.count)
+        // Last first: a cell gives its points in index order.
+        if !empty { for i in points.indices.reversed() { insert(i) } }
     }
 
     static func index(row: Int, column: Int, rows: Int, columns: Int) -> Int {
         min(max(row, 0), rows - 1) * columns + min(max(column, 0), columns - 1)
+    }
+
+    package mutating func insert(_ i: Int) {
+        next[i] = first[Int(cellOf[i])]
+        first[Int(cellOf[i])] = Int32(i)
     }
 
     /// The (row, column) of the cell a point lies in.
@@ -40,9 +41,28 @@ package struct PointGrid: Sendable {
     }
 
     /// The indexes of the points in a cell; none outside the grid.
-    package func points(row: Int, column: Int) -> ArraySlice<Int32> {
-        guard (0..<rows).contains(row), (0..<columns).contains(column) else { return [] }
-        let k = row * columns + column
-        return members[Int(starts[k])..<Int(starts[k + 1])]
+    package func points(row: Int, column: Int) -> some Sequence<Int32> {
+        let next = next
+        return sequence(state: (0..<rows).contains(row) && (0..<columns).contains(column) ? first[row * columns + column] : -1) { i -> Int32? in
+            guard i >= 0 else { return nil }
+            defer { i = next[Int(i)] }
+            return i
+        }
+    }
+
+    /// The point nearest to (lat, lng) by `distance` (of a point's index), closer than `within`,
+    /// among those in the cells up to one row and `columns` columns away; ties to the smaller index.
+    package func nearest(lat: Int, lng: Int, columns reach: Int = 1, within: Double, distance: (Int) -> Double) -> (index: Int, distance: Double)? {
+        let c = cell(lat: lat, lng: lng)
+        var best: (index: Int, distance: Double)?
+        for row in max(0, c.row - 1)...min(rows - 1, c.row + 1) { for column in max(0, c.column - reach)...min(columns - 1, c.column + reach) {
+            var j = Int(first[row * columns + column])
+            while j >= 0 {
+                let d = distance(j)
+                if d < within, d < best?.distance ?? .infinity || (d == best!.distance && j < best!.index) { best = (j, d) }
+                j = Int(next[j])
+            }
+        } }
+        return best
     }
 }

@@ -634,6 +634,30 @@ final class MaintainerFileTests: XCTestCase {
         let next = try await pipeline().plan()
         XCTAssertEqual(next.report.outcome, .unchanged)
     }
+
+    /// A re-tiered weights.csv (`priority suggest --retier`: the same stations at other levels)
+    /// was listed weight by weight, burying a pick added beside it. Levels moved are one group,
+    /// "N hand weights re-tiered", as the machine weights that follow the changes are; a pick
+    /// added or dropped is a line of its own.
+    func testReTieredHandWeightsAreOneGroup() async throws {
+        let ids = Array(stride(from: 2, through: 100, by: 5))
+        try write(handWeights(ids), to: "weights.csv")
+        _ = try await pipeline().publish()
+        let moved = ids.filter { $0 % 3 != 0 }
+        try write("s_id,weight,note\n" + ids.map { "\($0),\(moved.contains($0) ? 10 - $0 % 10 : 1 + $0 % 10),pick \($0)\n" }.joined() + "3,4,new pick\n", to: "weights.csv")
+        let plan = try await pipeline().plan()
+        let weights = try XCTUnwrap(plan.report.entries).filter { $0.kind == .weight }
+        XCTAssertEqual(weights.filter { $0.cause == ChangeCauses.retiered && $0.follows == true }.map(\.id), moved)
+        XCTAssertEqual(weights.filter { $0.follows == nil }.map { [String($0.id), $0.new ?? "", $0.cause ?? ""] }, [["3", "4", ChangeCauses.handWeights]])
+        let steps = Dictionary(grouping: moved) { "\(1 + $0 % 10) -> \(10 - $0 % 10)" }.map { "\($0.key): \($0.value.count)" }.sorted()
+        let text = try plan.report.render(.text).split(separator: "\n").map(String.init).filter { $0.hasPrefix("  weight ") }
+        let group = "\(moved.count) hand weights re-tiered (\(steps.joined(separator: ", "))): "
+            + moved.map { "s_id \($0) 駅\($0) (\($0 <= 50 ? "東日本旅客鉄道" : "東京地下鉄"))" }.joined(separator: ", ")
+        XCTAssertEqual(text.count, 2, text.joined(separator: "\n"))
+        XCTAssertEqual(text.last, "  weight    " + group)
+        let markdown = try plan.report.render(.markdown).split(separator: "\n").map(String.init).filter { $0.hasPrefix("| weight |") }
+        XCTAssertEqual(markdown.last, "| weight | \(group) | \(ChangeCauses.retiered) |", "the markdown groups them too")
+    }
 }
 
 extension Dictionary where Key == String {

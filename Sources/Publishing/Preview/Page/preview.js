@@ -539,7 +539,7 @@
         rank >= 0 ? 'pin ' + (rank + 1) + ' of ' + state.shown.length + ' in this view' :
         side.enabled[i] ? 'not among the ' + state.pins + ' pins of this view' : 'disabled: the apps never show it'));
       (side.changed.get(id) || []).forEach(function (c) {
-        box.appendChild(el('div', 'change', changeText(c) + (c.cause ? ' [' + (c.follows ? 'follows the changes' : c.cause) + ']' : '')));
+        box.appendChild(el('div', 'change', changeText(c) + (c.cause ? ' [' + (c.cause === 'machine weights' ? 'follows the changes' : c.cause) + ']' : '')));
       });
       L.popup({ maxWidth: 260, autoPan: false }).setLatLng([side.lat[i] / 1e6, side.lng[i] / 1e6]).setContent(box).openOn(map);
     }
@@ -636,15 +636,17 @@
         body.dataset.changes = String(changes.length + otherChanges.length);
         var TITLES = { moved: 'Moved', renamed: 'Renamed', weight: 'Weight changed', added: 'Added', disabled: 'Disabled',
                        reenabled: 'Re-enabled', removed: 'Removed', changed: 'Other values changed' };
-        var groups = {}, following = [];
+        var groups = {}, following = [], retiered = [];
         changes.forEach(function (c) {
-          if (c.follows) following.push(c); else (groups[c.kind] = groups[c.kind] || []).push(c);
+          if (c.follows) (c.cause === 'machine weights' ? following : retiered).push(c); else (groups[c.kind] = groups[c.kind] || []).push(c);
         });
         ['moved', 'renamed', 'weight', 'added', 'disabled', 'reenabled', 'removed', 'changed'].forEach(function (kind) {
           if (groups[kind]) addGroup('Stations: ' + TITLES[kind].toLowerCase(), groups[kind]);
         });
         // Machine weights drawn again around the changes above: one group, after them.
         if (following.length) addGroup('Machine weights that follow the changes above', following);
+        // Hand weights moved between levels 1..10 (raw/weights.csv re-tiered): one group too.
+        if (retiered.length) addGroup('Hand weights re-tiered', retiered);
         var TABLES = { lines: 'Lines', operators: 'Operators', stations_lines: 'Stations joining or leaving a line',
                        renumbered_stations: 'Renumbered stations' };
         ['lines', 'operators', 'stations_lines', 'renumbered_stations'].forEach(function (table) {
@@ -676,7 +678,7 @@
       if (c.cause) b.dataset.cause = c.cause;
       b.appendChild(document.createTextNode(c.name + ' '));
       b.appendChild(el('span', 'dim', key + c.id + ' \u00b7 ' + changeText(c)));
-      if (c.cause) b.appendChild(el('span', 'cause', c.follows ? 'follows the changes above' : c.cause));
+      if (c.cause) b.appendChild(el('span', 'cause', c.cause === 'machine weights' ? 'follows the changes above' : c.cause));
       b.addEventListener('click', function () {
         if (c.table === 'stations' || c.table === 'stations_lines' || c.table === 'renumbered_stations') focusStation(c.id);
         else if (c.table === 'lines') focusLine(c.id);
