@@ -27,6 +27,8 @@ package struct IngestOutcome: Sendable {
     package var registryText: [UInt8]
     /// Where each station of the sources was first defined, by s_id (only when asked for: lint).
     package var stationOrigins: [Int: SourceLocation] = [:]
+    /// raw/fixes.csv as read.
+    package var fixes: [DataFix] = []
 
     /// The registry after this run, read back from its text.
     package var registry: Registry {
@@ -302,7 +304,7 @@ package enum IngestPipeline {
                                                               decided: Dictionary(ids.applied.map { ($0.stationID, $0.memory) }) { a, _ in a }))
         if !identity.isEmpty { meta[StagingMeta.identity] = identity.text }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registryText: registryText,
-                             stationOrigins: stationOrigins)
+                             stationOrigins: stationOrigins, fixes: inputs.fixes)
     }
 
     /// Each live s_id no source gives any more whose source id (an identity key: the upstream's

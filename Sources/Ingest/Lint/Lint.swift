@@ -134,18 +134,23 @@ package enum Lint {
     package static let fewestNearStations = 3
     package static let nearestWithinMetres = 25_000.0
 
-    /// Reads raw/ as ingest does (writing nothing) and the hand weights, and checks every rule.
+    /// `stationdb lint`: raw/ read as ingest reads it, every rule checked.
     package static func run(_ options: IngestOptions, handWeights: String?) async throws -> LintReport {
+        try await ingest(options, handWeights: handWeights).report!
+    }
+
+    /// Reads raw/ as ingest does (writing nothing) and, when `lint`, checks every rule over
+    /// what it read and the hand weights: what `stationdb lint` and the ingest stage both run.
+    package static func ingest(_ options: IngestOptions, lint: Bool = true, handWeights: String?) async throws -> (outcome: IngestOutcome, report: LintReport?) {
         var sourceFindings: [LintFinding] = []
-        let inputs = try await IngestPipeline.read(options) { sourceFindings += sourceValues($0) }
-        let fixes = inputs.fixes
-        let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: true)
-        return try check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights)
+        let inputs = try await IngestPipeline.read(options) { if lint { sourceFindings += sourceValues($0) } }
+        let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint)
+        return (outcome, lint ? try check(sourceFindings: sourceFindings, fixes: outcome.fixes, outcome, options: options, handWeights: handWeights) : nil)
     }
 
     /// Every rule: `sourceFindings` are those of `sourceValues` over each source as it
     /// was read, `outcome` was assembled with `keepOrigins`.
-    package static func check(sourceFindings: [LintFinding], fixes: [DataFix], _ outcome: IngestOutcome, options: IngestOptions,
+    static func check(sourceFindings: [LintFinding], fixes: [DataFix], _ outcome: IngestOutcome, options: IngestOptions,
                              handWeights: String?) throws -> LintReport {
         var findings = sourceFindings
         findings += fixValues(fixes)

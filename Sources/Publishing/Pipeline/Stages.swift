@@ -128,12 +128,9 @@ package struct IngestStage: Stage {
     @discardableResult
     package func run(check: Bool = false, record: StageRecord? = nil) async throws -> (outcome: IngestOutcome, record: StageRecord?) {
         let record = record ?? (try? self.record())
-        var sourceFindings: [LintFinding] = []
         var options = self.options
         options.sourceDigests = record.map(sourceDigests)
-        let inputs = try await IngestPipeline.read(options) { if lint != nil { sourceFindings += Lint.sourceValues($0) } }
-        let fixes = inputs.fixes
-        let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint != nil)
+        let (outcome, report) = try await Lint.ingest(options, lint: lint != nil, handWeights: handWeights)
         let n = outcome.staging.network
         let live = n.stations.count(where: \.enabled)
         var summary = "ingest: \(n.operators.count) operators, \(n.lines.count) lines, \(n.stations.count) stations (\(live) live), \(n.stationLines.count) station-line rows"
@@ -142,10 +139,9 @@ package struct IngestStage: Stage {
         if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
         // The source's warnings, but those a maintainer reviewed in raw/reviewed.csv: lint counts
         // those apart, and a run need not repeat them every night.
-        let report = try lint.map { _ in try Lint.check(sourceFindings: sourceFindings, fixes: fixes, outcome, options: options, handWeights: handWeights) }
         let reviewed = Set((report?.reviewed ?? []).map { "\($0.finding.location): \($0.finding.message)" })
         for w in outcome.report.warnings where !reviewed.contains("\(w.location): \(w.message)") { Events.send(Warning(w)) }
-        for found in Lint.stationsEnabledOnNoLine(fixes, outcome.staging.network) {
+        for found in Lint.stationsEnabledOnNoLine(outcome.fixes, outcome.staging.network) {
             Events.send(Warning(Diagnostic(SourceLocation(file: found.file, line: found.line, field: found.field), found.message)))
         }
         if check {
