@@ -46,18 +46,55 @@ package enum Chromium {
     }()
 
     /// The DOM of each URL once its page has loaded, in the order given (see `bodies`).
-    package static func doms(of urls: [String], scratch: String, parallel: Int = 2) throws -> [String] {
-        try dumps(of: urls, scratch: scratch, parallel: parallel).map { try String(contentsOfFile: $0, encoding: .utf8) }
+    package static func doms(of urls: [String], scratch: String, parallel: Int = 2, fileAccess: Bool = false) throws -> [String] {
+        try dumps(of: urls, scratch: scratch, parallel: parallel, fileAccess: fileAccess).map { try String(contentsOfFile: $0, encoding: .utf8) }
     }
 
-    /// The attributes of <body> after each URL loaded, in the order given. Two
-    /// browsers at a time: the machine has two cores and a start costs about a second.
+    /// The attributes of <body> after each URL loaded, in the order given. The pages load
+    /// side by side as frames of a few pages of the test's own (one per browser, two
+    /// browsers at a time), each frame the window's size: a browser's start costs about a
+    /// second, a frame a tenth of that. Each frame's page is its own; the outer page only
+    /// copies what each frame's <body> says once it is ready (or failed) into its own <body>.
     package static func bodies(of urls: [String], scratch: String, parallel: Int = 2) throws -> [[String: String]] {
-        try doms(of: urls, scratch: scratch, parallel: parallel).map(bodyAttributes)
+        let perPage = max(1, (urls.count + parallel - 1) / parallel)
+        var pages: [String] = []
+        for (k, start) in stride(from: 0, to: urls.count, by: perPage).enumerated() {
+            let frames = urls[start..<min(start + perPage, urls.count)].map { "<iframe src=\"\($0)\" width=\"800\" height=\"900\"></iframe>" }.joined()
+            let path = "\(scratch)/frames-\(k).html"
+            try Data((framesPage.replacingOccurrences(of: "FRAMES", with: frames)).utf8).write(to: URL(fileURLWithPath: path))
+            pages.append("file://" + path)
+        }
+        var out: [[String: String]] = []
+        for (k, dom) in try doms(of: pages, scratch: scratch, parallel: parallel, fileAccess: true).enumerated() {
+            let outer = bodyAttributes(dom), count = min(perPage, urls.count - k * perPage)
+            for i in 0..<count {
+                let prefix = "data-f\(i)-"
+                out.append(Dictionary(uniqueKeysWithValues: outer.filter { $0.key.hasPrefix(prefix) }.map { (String($0.key.dropFirst(prefix.count)), $0.value) }))
+            }
+        }
+        return out
     }
+
+    /// The outer page of `bodies`: polls its frames until each one's <body> says it is ready
+    /// or failed, then copies that <body>'s attributes as data-f<frame>-<name>.
+    static let framesPage = """
+        <!doctype html><html><body>FRAMES<script>
+        function poll() {
+          var frames = document.querySelectorAll('iframe'), done = 0;
+          for (var i = 0; i < frames.length; i++) {
+            var body = frames[i].contentDocument && frames[i].contentDocument.body;
+            if (!body || (body.dataset.ready !== '1' && body.dataset.error === undefined)) continue;
+            done++;
+            for (var a = 0; a < body.attributes.length; a++) document.body.setAttribute('data-f' + i + '-' + body.attributes[a].name, body.attributes[a].value);
+          }
+          if (done < frames.length) setTimeout(poll, 20);
+        }
+        poll();
+        </script></body></html>
+        """
 
     /// Each page's DOM dumped into a file of `scratch`, the files' paths in the order given.
-    static func dumps(of urls: [String], scratch: String, parallel: Int) throws -> [String] {
+    static func dumps(of urls: [String], scratch: String, parallel: Int, fileAccess: Bool = false) throws -> [String] {
         let browser = try path()
         var outputs = [String](repeating: "", count: urls.count)
         var running: [(index: Int, process: Process, started: Date, profile: Int)] = []
@@ -74,7 +111,9 @@ package enum Chromium {
                            "--user-data-dir=\(scratch)/profile-\(profile)", "--window-size=800,900",
                            // Nothing may come from the network: any name lookup fails.
                            "--host-resolver-rules=MAP * ~NOTFOUND",
-                           "--dump-dom", urls[i]]
+                           // A frames page reads its frames' pages, files beside it.
+                           // It dumps once every frame has drawn: virtual time runs on while its polls wait.
+                           ] + (fileAccess ? ["--allow-file-access-from-files", "--virtual-time-budget=60000"] : []) + ["--dump-dom", urls[i]]
             p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
             p.standardError = FileHandle.nullDevice
             try p.run()
