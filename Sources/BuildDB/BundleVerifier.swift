@@ -193,7 +193,12 @@ package enum BundleVerifier {
             return (0, [:])
         }
 
-        let schemaProblems = checkSchema(db, add)
+        var schemaProblems = Set<String>()
+        do {
+            let schema = try BundleSchema.problems(in: db)
+            for problem in schema.problems { add("schema", problem) }
+            schemaProblems = schema.broken
+        } catch { add("schema", "cannot be checked: \(error)") }
         var version = 0
         do {
             version = try db.userVersion
@@ -216,43 +221,30 @@ package enum BundleVerifier {
                 if rows.count > listLimit { add(field, "... and \(rows.count - listLimit) more") }
             } catch { add(field, "cannot be checked: \(error)") }
         }
-        let intact = { (tables: [String]) in tables.allSatisfy { !schemaProblems.contains($0) } }
-        if intact(["stations_lines", "stations"]) {
-            listRows("SELECT l_id, s_id FROM stations_lines WHERE s_id NOT IN (SELECT s_id FROM stations) ORDER BY l_id, s_id",
-                     field: "stations_lines") { "l_id \($0[0]) s_id \($0[1]): station \($0[1]) does not exist" }
-        }
-        if intact(["stations_lines", "lines"]) {
-            listRows("SELECT l_id, s_id FROM stations_lines WHERE l_id NOT IN (SELECT l_id FROM lines) ORDER BY l_id, s_id",
-                     field: "stations_lines") { "l_id \($0[0]) s_id \($0[1]): line \($0[0]) does not exist" }
-        }
-        if intact(["stations", "operators"]) {
-            listRows("SELECT s_id, o_id FROM stations WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY s_id",
-                     field: "stations") { "s_id \($0[0]): operator \($0[1]) does not exist" }
-        }
-        if intact(["lines", "operators"]) {
-            listRows("SELECT l_id, o_id FROM lines WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY l_id",
-                     field: "lines") { "l_id \($0[0]): operator \($0[1]) does not exist" }
-        }
-        if intact(["renumbered_stations", "stations"]) {
-            listRows("SELECT new_s_id, old_s_id FROM renumbered_stations WHERE new_s_id NOT IN (SELECT s_id FROM stations) ORDER BY new_s_id, old_s_id",
-                     field: "renumbered_stations") { "\($0[0]) <- \($0[1]): station \($0[0]) does not exist" }
-        }
-        if intact(["stations"]) {
-            listRows("SELECT s_id, weight FROM stations WHERE typeof(weight) != 'integer' OR weight NOT BETWEEN 1 AND 13 ORDER BY s_id",
-                     field: "stations.weight") { "s_id \($0[0]): weight \($0[1].sqlLiteral) is not 1..13" }
-            listRows("SELECT s_id, pref FROM stations WHERE typeof(pref) != 'integer' OR pref NOT BETWEEN 1 AND 47 ORDER BY s_id",
-                     field: "stations.pref") { "s_id \($0[0]): pref \($0[1].sqlLiteral) is not 1..47" }
-            do {
-                let rows = try db.query("SELECT s_id, lat, lng FROM stations ORDER BY s_id")
-                let outside = rows.filter { row in
-                    guard case .integer(let lat) = row[1], case .integer(let lng) = row[2] else { return true }
-                    return !MicroDegrees.inJapan(lat: Int(lat), lng: Int(lng))
-                }
-                for row in outside.prefix(listLimit) {
-                    add("stations.lat/lng", "s_id \(row[0]): \(row[1].sqlLiteral), \(row[2].sqlLiteral) is outside Japan (integer micro-degrees, 20..46 N, 122..154 E)")
-                }
-                if outside.count > listLimit { add("stations.lat/lng", "... and \(outside.count - listLimit) more") }
-            } catch { add("stations.lat/lng", "cannot be checked: \(error)") }
+        // Each reference between tables, and each value's range, once the tables it reads are whole.
+        let checks: [(tables: [String], sql: String, field: String, message: ([SQLValue]) -> String)] = [
+            (["stations_lines", "stations"], "SELECT l_id, s_id FROM stations_lines WHERE s_id NOT IN (SELECT s_id FROM stations) ORDER BY l_id, s_id",
+             "stations_lines", { "l_id \($0[0]) s_id \($0[1]): station \($0[1]) does not exist" }),
+            (["stations_lines", "lines"], "SELECT l_id, s_id FROM stations_lines WHERE l_id NOT IN (SELECT l_id FROM lines) ORDER BY l_id, s_id",
+             "stations_lines", { "l_id \($0[0]) s_id \($0[1]): line \($0[0]) does not exist" }),
+            (["stations", "operators"], "SELECT s_id, o_id FROM stations WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY s_id",
+             "stations", { "s_id \($0[0]): operator \($0[1]) does not exist" }),
+            (["lines", "operators"], "SELECT l_id, o_id FROM lines WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY l_id",
+             "lines", { "l_id \($0[0]): operator \($0[1]) does not exist" }),
+            (["renumbered_stations", "stations"],
+             "SELECT new_s_id, old_s_id FROM renumbered_stations WHERE new_s_id NOT IN (SELECT s_id FROM stations) ORDER BY new_s_id, old_s_id",
+             "renumbered_stations", { "\($0[0]) <- \($0[1]): station \($0[0]) does not exist" }),
+            (["stations"], "SELECT s_id, weight FROM stations WHERE typeof(weight) != 'integer' OR weight NOT BETWEEN 1 AND 13 ORDER BY s_id",
+             "stations.weight", { "s_id \($0[0]): weight \($0[1].sqlLiteral) is not 1..13" }),
+            (["stations"], "SELECT s_id, pref FROM stations WHERE typeof(pref) != 'integer' OR pref NOT BETWEEN 1 AND 47 ORDER BY s_id",
+             "stations.pref", { "s_id \($0[0]): pref \($0[1].sqlLiteral) is not 1..47" }),
+            (["stations"], "SELECT s_id, lat, lng FROM stations WHERE typeof(lat) != 'integer' OR typeof(lng) != 'integer' "
+                + "OR lat NOT BETWEEN \(MicroDegrees.japanLat.lowerBound) AND \(MicroDegrees.japanLat.upperBound) "
+                + "OR lng NOT BETWEEN \(MicroDegrees.japanLng.lowerBound) AND \(MicroDegrees.japanLng.upperBound) ORDER BY s_id",
+             "stations.lat/lng", { "s_id \($0[0]): \($0[1].sqlLiteral), \($0[2].sqlLiteral) is outside Japan (integer micro-degrees, 20..46 N, 122..154 E)" }),
+        ]
+        for check in checks where check.tables.allSatisfy({ !schemaProblems.contains($0) }) {
+            listRows(check.sql, field: check.field, check.message)
         }
         return (version, counts)
     }
@@ -272,68 +264,5 @@ package enum BundleVerifier {
             + ((try? PublishGuards.emptyLines(in: path)) ?? []).map {
                 Diagnostic(SourceLocation(file: path, field: "lines"), "l_id \($0.id) \($0.name): a live line with no live station (an empty list)")
             }
-    }
-
-    /// Compares tables and indexes with a reference made from BundleSchema in memory.
-    /// Returns the names of tables too broken to query.
-    static func checkSchema(_ db: SQLiteDatabase, _ add: (String?, String) -> Void) -> Set<String> {
-        var broken = Set<String>()
-        let reference: SQLiteDatabase
-        do {
-            reference = try SQLiteDatabase(path: ":memory:", mode: .create)
-            for sql in BundleSchema.createStatements { try reference.execute(sql) }
-        } catch {
-            add("schema", "cannot build the reference schema: \(error)")
-            return broken
-        }
-        func objects(_ d: SQLiteDatabase, _ type: String) -> [String: String] {
-            var out: [String: String] = [:]
-            for row in (try? d.query("SELECT name, tbl_name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%'", [.text(type)])) ?? [] {
-                out[row[0].textValue ?? ""] = row[1].textValue ?? ""
-            }
-            return out
-        }
-        let expectedTables = objects(reference, "table"), actualTables = objects(db, "table")
-        for name in expectedTables.keys.sorted() {
-            guard actualTables[name] != nil else { add("schema", "table \(name) is missing"); broken.insert(name); continue }
-            let columnSQL = "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid"
-            let want = (try? reference.query(columnSQL, [.text(name)])) ?? []
-            let have = (try? db.query(columnSQL, [.text(name)])) ?? []
-            if want != have {
-                broken.insert(name)
-                func describe(_ rows: [[SQLValue]]) -> String {
-                    rows.map { r in
-                        var s = "\(r[1]) \(r[2])"
-                        if r[5] != .integer(0) { s += " PRIMARY KEY" }
-                        if r[3] == .integer(1) { s += " NOT NULL" }
-                        if r[4] != .null { s += " DEFAULT \(r[4])" }
-                        return s
-                    }.joined(separator: ", ")
-                }
-                add("schema", "table \(name) has columns (\(describe(have))); bundle.md wants (\(describe(want)))")
-            }
-        }
-        for name in actualTables.keys.sorted() where expectedTables[name] == nil {
-            add("schema", "table \(name) is not part of the bundle")
-        }
-        let expectedIndexes = objects(reference, "index"), actualIndexes = objects(db, "index")
-        for name in expectedIndexes.keys.sorted() {
-            guard let table = actualIndexes[name] else { add("schema", "index \(name) is missing"); continue }
-            let wantTable = expectedIndexes[name]!
-            let columnsSQL = "SELECT name FROM pragma_index_info(?) ORDER BY seqno"
-            let want = (try? reference.query(columnsSQL, [.text(name)])) ?? []
-            let have = (try? db.query(columnsSQL, [.text(name)])) ?? []
-            let uniqueSQL = "SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?"
-            let wantUnique = (try? reference.scalarInt(uniqueSQL, [.text(wantTable), .text(name)])) ?? 0
-            let haveUnique = (try? db.scalarInt(uniqueSQL, [.text(table), .text(name)])) ?? 0
-            if table != wantTable || want != have || wantUnique != haveUnique {
-                let cols = { (rows: [[SQLValue]]) in rows.map { $0[0].description }.joined(separator: ", ") }
-                add("schema", "index \(name) is \(haveUnique != 0 ? "unique " : "")on \(table)(\(cols(have))); bundle.md wants \(wantUnique != 0 ? "unique " : "")\(wantTable)(\(cols(want)))")
-            }
-        }
-        for name in actualIndexes.keys.sorted() where expectedIndexes[name] == nil {
-            add("schema", "index \(name) is not part of the bundle")
-        }
-        return broken
     }
 }
