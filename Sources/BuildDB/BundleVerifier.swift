@@ -65,13 +65,8 @@ package enum BundleVerifier {
         let manifestPath = joinPath(folder, DistLayout.manifest)
         if Files.exists(manifestPath) {
             let manifest = try PublishedBundle.read(path: manifestPath)
-            checkFiles(manifest, file: manifestPath, folder: folder, saidMissing: missing, &problems)
-            if manifest.version != bundle.version {
-                problems.add(SourceLocation(file: manifestPath, field: "version"), "says version \(manifest.version), latest.json says \(bundle.version)")
-            }
-            if manifest.sha256 != bundle.sha256 {
-                problems.add(SourceLocation(file: manifestPath, field: "sha256"), "differs from latest.json's")
-            }
+            DistLayout.checkFiles(manifest.files, in: folder, manifest: manifestPath, saidMissing: missing, &problems)
+            if let differs = bundle.difference(from: manifest, at: manifestPath) { problems.add(SourceLocation(file: latest), differs) }
         } else {
             problems.add(SourceLocation(file: manifestPath), "missing")
         }
@@ -82,7 +77,7 @@ package enum BundleVerifier {
             let path = joinPath(joinPath(dist, String(earlier)), DistLayout.manifest)
             guard Files.exists(path) else { problems.add(SourceLocation(file: path), "missing"); break }
             let manifest = try PublishedBundle.read(path: path)
-            checkFiles(manifest, file: path, folder: parentFolder(of: path), &problems)
+            DistLayout.checkFiles(manifest.files, in: parentFolder(of: path), manifest: path, &problems)
             (version, previous) = (earlier, manifest.previousVersion)
         }
         return VerifyReport(path: dist, version: bundle.version, rowCounts: counts, database: databasePath)
@@ -94,7 +89,7 @@ package enum BundleVerifier {
         // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
         checkFacts(manifest, file: path, base: parentFolder(of: folder), databasePath: databasePath, &problems)
         let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
-        checkFiles(manifest, file: path, folder: folder, saidMissing: missing, &problems)
+        DistLayout.checkFiles(manifest.files, in: folder, manifest: path, saidMissing: missing, &problems)
         var counts: [String: Int] = [:]
         if missing.isEmpty {
             counts = checkDatabase(databasePath, expectedVersion: manifest.version, &problems).1
@@ -138,28 +133,6 @@ package enum BundleVerifier {
             } else {
                 problems.add(SourceLocation(file: file, field: "patch"), "\(patchPath) is missing")
             }
-        }
-    }
-
-    /// The manifest's "files": every file of the folder but the manifest, with its sha256.
-    /// `saidMissing`: files already reported missing, not reported again.
-    static func checkFiles(_ manifest: PublishedBundle, file: String, folder: String, saidMissing: Set<String> = [], _ problems: inout DiagnosticCollector) {
-        guard let files = manifest.files else {
-            problems.add(SourceLocation(file: file, field: "files"), "missing")
-            return
-        }
-        for name in files.keys.sorted() where !saidMissing.contains(joinPath(folder, name)) {
-            let path = joinPath(folder, name)
-            guard let actual = try? SHA256.hex(fileAt: path) else {
-                problems.add(SourceLocation(file: file, field: "files"), "\(path) is missing")
-                continue
-            }
-            if actual != files[name] {
-                problems.add(SourceLocation(file: file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name] ?? "nothing")")
-            }
-        }
-        for name in Files.names(in: folder) where name != DistLayout.manifest && files[name] == nil {
-            problems.add(SourceLocation(file: file, field: "files"), "\(name) is in the folder but not in the manifest")
         }
     }
 

@@ -350,7 +350,7 @@ package struct BuildStage: Stage {
         let recorded = StageRecord.read(for: owner)
         var candidate: Candidate
         var digests = FileDigests()
-        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = try Self.intact(owner) {
+        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
             let changes = try baseline.map {
@@ -402,11 +402,12 @@ package struct BuildStage: Stage {
     /// A prepared version's description when its folder holds exactly the files its
     /// manifest lists, each with its sha256; nil when one was changed, added or removed
     /// since (it is then prepared again, never published as it is).
-    static func intact(_ folder: String) throws -> PublishedBundle? {
+    static func intact(_ folder: String) -> PublishedBundle? {
         let manifestPath = joinPath(folder, DistLayout.manifest)
-        guard Files.exists(manifestPath), var bundle = try? PublishedBundle.read(path: manifestPath), let files = bundle.files else { return nil }
-        guard Set(Files.names(in: folder)) == Set(files.keys).union([DistLayout.manifest]) else { return nil }
-        for (name, digest) in files where try SHA256.hex(fileAt: joinPath(folder, name)) != digest { return nil }
+        guard Files.exists(manifestPath), var bundle = try? PublishedBundle.read(path: manifestPath) else { return nil }
+        var problems = DiagnosticCollector()
+        DistLayout.checkFiles(bundle.files, in: folder, manifest: manifestPath, &problems)
+        guard problems.isEmpty else { return nil }
         bundle.files = nil
         return bundle
     }

@@ -41,6 +41,24 @@ package enum DistLayout {
         return nil
     }
 
+    /// What is wrong with a version `folder` against the "files" of its manifest (at `manifest`):
+    /// every file listed must have its sha256 (`saidMissing`: files already said missing), and
+    /// with `strays`, every file of the folder but the manifest must be listed. verify, deploy
+    /// and a build taking a prepared version all check a folder so.
+    package static func checkFiles(_ files: [String: String]?, in folder: String, manifest path: String, strays: Bool = true,
+                                   saidMissing: Set<String> = [], _ problems: inout DiagnosticCollector) {
+        let location = SourceLocation(file: path, field: "files")
+        guard let files else { return problems.add(location, "missing") }
+        for (name, digest) in files.sorted(by: { $0.key < $1.key }) where !saidMissing.contains(joinPath(folder, name)) {
+            let file = joinPath(folder, name)
+            guard let actual = try? SHA256.hex(fileAt: file) else { problems.add(location, "\(file) is missing"); continue }
+            if actual != digest.lowercased() { problems.add(location, "\(file) has sha256 \(actual), the manifest says \(digest)") }
+        }
+        for name in Files.names(in: folder) where strays && name != Self.manifest && files[name] == nil {
+            problems.add(location, "\(name) is in the folder but not in the manifest")
+        }
+    }
+
     /// Why `name` is not the name of a file in a folder, or nil when it is.
     package static func problem(withName name: String) -> String? {
         if name.isEmpty { return "is empty" }
@@ -200,6 +218,14 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
         try c.encodeIfPresent(license, forKey: .license)
         try c.encodeIfPresent(credits, forKey: .credits)
         try c.encodeIfPresent(releases, forKey: .releases)
+    }
+
+    /// Why latest.json (this) does not hold the facts of its version's `manifest` (read at
+    /// `path`), which must be the same but "files"; nil when it does.
+    package func difference(from manifest: PublishedBundle, at path: String) -> String? {
+        var facts = manifest
+        facts.files = nil
+        return facts == self ? nil : "differs from \(path) (which must hold the same facts, and \"files\")"
     }
 
     /// The JSON document: keys sorted, two-space indent, a trailing newline.
