@@ -9,6 +9,7 @@ enum Subprocess {
         /// The exit status, or 128 + the signal that ended the program, as a shell says it.
         var status: Int32
         var output: [UInt8]
+        /// Its stderr, without the blank lines and spaces around it.
         var errors: String
     }
 
@@ -46,7 +47,7 @@ enum Subprocess {
         // WIFEXITED / WTERMSIG, which Swift does not import.
         let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         guard let captured else { return Result(status: code, output: [], errors: "") }
-        return Result(status: code, output: readBack(captured.out), errors: String(decoding: readBack(captured.err), as: UTF8.self))
+        return Result(status: code, output: readBack(captured.out), errors: String(decoding: readBack(captured.err), as: UTF8.self).trimmed(where: \.isWhitespace))
     }
 
     /// An unnamed file for a program's output: files, unlike pipes, never fill up
