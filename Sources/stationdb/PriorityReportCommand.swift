@@ -30,10 +30,6 @@ struct PriorityReportCommand: ParsableCommand {
     @Option(help: "With --staging: the dist whose published version is the previous weights.")
     var dist = "dist"
 
-    // The random reference is always scored now; the flag stays for the scripts that give it.
-    @Flag(help: ArgumentHelp("Kept for scripts: the random reference is always shown.", visibility: .hidden))
-    var compareRandom = false
-
     @Flag(help: "With --staging alone: weigh the stations with each method under the hand weights (--hand, or RAW/weights.csv), and compare.")
     var testBed = false
 
