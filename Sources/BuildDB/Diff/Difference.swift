@@ -1,5 +1,18 @@
 import StationCore
 
+// Diff: what changed between two station bundles, and the SQL patch that turns one
+// into the other the way the Android client applies it.
+//
+//   BundleDifference.between(oldPath:newPath:)   per table, rows added, removed and
+//                                  changed (column by column), matched by key, each
+//                                  kind found by one SQL statement over both files
+//   DiffReport                     the difference with names, a summary and guards
+//                                  (DiffReport.swift), printed as text, markdown,
+//                                  JSON or SQL (DiffFormats.swift)
+//   ChangeList, ChangeCauses       each change by name, with its cause (what plan lists)
+//   PatchWriter.patch(from:toVersion:)   the line-oriented patch the Android client runs
+//                                  (StationCore's Patch runs it, under its PatchPolicy)
+
 package struct ColumnChange: Hashable, Sendable {
     package var column: String
     package var old: SQLValue
