@@ -244,7 +244,7 @@ final class VerifyTests: XCTestCase {
     }
 
     func testNeitherDistNorBundle() throws {
-        XCTAssertThrowsError(try BundleVerifier.verify(path: folder)) { XCTAssertTrue("\($0)".contains("neither a dist folder"), "\($0)") }
+        XCTAssertThrowsError(try BundleVerifier.verify(path: folder)) { XCTAssertTrue($0.station(.badInput)?.description.contains("neither a dist folder") == true, "\($0)") }
         XCTAssertThrowsError(try BundleVerifier.verify(path: folder + "/nothing")) { XCTAssertTrue($0.station(.badInput) != nil, "a missing path is bad input, as for diff and preview: \($0)") }
     }
 }
