@@ -1,13 +1,13 @@
 import Glibc
 import StationCore
 
-/// Runs rsync, ssh and sh for a deploy, and waits for them. posix_spawn rather
-/// than Foundation's Process: the library stays on FoundationEssentials, as
-/// the static stationdb binary is linked.
-enum Subprocess {
-    struct Result {
+/// Runs rsync, ssh and sh for a deploy (and rsvg-convert for priority map), and waits for
+/// them. posix_spawn rather than Foundation's Process: the library stays on
+/// FoundationEssentials, as the static stationdb binary is linked.
+package enum Subprocess {
+    package struct Result {
         /// The exit status, or 128 + the signal that ended the program, as a shell says it.
-        var status: Int32
+        package var status: Int32
         var output: [UInt8]
         /// Its stderr, without the blank lines and spaces around it.
         var errors: String
@@ -16,7 +16,7 @@ enum Subprocess {
     /// Runs `arguments` (the program looked up on PATH). With `capture`, its stdout and
     /// stderr are returned; without, its stdout goes to this process's stderr (stdout
     /// is for what deploy reports) and its stderr is ours.
-    static func run(_ arguments: [String], capture: Bool) throws -> Result {
+    package static func run(_ arguments: [String], capture: Bool) throws -> Result {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
