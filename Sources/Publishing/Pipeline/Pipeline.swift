@@ -264,7 +264,7 @@ package struct Pipeline: Sendable {
         }
         var report = RunReport(outcome, command: "plan", baseline: reportBaseline, lint: try? BuildStage.lintReport(lint), force: settings.force,
                                listingChanges: true)
-        report.baselineSource = reportBaseline.map { $0.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist) }
+        report.baseline?.source = reportBaseline?.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist)
         var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? reportBaseline?.databasePath,
                         baseline: reportBaseline)
         plan.preview = writePreview(plan)

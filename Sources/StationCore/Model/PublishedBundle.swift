@@ -108,7 +108,8 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     package var version: Int
-    package var previousVersion: Int?
+    /// Written as null when absent, as "patch" is, so a reader sees every key.
+    @Null package var previousVersion: Int?
     /// Paths relative to dist/.
     package var database: String
     package var sha256: String
@@ -118,7 +119,7 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
     package var gzipBytes: Int
     package var manifest: String
     package var summary: String
-    package var patch: String?
+    @Null package var patch: String?
     package var patchSHA256: String?
     /// Row count per table of the bundle.
     package var rows: [String: Int]
@@ -195,31 +196,6 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
         releases = try c.decodeIfPresent([String: String].self, forKey: .releases)
     }
 
-    /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
-    package func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(version, forKey: .version)
-        try c.encode(previousVersion, forKey: .previousVersion)
-        try c.encode(database, forKey: .database)
-        try c.encode(sha256, forKey: .sha256)
-        try c.encode(bytes, forKey: .bytes)
-        try c.encode(gzip, forKey: .gzip)
-        try c.encode(gzipSHA256, forKey: .gzipSHA256)
-        try c.encode(gzipBytes, forKey: .gzipBytes)
-        try c.encode(manifest, forKey: .manifest)
-        try c.encode(summary, forKey: .summary)
-        try c.encode(patch, forKey: .patch)
-        try c.encodeIfPresent(patchSHA256, forKey: .patchSHA256)
-        try c.encode(rows, forKey: .rows)
-        try c.encode(sources, forKey: .sources)
-        try c.encode(renumbered, forKey: .renumbered)
-        try c.encodeIfPresent(warnings, forKey: .warnings)
-        try c.encodeIfPresent(files, forKey: .files)
-        try c.encodeIfPresent(license, forKey: .license)
-        try c.encodeIfPresent(credits, forKey: .credits)
-        try c.encodeIfPresent(releases, forKey: .releases)
-    }
-
     /// Why latest.json (this) does not hold the facts of its version's `manifest` (read at
     /// `path`), which must be the same but "files"; nil when it does.
     package func difference(from manifest: PublishedBundle, at path: String) -> String? {
@@ -273,6 +249,26 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
                            + "into \(dist), or make it from the manifest.json of the version the apps have (the same facts without "
                            + "\"files\"); then `stationdb verify \(dist)`")
     }
+}
+
+/// An optional that a synthesized encoding writes as null when absent (it would leave the key out).
+@propertyWrapper
+package struct Null<Value: Sendable>: Sendable {
+    package var wrappedValue: Value?
+    package init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+}
+
+extension Null: Equatable where Value: Equatable {}
+
+extension Null: Encodable where Value: Encodable {
+    package func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(wrappedValue)
+    }
+}
+
+extension Null: Decodable where Value: Decodable {
+    package init(from decoder: Decoder) throws { wrappedValue = try decoder.singleValueContainer().decode(Value?.self) }
 }
 
 /// The published version a new one is compared with: the local dist's latest, or one
