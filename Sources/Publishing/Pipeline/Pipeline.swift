@@ -335,10 +335,8 @@ package struct Pipeline: Sendable {
         Events.send(PublishEvent.againstDist(dist: settings.dist, version: local.bundle.version, next: candidate.bundle.version,
                                              changes: BundleBuilder.changesText(candidate.difference), violations: candidate.violations))
         let difference = try BundleDifference.between(oldPath: production.databasePath, newPath: candidate.database)
-        let causes = ChangeCauses(meta: try StagingFile.readMeta(from: staging), baseline: production.bundle)
         var seen = Candidate(folder: candidate.folder, bundle: candidate.bundle, difference: difference,
-                             changes: try ChangeList(DiffReport.make(difference, oldPath: production.databasePath, newPath: candidate.database),
-                                                     causes: causes))
+                             changes: try ChangeList(difference, from: production, to: candidate.database, meta: StagingFile.readMeta(from: staging)))
         let label = "against version \(local.bundle.version) of \(settings.dist) (what the publish compares with)"
         seen.violations = try PublishGuards.violations(of: seen, against: production, guards: settings.guards)
             + candidate.violations.filter { !seen.violations.contains($0) }.map { "\(label): \($0)" }

@@ -353,9 +353,7 @@ package struct BuildStage: Stage {
         if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
-            let changes = try baseline.map {
-                try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database), causes: ChangeCauses(meta: meta, baseline: $0.bundle))
-            }
+            let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: meta) }
             Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
             candidate = Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)
         } else {
