@@ -243,7 +243,7 @@ extension DiffReport {
                            disabledPercent: Self.rounded(s.disabledPercent, 4), stationsMoved: s.moves.count,
                            maxMovedMetres: Self.rounded(s.furthestMove?.metres ?? 0, 1), stationsLiveInBoth: s.liveInBoth, weightChurn: s.weightChurn,
                            weightChurnPercent: Self.rounded(s.weightChurnPercent, 4),
-                           weightChanges: s.weightTransitions.map { .init(old: $0.old, new: $0.new, stations: $0.stations) }),
+                           weightChanges: s.weightTransitions),
             guardViolations: guardViolations)
         // Encoding plain values cannot fail.
         return String(decoding: (try? jsonDocument(document)) ?? [], as: UTF8.self)
@@ -271,11 +271,10 @@ struct DiffDocument: Encodable {
             case table, key, oldRows = "old_rows", newRows = "new_rows", tableAdded = "table_added", tableRemoved = "table_removed", added, removed, changed
         }
     }
-    struct Transition: Encodable { var old: Int, new: Int, stations: Int }
     struct Summary: Encodable {
         var stationsOld: Int, stationsRemoved: Int, removedPercent: Double, stationsEnabledOld: Int, stationsDisabled: Int, stationsReenabled: Int
         var disabledPercent: Double, stationsMoved: Int, maxMovedMetres: Double, stationsLiveInBoth: Int, weightChurn: Int, weightChurnPercent: Double
-        var weightChanges: [Transition]
+        var weightChanges: [DiffSummary.WeightTransition]
         enum CodingKeys: String, CodingKey {
             case stationsOld = "stations_old", stationsRemoved = "stations_removed", removedPercent = "removed_percent"
             case stationsEnabledOld = "stations_enabled_old", stationsDisabled = "stations_disabled", stationsReenabled = "stations_reenabled"
@@ -291,10 +290,6 @@ struct DiffDocument: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case format, formatVersion = "format_version", old, new, same, tables, summary, guardViolations = "guard_violations"
-    }
-
-    init(old: Side, new: Side, same: Bool, tables: [Table], summary: Summary, guardViolations: [String]) {
-        self.old = old; self.new = new; self.same = same; self.tables = tables; self.summary = summary; self.guardViolations = guardViolations
     }
 }
 

@@ -144,7 +144,7 @@ struct NameBook: Sendable {
 /// - moved far %     = stations moved more than 300 m / stations rows in OLD.
 /// A percentage over an empty set is 0.
 package struct DiffSummary: Sendable, Equatable {
-    package struct WeightTransition: Sendable, Equatable {
+    package struct WeightTransition: Sendable, Equatable, Encodable {
         package var old: Int
         package var new: Int
         package var stations: Int
@@ -155,7 +155,6 @@ package struct DiffSummary: Sendable, Equatable {
         package var stationID: Int
         package var name: String
         package var metres: Double
-        package init(stationID: Int, name: String, metres: Double) { self.stationID = stationID; self.name = name; self.metres = metres }
     }
 
     package var oldStations = 0

@@ -28,10 +28,6 @@ package struct RowChange: Hashable, Sendable {
     package var new: [SQLValue]
     /// Only the columns that differ, in schema order.
     package var changes: [ColumnChange]
-
-    package init(key: [SQLValue], old: [SQLValue], new: [SQLValue], changes: [ColumnChange]) {
-        self.key = key; self.old = old; self.new = new; self.changes = changes
-    }
 }
 
 package struct TableDiff: Sendable {
@@ -46,8 +42,6 @@ package struct TableDiff: Sendable {
     /// renumbered_stations can be absent.
     package var tableAdded = false
     package var tableRemoved = false
-
-    package init(shape: BundleSchema.Table) { self.shape = shape }
 
     package var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && !tableAdded && !tableRemoved }
     package var rowChangeCount: Int { added.count + removed.count + changed.count }

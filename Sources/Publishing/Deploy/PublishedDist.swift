@@ -50,12 +50,7 @@ package struct PublishedDist: Sendable {
             throw StationError.badInput(SourceLocation(file: latestPath), "missing: nothing is published in \(dist) yet; run make first")
         }
         let latestBytes = try Files.read(latestPath)
-        let latest: PublishedBundle
-        do {
-            latest = try JSONDecoder().decode(PublishedBundle.self, from: Data(latestBytes))
-        } catch let error as DecodingError {
-            throw StationError.badInput(SourceLocation(file: latestPath, field: error.keyPath), "not a published bundle's description: \(error.reason)")
-        }
+        let latest = try PublishedBundle.decode(latestBytes, path: latestPath)
         let numbered = try BundleVersion.named(Files.names(in: dist), in: dist)
         var versions: [VersionFolder] = []
         var problems = DiagnosticCollector(), notPlain = DiagnosticCollector()

@@ -45,11 +45,6 @@ extension Stage {
         return StageCheck(record: now, reason: reason, recorded: reason == nil ? recorded : nil)
     }
 
-    package func check() -> StageCheck {
-        var digests = FileDigests()
-        return check(&digests)
-    }
-
     func record() throws -> StageRecord {
         var digests = FileDigests()
         return try record(&digests)
