@@ -51,15 +51,7 @@ package enum BundleVerifier {
     static func verifyDist(_ dist: String, latest: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
         let bundle = try PublishedBundle.read(path: latest)
         let databasePath = joinPath(dist, bundle.database)
-        checkFacts(bundle, file: latest, base: dist, databasePath: databasePath, &problems)
-        // A missing database is said once, by checkFacts: its counts and its entry in the
-        // manifest would only say it again, in other words.
-        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
-        var counts: [String: Int] = [:]
-        if missing.isEmpty {
-            counts = checkDatabase(databasePath, expectedVersion: bundle.version, &problems).1
-            checkRowCounts(bundle, file: latest, counts, &problems)
-        }
+        let (counts, missing) = checkDescribed(bundle, file: latest, base: dist, database: databasePath, &problems)
         // The version folder must agree with itself too.
         let folder = parentFolder(of: databasePath)
         let manifestPath = joinPath(folder, DistLayout.manifest)
@@ -87,15 +79,25 @@ package enum BundleVerifier {
         let manifest = try PublishedBundle.read(path: path)
         let databasePath = joinPath(folder, DistLayout.database)
         // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
-        checkFacts(manifest, file: path, base: parentFolder(of: folder), databasePath: databasePath, &problems)
-        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
+        let (counts, missing) = checkDescribed(manifest, file: path, base: parentFolder(of: folder), database: databasePath, &problems)
         DistLayout.checkFiles(manifest.files, in: folder, manifest: path, saidMissing: missing, &problems)
-        var counts: [String: Int] = [:]
-        if missing.isEmpty {
-            counts = checkDatabase(databasePath, expectedVersion: manifest.version, &problems).1
-            checkRowCounts(manifest, file: path, counts, &problems)
-        }
         return VerifyReport(path: folder, version: manifest.version, rowCounts: counts, database: databasePath)
+    }
+
+    /// What `described` (latest.json or a manifest, at `file`; its paths relative to `base`) says
+    /// of its files, and its database itself; the row counts, and the database when it is missing.
+    static func checkDescribed(_ described: PublishedBundle, file: String, base: String, database: String,
+                               _ problems: inout DiagnosticCollector) -> (counts: [String: Int], missing: Set<String>) {
+        checkFacts(described, file: file, base: base, databasePath: database, &problems)
+        // A missing database is said once, by checkFacts: its counts and its entry in the
+        // manifest would only say it again, in other words.
+        guard Files.exists(database) else { return ([:], [database]) }
+        let counts = checkDatabase(database, expectedVersion: described.version, &problems).1
+        for name in BundleBuilder.tableOrder where described.rows[name] != counts[name] {
+            problems.add(SourceLocation(file: file, field: "rows.\(name)"),
+                         "says \(described.rows[name].map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
+        }
+        return (counts, [])
     }
 
     /// sha256/bytes of the database, the gzip (which must also inflate to the database) and the patch.
@@ -133,13 +135,6 @@ package enum BundleVerifier {
             } else {
                 problems.add(SourceLocation(file: file, field: "patch"), "\(patchPath) is missing")
             }
-        }
-    }
-
-    static func checkRowCounts(_ bundle: PublishedBundle, file: String, _ counts: [String: Int], _ problems: inout DiagnosticCollector) {
-        for name in BundleBuilder.tableOrder where bundle.rows[name] != counts[name] {
-            problems.add(SourceLocation(file: file, field: "rows.\(name)"),
-                         "says \(bundle.rows[name].map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
         }
     }
 
