@@ -33,7 +33,6 @@ extension DiffReport {
     /// A value as a reader wants it: text quoted (so '' and trailing blanks show), lat/lng in degrees.
     static func display(_ value: SQLValue, column: String) -> String {
         if column == "lat" || column == "lng", case .integer(let micro) = value { return MicroDegrees.format(Int(micro)) }
-        if case .text(let s) = value { return quoted(s) }
         return plain(value)
     }
 
@@ -42,24 +41,12 @@ extension DiffReport {
         return value.description
     }
 
-    /// A text value in double quotes, with quotes, backslashes and control characters
-    /// escaped as in JSON, so '' and trailing blanks show.
+    /// A text value as a JSON string (JSONEncoder's, as every JSON file of the project is
+    /// written): in double quotes, quotes, backslashes and control characters escaped, so ''
+    /// and trailing blanks show.
     static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        // Encoding a string cannot fail.
+        String(decoding: (try? jsonDocument(s, compact: true).dropLast()) ?? [], as: UTF8.self)
     }
 
     /// "weight 1 -> 2, lat 35.745000 -> 35.745001 (moved 0.1 m)": the move follows the
