@@ -213,11 +213,12 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     package static func decode(_ bytes: [UInt8], path: String) throws -> PublishedBundle {
-        do {
-            return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description: \(error.reason)")
-        }
+        try decode(bytes) { StationError.badInput(SourceLocation(file: path, field: $0.keyPath), "not a published bundle's description: \($0.reason)") }
+    }
+
+    /// The same, a document that is not one being the error `failure` makes of why (a download's, say).
+    package static func decode(_ bytes: [UInt8], failure: (DecodingError) -> Error) throws -> PublishedBundle {
+        do { return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes)) } catch let error as DecodingError { throw failure(error) }
     }
 
     /// The published version of a dist folder, or nil when nothing is published there yet.
