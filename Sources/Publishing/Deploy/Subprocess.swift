@@ -74,10 +74,7 @@ package enum Subprocess {
     }
 
     private static func package(of program: String) -> String {
-        switch fileName(of: program) {
-        case "ssh": return "openssh-client"
-        default: return fileName(of: program)
-        }
+        fileName(of: program) == "ssh" ? "openssh-client" : fileName(of: program)
     }
 }
 
