@@ -76,11 +76,9 @@ struct PriorityReportCommand: ParsableCommand {
             func row(_ label: String, _ s: ViewportScore) {
                 print(pad(label, 34) + pad(String(s.viewports), 7) + pad(f3(s.coverage), 10) + pad(f3(s.panStability), 8) + f3(s.zoomStability))
             }
-            row(comparison.ours.label, a.overall)
-            for band in a.bands { row("  " + band.label, band.score) }
-            for reference in comparison.references {
-                row(reference.label, reference.result.overall)
-                for band in reference.result.bands { row("  " + band.label, band.score) }
+            for weighting in [comparison.ours] + comparison.references {
+                row(weighting.label, weighting.result.overall)
+                for band in weighting.result.bands { row("  " + band.label, band.score) }
             }
             for reference in comparison.references {
                 let b = reference.result.overall

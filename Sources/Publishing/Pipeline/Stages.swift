@@ -362,7 +362,7 @@ package struct BuildStage: Stage {
                                        weights: try weights ?? StationWeightsFile.read(from: self.weights), weightsPath: self.weights,
                                        renumberings: try renumberings(meta: staged.meta, version: version, baseline: baseline),
                                        renumberedLabel: renumbered ?? RenumberingFile.fileName,
-                                       lintWarnings: try lint.map(Self.lintCount),
+                                       lintWarnings: try lint.map { try Self.lintReport($0).count },
                                        registryPath: Files.exists(stagingRegistry) ? stagingRegistry : nil)
             let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)
             guard case .prepared(let prepared) = outcome else { return outcome }
@@ -455,9 +455,7 @@ package struct BuildStage: Stage {
         return outcome
     }
 
-    /// The count of a lint report (`stationdb lint --out`).
-    static func lintCount(_ path: String) throws -> Int { try lintReport(path).count }
-
+    /// A lint report (`stationdb lint --out`).
     static func lintReport(_ path: String) throws -> LintReport {
         do {
             return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path)))

@@ -52,9 +52,6 @@ package enum BundleSchema {
             "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         }
 
-        /// Where a column is in `columns` (and in an INSERT's parameters, counting from 0).
-        package func position(of column: String) -> Int? { columns.firstIndex(of: column) }
-
         /// The key columns' values of a row read in `columns` order.
         package func key<Value>(of row: [Value]) -> [Value] { keyIndexes.map { row[$0] } }
     }
