@@ -102,39 +102,26 @@ package enum BundleVerifier {
 
     /// sha256/bytes of the database, the gzip (which must also inflate to the database) and the patch.
     static func checkFacts(_ bundle: PublishedBundle, file: String, base: String, databasePath: String, _ problems: inout DiagnosticCollector) {
-        guard Files.exists(databasePath), let sha = try? SHA256.hex(fileAt: databasePath), let bytes = Files.size(of: databasePath) else {
-            problems.add(SourceLocation(file: file, field: "database"), "\(databasePath) is missing")
-            return
+        func add(_ field: String, _ message: String) { problems.add(SourceLocation(file: file, field: field), message) }
+        /// The sha256 and size of the file at `path`, each said where the description claims
+        /// another; nil, said under `field`, when the file is missing.
+        func facts(_ path: String, _ field: String, sha256: (field: String, claimed: String), bytes: (field: String, claimed: Int)? = nil) -> (sha256: String, bytes: Int)? {
+            guard let sha = try? SHA256.hex(fileAt: path), let size = Files.size(of: path) else { add(field, "\(path) is missing"); return nil }
+            if sha != sha256.claimed { add(sha256.field, "\(path) has sha256 \(sha), the manifest says \(sha256.claimed)") }
+            if let bytes, size != bytes.claimed { add(bytes.field, "\(path) has \(size) bytes, the manifest says \(bytes.claimed)") }
+            return (sha, size)
         }
-        if bundle.sha256 != sha {
-            problems.add(SourceLocation(file: file, field: "sha256"), "\(databasePath) has sha256 \(sha), the manifest says \(bundle.sha256)")
-        }
-        if bundle.bytes != bytes {
-            problems.add(SourceLocation(file: file, field: "bytes"), "\(databasePath) has \(bytes) bytes, the manifest says \(bundle.bytes)")
-        }
+        guard let database = facts(databasePath, "database", sha256: ("sha256", bundle.sha256), bytes: ("bytes", bundle.bytes)) else { return }
         let gzipPath = joinPath(base, bundle.gzip)
-        if let gzSHA = try? SHA256.hex(fileAt: gzipPath), let gzBytes = Files.size(of: gzipPath) {
-            if bundle.gzipSHA256 != gzSHA {
-                problems.add(SourceLocation(file: file, field: "gzip_sha256"), "\(gzipPath) has sha256 \(gzSHA), the manifest says \(bundle.gzipSHA256)")
-            }
-            if bundle.gzipBytes != gzBytes {
-                problems.add(SourceLocation(file: file, field: "gzip_bytes"), "\(gzipPath) has \(gzBytes) bytes, the manifest says \(bundle.gzipBytes)")
-            }
-            if let inflated = try? Gzip.decompress(fileAt: gzipPath, to: nil, maxBytes: bytes + 1) {
-                if inflated.sha256 != sha || inflated.bytes != bytes { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
+        if facts(gzipPath, "gzip", sha256: ("gzip_sha256", bundle.gzipSHA256), bytes: ("gzip_bytes", bundle.gzipBytes)) != nil {
+            if let inflated = try? Gzip.decompress(fileAt: gzipPath, to: nil, maxBytes: database.bytes + 1) {
+                if inflated.sha256 != database.sha256 || inflated.bytes != database.bytes { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
             } else {
                 problems.add(SourceLocation(file: gzipPath), "is not a valid gzip file, or does not inflate to \(databasePath)")
             }
-        } else {
-            problems.add(SourceLocation(file: file, field: "gzip"), "\(gzipPath) is missing")
         }
         if let patch = bundle.patch, let expected = bundle.patchSHA256 {
-            let patchPath = joinPath(base, patch)
-            if let actual = try? SHA256.hex(fileAt: patchPath) {
-                if actual != expected { problems.add(SourceLocation(file: file, field: "patch_sha256"), "\(patchPath) has sha256 \(actual), the manifest says \(expected)") }
-            } else {
-                problems.add(SourceLocation(file: file, field: "patch"), "\(patchPath) is missing")
-            }
+            _ = facts(joinPath(base, patch), "patch", sha256: ("patch_sha256", expected))
         }
     }
 
