@@ -52,6 +52,7 @@ let package = Package(
             .embedInCode("Help/diff.txt"),
             .embedInCode("Help/fetch.txt"),
             .embedInCode("Help/ingest.txt"),
+            .embedInCode("Help/lint.txt"),
             .embedInCode("Help/main.txt"),
             .embedInCode("Help/plan.txt"),
             .embedInCode("Help/preview.txt"),

@@ -221,10 +221,7 @@ package struct BundleBuilder: Sendable {
 
             try step(.writeSummary)
             // The changes by name, each with its cause, for the summary and the reports.
-            let changes = try baseline.map {
-                try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database),
-                               causes: ChangeCauses(meta: request.staging.meta, baseline: $0.bundle))
-            }
+            let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: request.staging.meta) }
             let introduced = renumberings.filter { $0.version == version }
             let releases = SourceRelease.list(previous: baseline?.bundle.releases, current: StagingMeta.releases(in: request.staging.meta))
             digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: baseline?.bundle.version, rowCounts: rowCounts,
@@ -243,7 +240,7 @@ package struct BundleBuilder: Sendable {
                 gzip: "\(v)/\(DistLayout.gzip)", gzipSHA256: gzip.sha256, gzipBytes: gzip.bytes,
                 manifest: "\(v)/\(DistLayout.manifest)", summary: "\(v)/\(DistLayout.summary)",
                 patch: patchName.map { "\(v)/\($0)" }, patchSHA256: patchName.map { digests[$0]! },
-                rows: rowCounts, sources: Self.sources(request.staging.meta),
+                rows: rowCounts, sources: StagingMeta.sources(in: request.staging.meta),
                 renumbered: introduced.map { .init(newStationID: $0.newID, oldStationID: $0.oldID, version: $0.version) },
                 warnings: request.lintWarnings)
 
@@ -323,12 +320,6 @@ package struct BundleBuilder: Sendable {
         for name in Files.names(in: dist) where name.hasPrefix(DistLayout.temporaryPrefix) || (name.hasPrefix(".\(DistLayout.latest).") && name.contains(".tmp-")) {
             Files.remove(joinPath(dist, name))
         }
-    }
-
-    static func sources(_ meta: [String: String]) -> [String: String] {
-        var out: [String: String] = [:]
-        for (key, value) in meta where key.hasPrefix("source:") { out[String(key.dropFirst("source:".count))] = value }
-        return out
     }
 
     static let tableOrder = BundleSchema.tables.map(\.name)

@@ -51,27 +51,14 @@ package enum BundleVerifier {
     static func verifyDist(_ dist: String, latest: String, _ problems: inout DiagnosticCollector) throws -> VerifyReport {
         let bundle = try PublishedBundle.read(path: latest)
         let databasePath = joinPath(dist, bundle.database)
-        checkFacts(bundle, file: latest, base: dist, databasePath: databasePath, &problems)
-        // A missing database is said once, by checkFacts: its counts and its entry in the
-        // manifest would only say it again, in other words.
-        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
-        var counts: [String: Int] = [:]
-        if missing.isEmpty {
-            counts = checkDatabase(databasePath, expectedVersion: bundle.version, &problems).1
-            checkRowCounts(bundle, file: latest, counts, &problems)
-        }
+        let (counts, missing) = checkDescribed(bundle, file: latest, base: dist, database: databasePath, &problems)
         // The version folder must agree with itself too.
         let folder = parentFolder(of: databasePath)
         let manifestPath = joinPath(folder, DistLayout.manifest)
         if Files.exists(manifestPath) {
             let manifest = try PublishedBundle.read(path: manifestPath)
-            checkFiles(manifest, file: manifestPath, folder: folder, saidMissing: missing, &problems)
-            if manifest.version != bundle.version {
-                problems.add(SourceLocation(file: manifestPath, field: "version"), "says version \(manifest.version), latest.json says \(bundle.version)")
-            }
-            if manifest.sha256 != bundle.sha256 {
-                problems.add(SourceLocation(file: manifestPath, field: "sha256"), "differs from latest.json's")
-            }
+            DistLayout.checkFiles(manifest.files, in: folder, manifest: manifestPath, saidMissing: missing, &problems)
+            if let differs = bundle.difference(from: manifest, at: manifestPath) { problems.add(SourceLocation(file: latest), differs) }
         } else {
             problems.add(SourceLocation(file: manifestPath), "missing")
         }
@@ -82,7 +69,7 @@ package enum BundleVerifier {
             let path = joinPath(joinPath(dist, String(earlier)), DistLayout.manifest)
             guard Files.exists(path) else { problems.add(SourceLocation(file: path), "missing"); break }
             let manifest = try PublishedBundle.read(path: path)
-            checkFiles(manifest, file: path, folder: parentFolder(of: path), &problems)
+            DistLayout.checkFiles(manifest.files, in: parentFolder(of: path), manifest: path, &problems)
             (version, previous) = (earlier, manifest.previousVersion)
         }
         return VerifyReport(path: dist, version: bundle.version, rowCounts: counts, database: databasePath)
@@ -92,81 +79,49 @@ package enum BundleVerifier {
         let manifest = try PublishedBundle.read(path: path)
         let databasePath = joinPath(folder, DistLayout.database)
         // Paths in the manifest are relative to dist/, i.e. to this folder's parent.
-        checkFacts(manifest, file: path, base: parentFolder(of: folder), databasePath: databasePath, &problems)
-        let missing: Set<String> = Files.exists(databasePath) ? [] : [databasePath]
-        checkFiles(manifest, file: path, folder: folder, saidMissing: missing, &problems)
-        var counts: [String: Int] = [:]
-        if missing.isEmpty {
-            counts = checkDatabase(databasePath, expectedVersion: manifest.version, &problems).1
-            checkRowCounts(manifest, file: path, counts, &problems)
-        }
+        let (counts, missing) = checkDescribed(manifest, file: path, base: parentFolder(of: folder), database: databasePath, &problems)
+        DistLayout.checkFiles(manifest.files, in: folder, manifest: path, saidMissing: missing, &problems)
         return VerifyReport(path: folder, version: manifest.version, rowCounts: counts, database: databasePath)
+    }
+
+    /// What `described` (latest.json or a manifest, at `file`; its paths relative to `base`) says
+    /// of its files, and its database itself; the row counts, and the database when it is missing.
+    static func checkDescribed(_ described: PublishedBundle, file: String, base: String, database: String,
+                               _ problems: inout DiagnosticCollector) -> (counts: [String: Int], missing: Set<String>) {
+        checkFacts(described, file: file, base: base, databasePath: database, &problems)
+        // A missing database is said once, by checkFacts: its counts and its entry in the
+        // manifest would only say it again, in other words.
+        guard Files.exists(database) else { return ([:], [database]) }
+        let counts = checkDatabase(database, expectedVersion: described.version, &problems).1
+        for name in BundleBuilder.tableOrder where described.rows[name] != counts[name] {
+            problems.add(SourceLocation(file: file, field: "rows.\(name)"),
+                         "says \(described.rows[name].map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
+        }
+        return (counts, [])
     }
 
     /// sha256/bytes of the database, the gzip (which must also inflate to the database) and the patch.
     static func checkFacts(_ bundle: PublishedBundle, file: String, base: String, databasePath: String, _ problems: inout DiagnosticCollector) {
-        guard Files.exists(databasePath), let sha = try? SHA256.hex(fileAt: databasePath), let bytes = Files.size(of: databasePath) else {
-            problems.add(SourceLocation(file: file, field: "database"), "\(databasePath) is missing")
-            return
+        func add(_ field: String, _ message: String) { problems.add(SourceLocation(file: file, field: field), message) }
+        /// The sha256 and size of the file at `path`, each said where the description claims
+        /// another; nil, said under `field`, when the file is missing.
+        func facts(_ path: String, _ field: String, sha256: (field: String, claimed: String), bytes: (field: String, claimed: Int)? = nil) -> (sha256: String, bytes: Int)? {
+            guard let sha = try? SHA256.hex(fileAt: path), let size = Files.size(of: path) else { add(field, "\(path) is missing"); return nil }
+            if sha != sha256.claimed { add(sha256.field, "\(path) has sha256 \(sha), the manifest says \(sha256.claimed)") }
+            if let bytes, size != bytes.claimed { add(bytes.field, "\(path) has \(size) bytes, the manifest says \(bytes.claimed)") }
+            return (sha, size)
         }
-        if bundle.sha256 != sha {
-            problems.add(SourceLocation(file: file, field: "sha256"), "\(databasePath) has sha256 \(sha), the manifest says \(bundle.sha256)")
-        }
-        if bundle.bytes != bytes {
-            problems.add(SourceLocation(file: file, field: "bytes"), "\(databasePath) has \(bytes) bytes, the manifest says \(bundle.bytes)")
-        }
+        guard let database = facts(databasePath, "database", sha256: ("sha256", bundle.sha256), bytes: ("bytes", bundle.bytes)) else { return }
         let gzipPath = joinPath(base, bundle.gzip)
-        if let gzSHA = try? SHA256.hex(fileAt: gzipPath), let gzBytes = Files.size(of: gzipPath) {
-            if bundle.gzipSHA256 != gzSHA {
-                problems.add(SourceLocation(file: file, field: "gzip_sha256"), "\(gzipPath) has sha256 \(gzSHA), the manifest says \(bundle.gzipSHA256)")
-            }
-            if bundle.gzipBytes != gzBytes {
-                problems.add(SourceLocation(file: file, field: "gzip_bytes"), "\(gzipPath) has \(gzBytes) bytes, the manifest says \(bundle.gzipBytes)")
-            }
-            if let inflated = try? Gzip.decompress(fileAt: gzipPath, to: nil, maxBytes: bytes + 1) {
-                if inflated.sha256 != sha || inflated.bytes != bytes { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
+        if facts(gzipPath, "gzip", sha256: ("gzip_sha256", bundle.gzipSHA256), bytes: ("gzip_bytes", bundle.gzipBytes)) != nil {
+            if let inflated = try? Gzip.decompress(fileAt: gzipPath, to: nil, maxBytes: database.bytes + 1) {
+                if inflated.sha256 != database.sha256 || inflated.bytes != database.bytes { problems.add(SourceLocation(file: gzipPath), "does not inflate to \(databasePath)") }
             } else {
                 problems.add(SourceLocation(file: gzipPath), "is not a valid gzip file, or does not inflate to \(databasePath)")
             }
-        } else {
-            problems.add(SourceLocation(file: file, field: "gzip"), "\(gzipPath) is missing")
         }
         if let patch = bundle.patch, let expected = bundle.patchSHA256 {
-            let patchPath = joinPath(base, patch)
-            if let actual = try? SHA256.hex(fileAt: patchPath) {
-                if actual != expected { problems.add(SourceLocation(file: file, field: "patch_sha256"), "\(patchPath) has sha256 \(actual), the manifest says \(expected)") }
-            } else {
-                problems.add(SourceLocation(file: file, field: "patch"), "\(patchPath) is missing")
-            }
-        }
-    }
-
-    /// The manifest's "files": every file of the folder but the manifest, with its sha256.
-    /// `saidMissing`: files already reported missing, not reported again.
-    static func checkFiles(_ manifest: PublishedBundle, file: String, folder: String, saidMissing: Set<String> = [], _ problems: inout DiagnosticCollector) {
-        guard let files = manifest.files else {
-            problems.add(SourceLocation(file: file, field: "files"), "missing")
-            return
-        }
-        for name in files.keys.sorted() where !saidMissing.contains(joinPath(folder, name)) {
-            let path = joinPath(folder, name)
-            guard let actual = try? SHA256.hex(fileAt: path) else {
-                problems.add(SourceLocation(file: file, field: "files"), "\(path) is missing")
-                continue
-            }
-            if actual != files[name] {
-                problems.add(SourceLocation(file: file, field: "files"), "\(path) has sha256 \(actual), the manifest says \(files[name] ?? "nothing")")
-            }
-        }
-        for name in Files.names(in: folder) where name != DistLayout.manifest && files[name] == nil {
-            problems.add(SourceLocation(file: file, field: "files"), "\(name) is in the folder but not in the manifest")
-        }
-    }
-
-    static func checkRowCounts(_ bundle: PublishedBundle, file: String, _ counts: [String: Int], _ problems: inout DiagnosticCollector) {
-        for name in BundleBuilder.tableOrder where bundle.rows[name] != counts[name] {
-            problems.add(SourceLocation(file: file, field: "rows.\(name)"),
-                         "says \(bundle.rows[name].map(String.init) ?? "nothing"), the database has \(counts[name] ?? 0)")
+            _ = facts(joinPath(base, patch), "patch", sha256: ("patch_sha256", expected))
         }
     }
 
@@ -193,7 +148,12 @@ package enum BundleVerifier {
             return (0, [:])
         }
 
-        let schemaProblems = checkSchema(db, add)
+        var schemaProblems = Set<String>()
+        do {
+            let schema = try BundleSchema.problems(in: db)
+            for problem in schema.problems { add("schema", problem) }
+            schemaProblems = schema.broken
+        } catch { add("schema", "cannot be checked: \(error)") }
         var version = 0
         do {
             version = try db.userVersion
@@ -216,43 +176,30 @@ package enum BundleVerifier {
                 if rows.count > listLimit { add(field, "... and \(rows.count - listLimit) more") }
             } catch { add(field, "cannot be checked: \(error)") }
         }
-        let intact = { (tables: [String]) in tables.allSatisfy { !schemaProblems.contains($0) } }
-        if intact(["stations_lines", "stations"]) {
-            listRows("SELECT l_id, s_id FROM stations_lines WHERE s_id NOT IN (SELECT s_id FROM stations) ORDER BY l_id, s_id",
-                     field: "stations_lines") { "l_id \($0[0]) s_id \($0[1]): station \($0[1]) does not exist" }
-        }
-        if intact(["stations_lines", "lines"]) {
-            listRows("SELECT l_id, s_id FROM stations_lines WHERE l_id NOT IN (SELECT l_id FROM lines) ORDER BY l_id, s_id",
-                     field: "stations_lines") { "l_id \($0[0]) s_id \($0[1]): line \($0[0]) does not exist" }
-        }
-        if intact(["stations", "operators"]) {
-            listRows("SELECT s_id, o_id FROM stations WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY s_id",
-                     field: "stations") { "s_id \($0[0]): operator \($0[1]) does not exist" }
-        }
-        if intact(["lines", "operators"]) {
-            listRows("SELECT l_id, o_id FROM lines WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY l_id",
-                     field: "lines") { "l_id \($0[0]): operator \($0[1]) does not exist" }
-        }
-        if intact(["renumbered_stations", "stations"]) {
-            listRows("SELECT new_s_id, old_s_id FROM renumbered_stations WHERE new_s_id NOT IN (SELECT s_id FROM stations) ORDER BY new_s_id, old_s_id",
-                     field: "renumbered_stations") { "\($0[0]) <- \($0[1]): station \($0[0]) does not exist" }
-        }
-        if intact(["stations"]) {
-            listRows("SELECT s_id, weight FROM stations WHERE typeof(weight) != 'integer' OR weight NOT BETWEEN 1 AND 13 ORDER BY s_id",
-                     field: "stations.weight") { "s_id \($0[0]): weight \($0[1].sqlLiteral) is not 1..13" }
-            listRows("SELECT s_id, pref FROM stations WHERE typeof(pref) != 'integer' OR pref NOT BETWEEN 1 AND 47 ORDER BY s_id",
-                     field: "stations.pref") { "s_id \($0[0]): pref \($0[1].sqlLiteral) is not 1..47" }
-            do {
-                let rows = try db.query("SELECT s_id, lat, lng FROM stations ORDER BY s_id")
-                let outside = rows.filter { row in
-                    guard case .integer(let lat) = row[1], case .integer(let lng) = row[2] else { return true }
-                    return !MicroDegrees.inJapan(lat: Int(lat), lng: Int(lng))
-                }
-                for row in outside.prefix(listLimit) {
-                    add("stations.lat/lng", "s_id \(row[0]): \(row[1].sqlLiteral), \(row[2].sqlLiteral) is outside Japan (integer micro-degrees, 20..46 N, 122..154 E)")
-                }
-                if outside.count > listLimit { add("stations.lat/lng", "... and \(outside.count - listLimit) more") }
-            } catch { add("stations.lat/lng", "cannot be checked: \(error)") }
+        // Each reference between tables, and each value's range, once the tables it reads are whole.
+        let checks: [(tables: [String], sql: String, field: String, message: ([SQLValue]) -> String)] = [
+            (["stations_lines", "stations"], "SELECT l_id, s_id FROM stations_lines WHERE s_id NOT IN (SELECT s_id FROM stations) ORDER BY l_id, s_id",
+             "stations_lines", { "l_id \($0[0]) s_id \($0[1]): station \($0[1]) does not exist" }),
+            (["stations_lines", "lines"], "SELECT l_id, s_id FROM stations_lines WHERE l_id NOT IN (SELECT l_id FROM lines) ORDER BY l_id, s_id",
+             "stations_lines", { "l_id \($0[0]) s_id \($0[1]): line \($0[0]) does not exist" }),
+            (["stations", "operators"], "SELECT s_id, o_id FROM stations WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY s_id",
+             "stations", { "s_id \($0[0]): operator \($0[1]) does not exist" }),
+            (["lines", "operators"], "SELECT l_id, o_id FROM lines WHERE o_id NOT IN (SELECT o_id FROM operators) ORDER BY l_id",
+             "lines", { "l_id \($0[0]): operator \($0[1]) does not exist" }),
+            (["renumbered_stations", "stations"],
+             "SELECT new_s_id, old_s_id FROM renumbered_stations WHERE new_s_id NOT IN (SELECT s_id FROM stations) ORDER BY new_s_id, old_s_id",
+             "renumbered_stations", { "\($0[0]) <- \($0[1]): station \($0[0]) does not exist" }),
+            (["stations"], "SELECT s_id, weight FROM stations WHERE typeof(weight) != 'integer' OR weight NOT BETWEEN 1 AND 13 ORDER BY s_id",
+             "stations.weight", { "s_id \($0[0]): weight \($0[1].sqlLiteral) is not 1..13" }),
+            (["stations"], "SELECT s_id, pref FROM stations WHERE typeof(pref) != 'integer' OR pref NOT BETWEEN 1 AND 47 ORDER BY s_id",
+             "stations.pref", { "s_id \($0[0]): pref \($0[1].sqlLiteral) is not 1..47" }),
+            (["stations"], "SELECT s_id, lat, lng FROM stations WHERE typeof(lat) != 'integer' OR typeof(lng) != 'integer' "
+                + "OR lat NOT BETWEEN \(MicroDegrees.japanLat.lowerBound) AND \(MicroDegrees.japanLat.upperBound) "
+                + "OR lng NOT BETWEEN \(MicroDegrees.japanLng.lowerBound) AND \(MicroDegrees.japanLng.upperBound) ORDER BY s_id",
+             "stations.lat/lng", { "s_id \($0[0]): \($0[1].sqlLiteral), \($0[2].sqlLiteral) is outside Japan (integer micro-degrees, 20..46 N, 122..154 E)" }),
+        ]
+        for check in checks where check.tables.allSatisfy({ !schemaProblems.contains($0) }) {
+            listRows(check.sql, field: check.field, check.message)
         }
         return (version, counts)
     }
@@ -272,68 +219,5 @@ package enum BundleVerifier {
             + ((try? PublishGuards.emptyLines(in: path)) ?? []).map {
                 Diagnostic(SourceLocation(file: path, field: "lines"), "l_id \($0.id) \($0.name): a live line with no live station (an empty list)")
             }
-    }
-
-    /// Compares tables and indexes with a reference made from BundleSchema in memory.
-    /// Returns the names of tables too broken to query.
-    static func checkSchema(_ db: SQLiteDatabase, _ add: (String?, String) -> Void) -> Set<String> {
-        var broken = Set<String>()
-        let reference: SQLiteDatabase
-        do {
-            reference = try SQLiteDatabase(path: ":memory:", mode: .create)
-            for sql in BundleSchema.createStatements { try reference.execute(sql) }
-        } catch {
-            add("schema", "cannot build the reference schema: \(error)")
-            return broken
-        }
-        func objects(_ d: SQLiteDatabase, _ type: String) -> [String: String] {
-            var out: [String: String] = [:]
-            for row in (try? d.query("SELECT name, tbl_name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%'", [.text(type)])) ?? [] {
-                out[row[0].textValue ?? ""] = row[1].textValue ?? ""
-            }
-            return out
-        }
-        let expectedTables = objects(reference, "table"), actualTables = objects(db, "table")
-        for name in expectedTables.keys.sorted() {
-            guard actualTables[name] != nil else { add("schema", "table \(name) is missing"); broken.insert(name); continue }
-            let columnSQL = "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid"
-            let want = (try? reference.query(columnSQL, [.text(name)])) ?? []
-            let have = (try? db.query(columnSQL, [.text(name)])) ?? []
-            if want != have {
-                broken.insert(name)
-                func describe(_ rows: [[SQLValue]]) -> String {
-                    rows.map { r in
-                        var s = "\(r[1]) \(r[2])"
-                        if r[5] != .integer(0) { s += " PRIMARY KEY" }
-                        if r[3] == .integer(1) { s += " NOT NULL" }
-                        if r[4] != .null { s += " DEFAULT \(r[4])" }
-                        return s
-                    }.joined(separator: ", ")
-                }
-                add("schema", "table \(name) has columns (\(describe(have))); bundle.md wants (\(describe(want)))")
-            }
-        }
-        for name in actualTables.keys.sorted() where expectedTables[name] == nil {
-            add("schema", "table \(name) is not part of the bundle")
-        }
-        let expectedIndexes = objects(reference, "index"), actualIndexes = objects(db, "index")
-        for name in expectedIndexes.keys.sorted() {
-            guard let table = actualIndexes[name] else { add("schema", "index \(name) is missing"); continue }
-            let wantTable = expectedIndexes[name]!
-            let columnsSQL = "SELECT name FROM pragma_index_info(?) ORDER BY seqno"
-            let want = (try? reference.query(columnsSQL, [.text(name)])) ?? []
-            let have = (try? db.query(columnsSQL, [.text(name)])) ?? []
-            let uniqueSQL = "SELECT \"unique\" FROM pragma_index_list(?) WHERE name = ?"
-            let wantUnique = (try? reference.scalarInt(uniqueSQL, [.text(wantTable), .text(name)])) ?? 0
-            let haveUnique = (try? db.scalarInt(uniqueSQL, [.text(table), .text(name)])) ?? 0
-            if table != wantTable || want != have || wantUnique != haveUnique {
-                let cols = { (rows: [[SQLValue]]) in rows.map { $0[0].description }.joined(separator: ", ") }
-                add("schema", "index \(name) is \(haveUnique != 0 ? "unique " : "")on \(table)(\(cols(have))); bundle.md wants \(wantUnique != 0 ? "unique " : "")\(wantTable)(\(cols(want)))")
-            }
-        }
-        for name in actualIndexes.keys.sorted() where expectedIndexes[name] == nil {
-            add("schema", "index \(name) is not part of the bundle")
-        }
-        return broken
     }
 }

@@ -8,7 +8,7 @@ package enum PublishGuards {
     /// on what one version may change (`guards`), a live line with no live station, and the
     /// hand weights it lost (HandWeights.lossViolation). One sentence per rule broken.
     package static func violations(of candidate: Candidate, against baseline: Baseline?, guards: DiffGuards) throws -> [String] {
-        var reasons = candidate.difference.map(guards.violations) ?? []
+        var reasons = candidate.difference.map { guards.violations(of: DiffSummary(difference: $0)) } ?? []
         let empty = try emptyLines(in: candidate.database)
         if !empty.isEmpty {
             let shown = empty.prefix(12).map { "\($0.name) (l_id \($0.id))" }.joined(separator: ", ")

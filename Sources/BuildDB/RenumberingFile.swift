@@ -66,11 +66,9 @@ package enum RenumberingFile {
     package static func checkOldIDs(_ renumberings: [Renumbering: SourceLocation], registry: Registry, registryLabel: String, baseline: Baseline?) throws {
         let unknown = renumberings.filter { !registry.contains(.station, $0.key.oldID) }
         guard !unknown.isEmpty else { return }
-        var published = Set<Int>()
-        if let baseline {
-            let database = try SQLiteDatabase(path: baseline.databasePath)
-            for row in try database.query("SELECT s_id FROM stations") { if let id = row[0].intValue { published.insert(id) } }
-        }
+        let published: Set<Int> = try baseline.map { baseline in
+            Set(try SQLiteDatabase(path: baseline.databasePath).query("SELECT s_id FROM stations").compactMap { $0[0].intValue })
+        } ?? []
         let neither = baseline.map { "neither the published version \($0.bundle.version) nor \(registryLabel) has it" }
             ?? "\(registryLabel) does not have it, and no version is published yet"
         var problems = DiagnosticCollector()

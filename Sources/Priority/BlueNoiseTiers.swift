@@ -36,16 +36,12 @@ package struct BlueNoiseTiers: Hashable, Sendable {
     /// squares around a station hold 100 live stations.
     package var radius: [Double]
     /// How the radius follows density: x (100 / stations around)^exponent.
-    package var exponent: Double
+    package var exponent = 0.25
     /// Bounds of each tier's radius, km.
     package var minRadius: [Double]
     package var maxRadius: [Double]
     /// North-south distance counts this much (a portrait screen).
-    package var northSouth: Double
-
-    package init(radius: [Double], exponent: Double = 0.25, minRadius: [Double], maxRadius: [Double], northSouth: Double = 0.6) {
-        self.radius = radius; self.exponent = exponent; self.minRadius = minRadius; self.maxRadius = maxRadius; self.northSouth = northSouth
-    }
+    package var northSouth = 0.6
 
     /// Tuned with `stationdb priority report --test-bed` on the national data, under raw/weights.csv
     /// and a real master's density of hand weights.

@@ -57,9 +57,7 @@ package enum HandWeightRetier {
 
     /// Whether a note marks its row as fixed: the word "fixed" anywhere in it, in any case.
     package static func isFixed(_ note: String) -> Bool {
-        let b = Array(note.utf8), word = Array("fixed".utf8)
-        func latin(_ i: Int) -> Bool { b.indices.contains(i) && (0x61...0x7A).contains(b[i] | 0x20) }
-        return b.indices.contains { i in i + 5 <= b.count && (0..<5).allSatisfy { b[i + $0] | 0x20 == word[$0] } && !latin(i - 1) && !latin(i + 5) }
+        note.utf8.split { !(0x61...0x7A).contains($0 | 0x20) }.contains { $0.map { $0 | 0x20 } == Array("fixed".utf8) }
     }
 
     /// `keep`: s_ids that hold their level (rows noted "fixed" too); `maxChanges`: at most

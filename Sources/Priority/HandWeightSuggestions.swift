@@ -164,10 +164,8 @@ package enum HandWeightSuggestions {
 
     /// As raw/weights.csv rows (s_id,weight,note), ready to review and paste.
     package static func csv(_ suggestions: [HandWeightSuggestion]) -> String {
-        var out = "s_id,weight,note\n"
-        for s in suggestions {
-            out += CSVWriter.line([String(s.stationID), String(s.suggestedWeight), "\(s.name): \(s.reasons.joined(separator: "; ")) (score \(s.score))"])
-        }
-        return out
+        "s_id,weight,note\n" + suggestions.map {
+            CSVWriter.line([String($0.stationID), String($0.suggestedWeight), "\($0.name): \($0.reasons.joined(separator: "; ")) (score \($0.score))"])
+        }.joined()
     }
 }

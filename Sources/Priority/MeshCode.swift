@@ -24,58 +24,11 @@ package enum MeshLevel: String, CaseIterable, Sendable, Comparable {
 
     /// The spec's numbered levels 1...5 (mesh.md's table).
     package init?(number: Int) {
-        switch number {
-        case 1: self = .first
-        case 2: self = .second
-        case 3: self = .third
-        case 4: self = .half
-        case 5: self = .quarter
-        default: return nil
-        }
+        guard (1...5).contains(number) else { return nil }
+        self = [.first, .second, .third, .half, .quarter][number - 1]
     }
 
-    /// Cell height in thirds of a micro-degree of latitude.
-    var latitudeStep: Int {
-        switch self {
-        case .first: return 2_000_000
-        case .second: return 250_000
-        case .fiveKilometre: return 125_000
-        case .third: return 25_000
-        case .half: return 12_500
-        case .quarter: return 6_250
-        }
-    }
-
-    /// Cell width in micro-degrees of longitude.
-    var longitudeStep: Int {
-        switch self {
-        case .first: return 1_000_000
-        case .second: return 125_000
-        case .fiveKilometre: return 62_500
-        case .third: return 12_500
-        case .half: return 6_250
-        case .quarter: return 3_125
-        }
-    }
-
-    /// Digits in the code.
-    package var digits: Int {
-        switch self {
-        case .first: return 4
-        case .second: return 6
-        case .fiveKilometre: return 7
-        case .third: return 8
-        case .half: return 9
-        case .quarter: return 10
-        }
-    }
-
-    /// Cell height and width in degrees.
-    package var sizeDegrees: (lat: Double, lng: Double) {
-        (Double(latitudeStep) / 3_000_000, Double(longitudeStep) / 1_000_000)
-    }
-
-    /// Coarsest first, 0...5.
+    /// Coarsest first, 0...5: where the level is in the tables below.
     var order: Int {
         switch self {
         case .first: 0
@@ -86,6 +39,22 @@ package enum MeshLevel: String, CaseIterable, Sendable, Comparable {
         case .quarter: 5
         }
     }
+
+    /// Cell height in thirds of a micro-degree of latitude, width in micro-degrees of
+    /// longitude, and the digits of the code, by `order`.
+    private static let latitudeSteps = [2_000_000, 250_000, 125_000, 25_000, 12_500, 6_250]
+    private static let longitudeSteps = [1_000_000, 125_000, 62_500, 12_500, 6_250, 3_125]
+    private static let codeDigits = [4, 6, 7, 8, 9, 10]
+
+    var latitudeStep: Int { Self.latitudeSteps[order] }
+    var longitudeStep: Int { Self.longitudeSteps[order] }
+    package var digits: Int { Self.codeDigits[order] }
+
+    /// Cell height and width in degrees.
+    package var sizeDegrees: (lat: Double, lng: Double) {
+        (Double(latitudeStep) / 3_000_000, Double(longitudeStep) / 1_000_000)
+    }
+
     package static func < (a: MeshLevel, b: MeshLevel) -> Bool { a.order < b.order }
 }
 
@@ -93,10 +62,6 @@ package enum MeshLevel: String, CaseIterable, Sendable, Comparable {
 package struct MeshCode: Hashable, Sendable, CustomStringConvertible {
     package var level: MeshLevel
     package var code: Int
-
-    package init(level: MeshLevel, code: Int) {
-        self.level = level; self.code = code
-    }
 
     /// The square holding a point given in micro-degrees.
     package init(lat: Int, lng: Int, level: MeshLevel) {

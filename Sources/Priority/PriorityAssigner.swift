@@ -84,15 +84,12 @@ package enum PriorityMethod: Hashable, Sendable {
 package struct PriorityConfig: Hashable, Sendable {
     package var seed: UInt64
     package var method: PriorityMethod
-    /// Stations no tier picks get `restWeight`.
-    package var restWeight: Int
-    /// Disabled stations take no part in the lottery (clients never show them)
-    /// and get this weight, so the column is never empty.
-    package var disabledWeight: Int
+    /// Stations no tier picks get `restWeight`. Disabled stations take no part in the lottery
+    /// (clients never show them) and get `disabledWeight`, so the column is never empty.
+    package static let restWeight = 13, disabledWeight = 13
 
-    package init(seed: UInt64 = StationHash.defaultSeed, method: PriorityMethod = .blueNoise(.standard),
-                restWeight: Int = 13, disabledWeight: Int = 13) {
-        self.seed = seed; self.method = method; self.restWeight = restWeight; self.disabledWeight = disabledWeight
+    package init(seed: UInt64 = StationHash.defaultSeed, method: PriorityMethod = .blueNoise(.standard)) {
+        self.seed = seed; self.method = method
     }
 
     /// The classic lottery with these tiers.
@@ -122,13 +119,13 @@ package enum PriorityAssigner {
     /// The weights as an array parallel to `stations`.
     package static func weights(stations: [Station], hand: [HandWeight], config: PriorityConfig = PriorityConfig()) -> [Int] {
         let handWeight = Dictionary(hand.map { ($0.stationID, $0.weight) }, uniquingKeysWith: { first, _ in first })
-        var weights = stations.map { handWeight[$0.id] ?? ($0.enabled ? config.restWeight : config.disabledWeight) }
+        var weights = stations.map { handWeight[$0.id] ?? ($0.enabled ? PriorityConfig.restWeight : PriorityConfig.disabledWeight) }
         // The live stations in s_id order: a station's place here breaks ties between equal tickets.
         let live = stations.indices.filter { stations[$0].enabled }.sorted { stations[$0].id < stations[$1].id }
         switch config.method {
         case .blueNoise(let tiers):
             let tickets = live.map { StationHash.ticket(seed: config.seed, stationID: stations[$0].id) }
-            tiers.assign(stations: stations, live: live, weights: &weights, tickets: tickets, restWeight: config.restWeight)
+            tiers.assign(stations: stations, live: live, weights: &weights, tickets: tickets, restWeight: PriorityConfig.restWeight)
         case .meshLottery(let tiers):
             meshLottery(tiers, stations: stations, live: live, handWeight: handWeight, weights: &weights, seed: config.seed)
         }

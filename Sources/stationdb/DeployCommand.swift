@@ -34,8 +34,8 @@ struct DeployCommand: ParsableCommand {
     var network: TransferOptionGroup
 
     func validate() throws {
-        if check != nil {
-            if dryRun { throw ValidationError("--check reads what a deploy copied; a --dry-run copies nothing (run `stationdb pull URL --db /tmp/x.sqlite` to read a URL as the apps do)") }
+        if check != nil, dryRun {
+            throw ValidationError("--check reads what a deploy copied; a --dry-run copies nothing (run `stationdb pull URL --db /tmp/x.sqlite` to read a URL as the apps do)")
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import Priority
+import Publishing
 import StationCore
 
 struct PriorityMapCommand: ParsableCommand {
@@ -49,25 +50,10 @@ struct PriorityMapCommand: ParsableCommand {
                 note("priority: rsvg-convert is not installed (Debian: librsvg2-bin); only the SVG was written")
                 return
             }
-            guard try runTool(tool, ["-o", png, out]) else { throw StationError.environment("rsvg-convert failed on \(out)") }
+            guard try Subprocess.run([tool, "-o", png, out], capture: false).status == 0 else { throw StationError.environment("rsvg-convert failed on \(out)") }
             note("priority: wrote \(png)")
         }
     }
-}
-
-/// Runs `tool` with `arguments` on this process's stdin, stdout and stderr and
-/// waits for it: true when it exits with status 0.
-private func runTool(_ tool: String, _ arguments: [String]) throws -> Bool {
-    let argv = ([tool] + arguments).map { strdup($0) } + [nil]
-    defer { for a in argv { free(a) } }
-    var pid: pid_t = 0
-    let rc = argv.withUnsafeBufferPointer { posix_spawn(&pid, tool, nil, nil, $0.baseAddress!, environ) }
-    guard rc == 0 else { throw StationError.environment("cannot run \(tool): \(String(cString: strerror(rc)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-        guard errno == EINTR else { return false }
-    }
-    return status == 0
 }
 
 extension Viewport: ExpressibleByArgument {

@@ -30,10 +30,6 @@ struct PriorityReportCommand: ParsableCommand {
     @Option(help: "With --staging: the dist whose published version is the previous weights.")
     var dist = "dist"
 
-    // The random reference is always scored now; the flag stays for the scripts that give it.
-    @Flag(help: ArgumentHelp("Kept for scripts: the random reference is always shown.", visibility: .hidden))
-    var compareRandom = false
-
     @Flag(help: "With --staging alone: weigh the stations with each method under the hand weights (--hand, or RAW/weights.csv), and compare.")
     var testBed = false
 
@@ -80,11 +76,9 @@ struct PriorityReportCommand: ParsableCommand {
             func row(_ label: String, _ s: ViewportScore) {
                 print(pad(label, 34) + pad(String(s.viewports), 7) + pad(f3(s.coverage), 10) + pad(f3(s.panStability), 8) + f3(s.zoomStability))
             }
-            row(comparison.ours.label, a.overall)
-            for band in a.bands { row("  " + band.label, band.score) }
-            for reference in comparison.references {
-                row(reference.label, reference.result.overall)
-                for band in reference.result.bands { row("  " + band.label, band.score) }
+            for weighting in [comparison.ours] + comparison.references {
+                row(weighting.label, weighting.result.overall)
+                for band in weighting.result.bands { row("  " + band.label, band.score) }
             }
             for reference in comparison.references {
                 let b = reference.result.overall

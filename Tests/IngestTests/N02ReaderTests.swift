@@ -621,8 +621,8 @@ final class N02ReaderTests: XCTestCase {
         let saved = dup(2)
         let fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         dup2(fd, 2)
-        XCTAssertThrowsError(try N02Reader.read(path: path, label: "raw/bad.xml"))
-        XCTAssertThrowsError(try read(good().text.replacingOccurrences(of: "</ksj:Station>", with: "")))
+        XCTAssertThrowsError(try N02Reader.read(path: path, label: "raw/bad.xml")) { XCTAssertNotNil($0.station(.badInput), "\($0)") }
+        XCTAssertThrowsError(try read(good().text.replacingOccurrences(of: "</ksj:Station>", with: ""))) { XCTAssertNotNil($0.station(.badInput), "\($0)") }
         fflush(nil)   // every output stream, stderr included
         dup2(saved, 2)
         close(fd)

@@ -68,7 +68,7 @@ final class ViewportReportTests: XCTestCase {
             WeightedStation(id: 1, lat: 35_000_001, lng: 139_000_001, weight: 4, enabled: true, pref: 13),
             WeightedStation(id: 2, lat: 35_000_002, lng: 139_000_002, weight: 12, enabled: false, pref: 13),
         ])
-        XCTAssertThrowsError(try WeightedStations.read(bundle: dir.appendingPathComponent("none.sqlite").path))
+        XCTAssertThrowsError(try WeightedStations.read(bundle: dir.appendingPathComponent("none.sqlite").path)) { XCTAssertNotNil($0.station(.environment), "\($0)") }
     }
 
     func testMapDrawsEveryLiveStationAndTheViewportPins() {

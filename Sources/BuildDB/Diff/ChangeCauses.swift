@@ -34,8 +34,7 @@ package struct ChangeCauses: Sendable {
         for value in FixedValue.parse(meta[StagingMeta.fixes]) {
             fixes[Row(table: value.table, id: value.id), default: []].append((Set(value.columns), value.fix))
         }
-        var current: [String: String] = [:]
-        for (key, digest) in meta where key.hasPrefix("source:") { current[String(key.dropFirst("source:".count))] = digest }
+        let current = StagingMeta.sources(in: meta)
         let changedFiles = Set(current.keys).union(baseline.sources.keys).filter { current[$0] != baseline.sources[$0] }
         let ownFiles: Set<String> = ["fixes.csv", "identity.csv", "CREDITS.md"]
         let releases = SourceRelease.list(previous: baseline.releases, current: StagingMeta.releases(in: meta))

@@ -38,6 +38,12 @@ package struct ChangeList: Sendable {
 
     package static let tableOrder = BundleSchema.reviewOrder
 
+    /// The changes of `difference` from `baseline` to the bundle at `database`, each with its
+    /// cause by the staging file's facts (`meta`): what a build, a plan and its report list.
+    package init(_ difference: BundleDifference, from baseline: Baseline, to database: String, meta: [String: String]) throws {
+        self.init(try DiffReport.make(difference, oldPath: baseline.databasePath, newPath: database), causes: ChangeCauses(meta: meta, baseline: baseline.bundle))
+    }
+
     /// The changes of `report`, each with its cause when `causes` are given.
     package init(_ report: DiffReport, causes: ChangeCauses? = nil) {
         var entries: [Entry] = []

@@ -33,7 +33,6 @@ extension DiffReport {
     /// A value as a reader wants it: text quoted (so '' and trailing blanks show), lat/lng in degrees.
     static func display(_ value: SQLValue, column: String) -> String {
         if column == "lat" || column == "lng", case .integer(let micro) = value { return MicroDegrees.format(Int(micro)) }
-        if case .text(let s) = value { return quoted(s) }
         return plain(value)
     }
 
@@ -42,24 +41,12 @@ extension DiffReport {
         return value.description
     }
 
-    /// A text value in double quotes, with quotes, backslashes and control characters
-    /// escaped as in JSON, so '' and trailing blanks show.
+    /// A text value as a JSON string (JSONEncoder's, as every JSON file of the project is
+    /// written): in double quotes, quotes, backslashes and control characters escaped, so ''
+    /// and trailing blanks show.
     static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        // Encoding a string cannot fail.
+        String(decoding: (try? jsonDocument(s, compact: true).dropLast()) ?? [], as: UTF8.self)
     }
 
     /// "weight 1 -> 2, lat 35.745000 -> 35.745001 (moved 0.1 m)": the move follows the
@@ -243,7 +230,7 @@ extension DiffReport {
                            disabledPercent: Self.rounded(s.disabledPercent, 4), stationsMoved: s.moves.count,
                            maxMovedMetres: Self.rounded(s.furthestMove?.metres ?? 0, 1), stationsLiveInBoth: s.liveInBoth, weightChurn: s.weightChurn,
                            weightChurnPercent: Self.rounded(s.weightChurnPercent, 4),
-                           weightChanges: s.weightTransitions.map { .init(old: $0.old, new: $0.new, stations: $0.stations) }),
+                           weightChanges: s.weightTransitions),
             guardViolations: guardViolations)
         // Encoding plain values cannot fail.
         return String(decoding: (try? jsonDocument(document)) ?? [], as: UTF8.self)
@@ -271,11 +258,10 @@ struct DiffDocument: Encodable {
             case table, key, oldRows = "old_rows", newRows = "new_rows", tableAdded = "table_added", tableRemoved = "table_removed", added, removed, changed
         }
     }
-    struct Transition: Encodable { var old: Int, new: Int, stations: Int }
     struct Summary: Encodable {
         var stationsOld: Int, stationsRemoved: Int, removedPercent: Double, stationsEnabledOld: Int, stationsDisabled: Int, stationsReenabled: Int
         var disabledPercent: Double, stationsMoved: Int, maxMovedMetres: Double, stationsLiveInBoth: Int, weightChurn: Int, weightChurnPercent: Double
-        var weightChanges: [Transition]
+        var weightChanges: [DiffSummary.WeightTransition]
         enum CodingKeys: String, CodingKey {
             case stationsOld = "stations_old", stationsRemoved = "stations_removed", removedPercent = "removed_percent"
             case stationsEnabledOld = "stations_enabled_old", stationsDisabled = "stations_disabled", stationsReenabled = "stations_reenabled"
@@ -291,10 +277,6 @@ struct DiffDocument: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case format, formatVersion = "format_version", old, new, same, tables, summary, guardViolations = "guard_violations"
-    }
-
-    init(old: Side, new: Side, same: Bool, tables: [Table], summary: Summary, guardViolations: [String]) {
-        self.old = old; self.new = new; self.same = same; self.tables = tables; self.summary = summary; self.guardViolations = guardViolations
     }
 }
 

@@ -96,10 +96,6 @@ package struct DiffGuards: Sendable, Equatable {
         return reasons
     }
 
-    package func violations(of difference: BundleDifference) -> [String] {
-        violations(of: DiffSummary(difference: difference))
-    }
-
     static func percent(_ value: Double) -> String { fixed(value, decimals: 2) + "%" }
     static func metres(_ value: Double) -> String { fixed(value, decimals: 1) + " m" }
 }

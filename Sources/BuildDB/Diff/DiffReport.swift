@@ -20,32 +20,21 @@ package struct DiffReport: Sendable {
         try make(oldPath: old.databasePath, newPath: new.databasePath, oldLabel: old.label, newLabel: new.label)
     }
 
-    package static func make(oldPath: String, newPath: String, oldLabel: String? = nil, newLabel: String? = nil) throws -> DiffReport {
+    /// `difference`: one already made (a build's, against its baseline), when only the names are to be looked up.
+    package static func make(_ difference: BundleDifference? = nil, oldPath: String, newPath: String, oldLabel: String? = nil,
+                             newLabel: String? = nil) throws -> DiffReport {
         // One connection for the diff, the summary's count and the names: each open
         // or attach parses a schema again.
         try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            return try named(try BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath), db: db,
-                             oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath)
+            let difference = try difference ?? BundleDifference.between(attached: db, oldPath: oldPath, newPath: newPath)
+            let wanted = NameBook.Wanted(difference)
+            return DiffReport(oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath, difference: difference,
+                              summary: DiffSummary(difference: difference),
+                              oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
+                              newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
         }
-    }
-
-    /// The report of a difference already made (a build's, against its baseline): only the names are looked up.
-    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, oldLabel: String? = nil, newLabel: String? = nil) throws -> DiffReport {
-        try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
-            let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
-            defer { db.close() }
-            return try named(difference, db: db, oldLabel: oldLabel ?? oldPath, newLabel: newLabel ?? newPath)
-        }
-    }
-
-    static func named(_ difference: BundleDifference, db: SQLiteDatabase, oldLabel: String, newLabel: String) throws -> DiffReport {
-        let wanted = NameBook.Wanted(difference)
-        return DiffReport(oldLabel: oldLabel, newLabel: newLabel, difference: difference,
-                          summary: DiffSummary(difference: difference),
-                          oldNames: try NameBook(database: db, schema: "old_bundle", wanted: wanted),
-                          newNames: try NameBook(database: db, schema: "new_bundle", wanted: wanted))
     }
 
     package enum Side: Sendable { case old, new }
@@ -155,7 +144,7 @@ struct NameBook: Sendable {
 /// - moved far %     = stations moved more than 300 m / stations rows in OLD.
 /// A percentage over an empty set is 0.
 package struct DiffSummary: Sendable, Equatable {
-    package struct WeightTransition: Sendable, Equatable {
+    package struct WeightTransition: Sendable, Equatable, Encodable {
         package var old: Int
         package var new: Int
         package var stations: Int
@@ -166,7 +155,6 @@ package struct DiffSummary: Sendable, Equatable {
         package var stationID: Int
         package var name: String
         package var metres: Double
-        package init(stationID: Int, name: String, metres: Double) { self.stationID = stationID; self.name = name; self.metres = metres }
     }
 
     package var oldStations = 0

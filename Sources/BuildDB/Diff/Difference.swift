@@ -1,5 +1,18 @@
 import StationCore
 
+// Diff: what changed between two station bundles, and the SQL patch that turns one
+// into the other the way the Android client applies it.
+//
+//   BundleDifference.between(oldPath:newPath:)   per table, rows added, removed and
+//                                  changed (column by column), matched by key, each
+//                                  kind found by one SQL statement over both files
+//   DiffReport                     the difference with names, a summary and guards
+//                                  (DiffReport.swift), printed as text, markdown,
+//                                  JSON or SQL (DiffFormats.swift)
+//   ChangeList, ChangeCauses       each change by name, with its cause (what plan lists)
+//   PatchWriter.patch(from:toVersion:)   the line-oriented patch the Android client runs
+//                                  (StationCore's Patch runs it, under its PatchPolicy)
+
 package struct ColumnChange: Hashable, Sendable {
     package var column: String
     package var old: SQLValue
@@ -15,10 +28,6 @@ package struct RowChange: Hashable, Sendable {
     package var new: [SQLValue]
     /// Only the columns that differ, in schema order.
     package var changes: [ColumnChange]
-
-    package init(key: [SQLValue], old: [SQLValue], new: [SQLValue], changes: [ColumnChange]) {
-        self.key = key; self.old = old; self.new = new; self.changes = changes
-    }
 }
 
 package struct TableDiff: Sendable {
@@ -33,8 +42,6 @@ package struct TableDiff: Sendable {
     /// renumbered_stations can be absent.
     package var tableAdded = false
     package var tableRemoved = false
-
-    package init(shape: BundleSchema.Table) { self.shape = shape }
 
     package var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && !tableAdded && !tableRemoved }
     package var rowChangeCount: Int { added.count + removed.count + changed.count }

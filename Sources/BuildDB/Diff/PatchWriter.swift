@@ -57,9 +57,6 @@ package enum PatchWriter {
     }
 
     static func createIfMissing(_ shape: BundleSchema.Table) -> String {
-        let ddl = shape.createSQL
-        let prefix = "CREATE TABLE "
-        let body = ddl.hasPrefix(prefix) ? String(ddl.dropFirst(prefix.count)) : ddl
-        return "CREATE TABLE IF NOT EXISTS " + body + ";"
+        shape.createSQL.replacing("CREATE TABLE ", with: "CREATE TABLE IF NOT EXISTS ", maxReplacements: 1) + ";"
     }
 }

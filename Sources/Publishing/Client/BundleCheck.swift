@@ -7,34 +7,11 @@ import StationCore
 /// client's name (completions) stands in for the client's, so a file whose
 /// sha256 matches a hostile or broken publication must not be trusted as data.
 enum BundleCheck {
-    /// The schema objects (tables and indexes, and the index SQLite makes for
-    /// renumbered_stations' key), as SQLite stores them for BundleSchema's statements.
-    static func reference() throws -> [String: SQLiteRow] {
-        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
-        defer { db.close() }
-        // renumbered_stations once, whether createStatements lists it or not.
-        let renumbered = BundleSchema.renumberedStations.createSQL
-        let statements = BundleSchema.createStatements.filter { $0 != renumbered } + [renumbered]
-        for sql in statements { try db.execute(sql) }
-        return try objects(in: db)
-    }
-
-    /// What sqlite_master lists, by name (tables, indexes, views and triggers share one namespace).
-    static func objects(in db: SQLiteDatabase) throws -> [String: SQLiteRow] {
-        var out: [String: SQLiteRow] = [:]
-        for row in try db.rows("SELECT type, name, tbl_name, sql FROM sqlite_master") {
-            out[row["name"].textValue ?? ""] = row
-        }
-        return out
-    }
-
     /// A bundle from before renumbered_stations may lack it (the patch path creates it).
     static let optional: Set<String> = [BundleSchema.renumberedStations.name, "sqlite_autoindex_renumbered_stations_1"]
 
-    /// Why the database at `path` is not a bundle, or nil when it is: every object
-    /// must be one of BundleSchema's, spelled as SQLite stores BundleSchema's own
-    /// statements (columns, types, constraints, index columns), and every one but
-    /// renumbered_stations must be there. A file SQLite cannot read is not one either.
+    /// Why the database at `path` is not a bundle, or nil when it is (BundleSchema.problems,
+    /// renumbered_stations optional). A file SQLite cannot read is not one either.
     static func schemaProblem(ofBundleAt path: String) throws -> String? {
         do {
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
@@ -45,28 +22,11 @@ enum BundleCheck {
         }
     }
 
-    /// The same of an open database, where the objects named in `user` (the user's,
-    /// as the client's database held them before a patch) and the keys SQLite made for
-    /// them are not judged: a patched copy must come out the bundle plus the user's own.
+    /// The same of an open database, where the objects named in `user` (the user's, as the
+    /// client's database held them before a patch) and the keys SQLite made for them are not
+    /// judged: a patched copy must come out the bundle plus the user's own.
     static func schemaProblem(in db: SQLiteDatabase, user: Set<String> = []) throws -> String? {
-        let want = try reference()
-        let have = try objects(in: db).filter { name, object in
-            !user.contains(name) && !(object["sql"] == .null && user.contains(object["tbl_name"].textValue ?? ""))
-        }
-        for name in have.keys.sorted() {
-            let object = have[name]!
-            let kind = object["type"].textValue ?? "object"
-            guard let expected = want[name] else {
-                return "holds \(kind) \(shown(name)), which is not part of the bundle (bundle.md: its four tables, their indexes and renumbered_stations only)"
-            }
-            if object != expected {
-                return "\(kind) \(shown(name)) is not as bundle.md defines it: \(shown(object["sql"].textValue ?? "no SQL"))"
-            }
-        }
-        for name in want.keys.sorted() where have[name] == nil && !optional.contains(name) {
-            return "lacks \(want[name]!["type"].textValue ?? "") \(name)"
-        }
-        return nil
+        try BundleSchema.problems(in: db, user: user, optional: optional).problems.first
     }
 
     /// The objects of a client's database that are the user's: its tables (completions
@@ -77,7 +37,7 @@ enum BundleCheck {
     /// so: a download holding anything but the bundle is refused before (schemaProblem),
     /// so an index or trigger on a bundle table here is one the user made.
     static func userObjects(in db: SQLiteDatabase) throws -> [SQLiteRow] {
-        let bundle = try reference()
+        let bundle = try BundleSchema.reference()
         return try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").filter {
             bundle[$0["name"].textValue ?? ""] == nil && !($0["name"].textValue ?? "").lowercased().hasPrefix("sqlite_")
         }
@@ -85,7 +45,7 @@ enum BundleCheck {
 
     /// Whether `table` is one of the bundle's (renumbered_stations included).
     static func isBundleTable(_ table: String) -> Bool {
-        (BundleSchema.tables.map(\.name) + [BundleSchema.renumberedStations.name]).contains { $0.lowercased() == table.lowercased() }
+        BundleSchema.tables.contains { $0.name.lowercased() == table.lowercased() }
     }
 
     static func quoted(_ name: String) -> String { "\"" + name.replacing("\"", with: "\"\"") + "\"" }

@@ -108,12 +108,8 @@ package final class BundleClient {
     func fetchManifest() throws -> PublishedBundle {
         let manifestURL = url("latest.json")
         let data = try http.fetchData(manifestURL, to: temporaryBase + ".latest.json")
-        let manifest: PublishedBundle
-        do {
-            manifest = try JSONDecoder().decode(PublishedBundle.self, from: Data(data))
-        } catch let error as DecodingError {
-            throw StationError(.badContent(url: manifestURL, file: DistLayout.latest,
-                                           reason: "\(error.keyPath.map { "\($0): " } ?? "")\(error.reason); is this the dist/ folder of a build?"))
+        let manifest = try PublishedBundle.decode(data) { error in
+            StationError(.badContent(url: manifestURL, file: DistLayout.latest, reason: "\(error.keyPath.map { "\($0): " } ?? "")\(error.reason); is this the dist/ folder of a build?"))
         }
         if manifest.bytes <= 0 || manifest.gzipBytes <= 0 {
             throw StationError(.badContent(url: manifestURL, file: DistLayout.latest, reason: "bytes and gzip_bytes must be positive"))
@@ -374,13 +370,8 @@ package final class BundleClient {
         let folder = parentFolder(of: databasePath)
         var registryPath: String?
         let manifestURL = url(manifest.manifest)
-        let files: [String: String]
-        do {
-            let data = try named(manifestURL) { try http.fetchData(manifestURL, to: temporaryBase + ".latest.json") }
-            files = try JSONDecoder().decode(PublishedBundle.self, from: Data(data)).files ?? [:]
-        } catch let error as DecodingError {
-            throw StationError(.corrupt(what: manifestURL, reason: "not a version's manifest (\(error.reason))"))
-        }
+        let data = try named(manifestURL) { try http.fetchData(manifestURL, to: temporaryBase + ".latest.json") }
+        let files = try PublishedBundle.decode(data) { StationError(.corrupt(what: manifestURL, reason: "not a version's manifest (\($0.reason))")) }.files ?? [:]
         let registry = joinPath(folder, DistLayout.registry)
         unlink(registry)
         if let expected = files[DistLayout.registry] {

@@ -152,11 +152,8 @@ package final class Deployment {
     /// the dist's a fast-forward from it (else exit 2).
     func servedVersion(_ bytes: [UInt8]?, at path: String, dist: PublishedDist) throws -> Int? {
         guard let bytes else { return nil }
-        let served: PublishedBundle
-        do {
-            served = try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description (\(error.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
+        let served = try PublishedBundle.decode(bytes) {
+            StationError.badInput(SourceLocation(file: path, field: $0.keyPath), "not a published bundle's description (\($0.reason)); this is not a folder deploy wrote. Move it away, or deploy into another folder; nothing was copied")
         }
         try refuseAnythingButAFastForward(from: served, at: path, to: dist)
         return served.version

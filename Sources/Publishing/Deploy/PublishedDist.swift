@@ -50,12 +50,7 @@ package struct PublishedDist: Sendable {
             throw StationError.badInput(SourceLocation(file: latestPath), "missing: nothing is published in \(dist) yet; run make first")
         }
         let latestBytes = try Files.read(latestPath)
-        let latest: PublishedBundle
-        do {
-            latest = try JSONDecoder().decode(PublishedBundle.self, from: Data(latestBytes))
-        } catch let error as DecodingError {
-            throw StationError.badInput(SourceLocation(file: latestPath, field: error.keyPath), "not a published bundle's description: \(error.reason)")
-        }
+        let latest = try PublishedBundle.decode(latestBytes, path: latestPath)
         let numbered = try BundleVersion.named(Files.names(in: dist), in: dist)
         var versions: [VersionFolder] = []
         var problems = DiagnosticCollector(), notPlain = DiagnosticCollector()
@@ -123,15 +118,13 @@ package struct PublishedDist: Sendable {
     /// Checks, before anything is copied, that latest.json agrees with its version's
     /// manifest and that every file of `folders` (and of latest.json's folder) has the
     /// sha256 its manifest gives: a damaged dist (exit 3) is never deployed, nothing of it.
-    package func verify(_ folders: [VersionFolder], onFile: (String) -> Void = { _ in }) throws {
+    package func verify(_ folders: [VersionFolder]) throws {
         var problems = DiagnosticCollector()
         let latestPath = joinPath(path, DistLayout.latest)
         let v = String(latest.version)
         let manifestPath = joinPath(joinPath(path, v), DistLayout.manifest)
-        var expected = try PublishedBundle.read(path: manifestPath)
-        expected.files = nil
-        if expected != latest {
-            problems.add(SourceLocation(file: latestPath), "differs from \(manifestPath) (which must hold the same facts, and \"files\")")
+        if let differs = latest.difference(from: try PublishedBundle.read(path: manifestPath), at: manifestPath) {
+            problems.add(SourceLocation(file: latestPath), differs)
         }
         for (field, relative) in [("database", latest.database), ("gzip", latest.gzip), ("manifest", latest.manifest),
                                   ("summary", latest.summary), ("patch", latest.patch ?? "")] where !relative.isEmpty {
@@ -147,18 +140,7 @@ package struct PublishedDist: Sendable {
         var checked = Set<Int>()
         for folder in folders + [latestFolder] where checked.insert(folder.version).inserted {
             let base = joinPath(path, folder.name)
-            for name in folder.files.keys.sorted() {
-                let file = joinPath(base, name)
-                onFile(file)
-                guard Files.exists(file) else {
-                    problems.add(SourceLocation(file: joinPath(base, DistLayout.manifest), field: "files"), "\(file) is missing")
-                    continue
-                }
-                let actual = try SHA256.hex(fileAt: file)
-                if actual != folder.files[name]?.lowercased() {
-                    problems.add(SourceLocation(file: joinPath(base, DistLayout.manifest), field: "files"), "\(file) has sha256 \(actual), the manifest says \(folder.files[name] ?? "")")
-                }
-            }
+            DistLayout.checkFiles(folder.files, in: base, manifest: joinPath(base, DistLayout.manifest), strays: false, &problems)
         }
         if !problems.isEmpty {
             var all = problems.diagnostics

@@ -52,14 +52,14 @@ struct RsyncTarget: DeployTarget {
             // ssh hands the one argument to the login's shell, as rsync's own commands are.
             result = try Subprocess.run(words + [host, script], capture: true)
             if result.status == 255 {
-                throw StationError.environment("cannot reach \(host) with `\(rsh)`: \(result.errors.trimmed); check that `\(rsh) \(host) true` works without a password prompt (a key in ssh-agent or ~/.ssh/config), or give --rsh")
+                throw StationError.environment("cannot reach \(host) with `\(rsh)`: \(result.errors); check that `\(rsh) \(host) true` works without a password prompt (a key in ssh-agent or ~/.ssh/config), or give --rsh")
             }
         }
         guard allowing.contains(result.status) else {
             if result.status == 127 {
-                throw StationError.environment("\(label): a command deploy needs is missing there (\(result.errors.trimmed)); it needs sh, ls, cat, sha256sum (coreutils), mv, rm and flock (util-linux)")
+                throw StationError.environment("\(label): a command deploy needs is missing there (\(result.errors)); it needs sh, ls, cat, sha256sum (coreutils), mv, rm and flock (util-linux)")
             }
-            throw StationError.environment("\(label): `\(shown(script, limit: 120))` failed (exit \(result.status)): \(result.errors.trimmed)")
+            throw StationError.environment("\(label): `\(shown(script, limit: 120))` failed (exit \(result.status)): \(result.errors)")
         }
         return result
     }
@@ -75,7 +75,7 @@ struct RsyncTarget: DeployTarget {
         let output = try sh(script).output
         // latest.json's exact bytes follow the listing: cut there in the bytes, not in decoded text.
         let latestMarker = Array("\n\(m) latest.json\n".utf8)
-        let cut = firstIndex(of: latestMarker, in: output)
+        let cut = output.firstRange(of: latestMarker)?.lowerBound
         let text = String(decoding: cut.map { output[..<$0] } ?? output[...], as: UTF8.self)
         // A login script may print before our first line: everything before the marker is ignored.
         guard let start = text.firstRange(of: "\(m) ") else {
@@ -181,23 +181,5 @@ struct RsyncTarget: DeployTarget {
         if case .ssh = shell { swap = "flock \(Deployment.targetLockName) -c \(shellQuoted(swap))" }
         let result = try sh("cd -- \(quotedPath) && ( \(swap) ); s=$?; [ $s = 0 ] || rm -f -- \(staged); exit $s", allowing: [0, 86])
         return result.status == 0
-    }
-}
-
-/// Where `needle` first starts in `haystack`.
-func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-    guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-    for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] && haystack[i..<(i + needle.count)].elementsEqual(needle) {
-        return i
-    }
-    return nil
-}
-
-extension String {
-    var trimmed: String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
-        while let c = s.last, c.isWhitespace { s = s.dropLast() }
-        return String(s)
     }
 }

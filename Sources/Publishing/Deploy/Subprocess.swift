@@ -1,21 +1,22 @@
 import Glibc
 import StationCore
 
-/// Runs rsync, ssh and sh for a deploy, and waits for them. posix_spawn rather
-/// than Foundation's Process: the library stays on FoundationEssentials, as
-/// the static stationdb binary is linked.
-enum Subprocess {
-    struct Result {
+/// Runs rsync, ssh and sh for a deploy (and rsvg-convert for priority map), and waits for
+/// them. posix_spawn rather than Foundation's Process: the library stays on
+/// FoundationEssentials, as the static stationdb binary is linked.
+package enum Subprocess {
+    package struct Result {
         /// The exit status, or 128 + the signal that ended the program, as a shell says it.
-        var status: Int32
+        package var status: Int32
         var output: [UInt8]
+        /// Its stderr, without the blank lines and spaces around it.
         var errors: String
     }
 
     /// Runs `arguments` (the program looked up on PATH). With `capture`, its stdout and
     /// stderr are returned; without, its stdout goes to this process's stderr (stdout
     /// is for what deploy reports) and its stderr is ours.
-    static func run(_ arguments: [String], capture: Bool) throws -> Result {
+    package static func run(_ arguments: [String], capture: Bool) throws -> Result {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -46,7 +47,7 @@ enum Subprocess {
         // WIFEXITED / WTERMSIG, which Swift does not import.
         let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         guard let captured else { return Result(status: code, output: [], errors: "") }
-        return Result(status: code, output: readBack(captured.out), errors: String(decoding: readBack(captured.err), as: UTF8.self))
+        return Result(status: code, output: readBack(captured.out), errors: String(decoding: readBack(captured.err), as: UTF8.self).trimmed(where: \.isWhitespace))
     }
 
     /// An unnamed file for a program's output: files, unlike pipes, never fill up
@@ -73,10 +74,7 @@ enum Subprocess {
     }
 
     private static func package(of program: String) -> String {
-        switch fileName(of: program) {
-        case "ssh": return "openssh-client"
-        default: return fileName(of: program)
-        }
+        fileName(of: program) == "ssh" ? "openssh-client" : fileName(of: program)
     }
 }
 

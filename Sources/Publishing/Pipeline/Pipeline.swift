@@ -264,7 +264,7 @@ package struct Pipeline: Sendable {
         }
         var report = RunReport(outcome, command: "plan", baseline: reportBaseline, lint: try? BuildStage.lintReport(lint), force: settings.force,
                                listingChanges: true)
-        report.baselineSource = reportBaseline.map { $0.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist) }
+        report.baseline?.source = reportBaseline?.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist)
         var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? reportBaseline?.databasePath,
                         baseline: reportBaseline)
         plan.preview = writePreview(plan)
@@ -335,10 +335,8 @@ package struct Pipeline: Sendable {
         Events.send(PublishEvent.againstDist(dist: settings.dist, version: local.bundle.version, next: candidate.bundle.version,
                                              changes: BundleBuilder.changesText(candidate.difference), violations: candidate.violations))
         let difference = try BundleDifference.between(oldPath: production.databasePath, newPath: candidate.database)
-        let causes = ChangeCauses(meta: try StagingFile.readMeta(from: staging), baseline: production.bundle)
         var seen = Candidate(folder: candidate.folder, bundle: candidate.bundle, difference: difference,
-                             changes: try ChangeList(DiffReport.make(difference, oldPath: production.databasePath, newPath: candidate.database),
-                                                     causes: causes))
+                             changes: try ChangeList(difference, from: production, to: candidate.database, meta: StagingFile.readMeta(from: staging)))
         let label = "against version \(local.bundle.version) of \(settings.dist) (what the publish compares with)"
         seen.violations = try PublishGuards.violations(of: seen, against: production, guards: settings.guards)
             + candidate.violations.filter { !seen.violations.contains($0) }.map { "\(label): \($0)" }

@@ -26,7 +26,7 @@ package struct RunReport: Codable, Sendable {
         package var undecided: [String] = []
     }
 
-    package struct BaselineInfo: Codable, Sendable {
+    package struct BaselineInfo: Codable, Sendable, Equatable {
         package var version: Int
         package var sha256: String
         /// The dist folder or URL it was read from.
@@ -34,11 +34,13 @@ package struct RunReport: Codable, Sendable {
     }
 
     package var command: String
-    package var outcome: Outcome = .unchanged
-    package var published: Bool { outcome == .published }
-    /// The version published or that would be; when nothing changed, the current one.
-    package var version: Int?
-    package var baseline: BaselineInfo?
+    package private(set) var outcome: Outcome = .unchanged
+    /// outcome == .published, and the exit status's number: said in the JSON for CI.
+    package private(set) var published = false
+    private var exitCode = 0
+    /// The version published or that would be; when nothing changed, the current one (null in the JSON when none).
+    @Null package var version: Int? = nil
+    @Null package var baseline: BaselineInfo?
     /// The upstream release each source holds, against the baseline's (latest.json's "releases").
     package var releases: [SourceRelease] = []
     /// Rows per table of that version.
@@ -47,12 +49,12 @@ package struct RunReport: Codable, Sendable {
     package var changes: [String: [String: Int]] = [:]
     package var guards = GuardVerdict(passed: true, forced: false, violations: [])
     /// Lint's count, its `review` findings counted only for the stations this version changes.
-    package var lintWarnings: Int?
+    @Null package var lintWarnings: Int?
     /// Lint's findings on fixes that move a station over a kilometre or rename one, each
     /// at its line of fixes.csv (rule `review`): those of the stations this version moves
     /// or renames (a change published before is no news in the versions after it).
     package var review: [String] = []
-    /// Every change (a plan's; a publish's report counts them).
+    /// Every change (a plan's; a publish's report counts them, and the JSON leaves it out).
     package var entries: [ChangeList.Entry]?
     /// What the version does to identities, s_id by s_id (IdentityReview).
     package var identity: IdentityReview?
@@ -71,48 +73,14 @@ package struct RunReport: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case command, outcome, published, version, baseline, releases, rows, changes, guards, entries, review, identity
-        case lintWarnings = "lint_warnings", exitStatus = "exit_status"
-    }
-
-    package init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        command = try c.decode(String.self, forKey: .command)
-        outcome = try c.decode(Outcome.self, forKey: .outcome)
-        version = try c.decodeIfPresent(Int.self, forKey: .version)
-        baseline = try c.decodeIfPresent(BaselineInfo.self, forKey: .baseline)
-        releases = try c.decodeIfPresent([SourceRelease].self, forKey: .releases) ?? []
-        rows = try c.decode([String: Int].self, forKey: .rows)
-        changes = try c.decode([String: [String: Int]].self, forKey: .changes)
-        guards = try c.decode(GuardVerdict.self, forKey: .guards)
-        lintWarnings = try c.decodeIfPresent(Int.self, forKey: .lintWarnings)
-        entries = try c.decodeIfPresent([ChangeList.Entry].self, forKey: .entries)
-        review = try c.decodeIfPresent([String].self, forKey: .review) ?? []
-        identity = try c.decodeIfPresent(IdentityReview.self, forKey: .identity)
-    }
-
-    package func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(command, forKey: .command)
-        try c.encode(outcome, forKey: .outcome)
-        try c.encode(published, forKey: .published)
-        try c.encode(version, forKey: .version)
-        try c.encode(baseline, forKey: .baseline)
-        try c.encode(releases, forKey: .releases)
-        try c.encode(rows, forKey: .rows)
-        try c.encode(changes, forKey: .changes)
-        try c.encode(guards, forKey: .guards)
-        try c.encode(lintWarnings, forKey: .lintWarnings)
-        try c.encode(Int(exitStatus.rawValue), forKey: .exitStatus)
-        // A publish says what it did in counts; a plan lists every change for review.
-        try c.encodeIfPresent(entries, forKey: .entries)
-        try c.encode(review, forKey: .review)
-        try c.encodeIfPresent(identity, forKey: .identity)
+        case lintWarnings = "lint_warnings", exitCode = "exit_status"
     }
 
     /// What `outcome` says, against `baseline`, with the lint report's count and the fixes it
     /// names that this version moves or renames a station with; `listingChanges` (a plan)
     /// lists every change too.
     init(_ outcome: BuildOutcome, command: String, baseline: Baseline?, lint: LintReport?, force: Bool, listingChanges: Bool = false) {
+        defer { (published, exitCode) = (self.outcome == .published, Int(exitStatus.rawValue)) }
         self.command = command
         self.baseline = baseline.map { BaselineInfo(version: $0.bundle.version, sha256: $0.bundle.sha256, source: $0.label) }
         let reviewFindings = lint?.findings.filter { $0.rule == LintRule.review.rawValue } ?? []
@@ -148,11 +116,6 @@ package struct RunReport: Codable, Sendable {
         }
     }
 
-    var baselineSource: String? {
-        get { baseline?.source }
-        set { if let newValue { baseline?.source = newValue } }
-    }
-
     /// The document `--json` prints: keys sorted, two-space indent.
     package func json() throws -> [UInt8] { try jsonDocument(self) }
 }
@@ -186,11 +149,9 @@ extension RunReport {
         ChangeList.tableOrder.compactMap { table in rows[table].map { "\($0) \(table)" } }.joined(separator: ", ")
     }
 
-    static func describe(_ e: ChangeList.Entry) -> String { ChangeList.withCause(e) }
-
     /// Those changes, then the fixes behind such changes at their line of fixes.csv.
     package var lookAtThese: [String] {
-        notable.map { "\($0.kind.rawValue) \(Self.describe($0))" } + review
+        notable.map { "\($0.kind.rawValue) \(ChangeList.withCause($0))" } + review
     }
 
     func text(limit: Int, preview: String?) -> String {

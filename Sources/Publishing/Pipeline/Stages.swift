@@ -45,11 +45,6 @@ extension Stage {
         return StageCheck(record: now, reason: reason, recorded: reason == nil ? recorded : nil)
     }
 
-    package func check() -> StageCheck {
-        var digests = FileDigests()
-        return check(&digests)
-    }
-
     func record() throws -> StageRecord {
         var digests = FileDigests()
         return try record(&digests)
@@ -346,12 +341,10 @@ package struct BuildStage: Stage {
         let recorded = StageRecord.read(for: owner)
         var candidate: Candidate
         var digests = FileDigests()
-        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = try Self.intact(owner) {
+        if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
-            let changes = try baseline.map {
-                try ChangeList(DiffReport.make(difference!, oldPath: $0.databasePath, newPath: database), causes: ChangeCauses(meta: meta, baseline: $0.bundle))
-            }
+            let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: meta) }
             Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
             candidate = Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)
         } else {
@@ -365,7 +358,7 @@ package struct BuildStage: Stage {
                                        weights: try weights ?? StationWeightsFile.read(from: self.weights), weightsPath: self.weights,
                                        renumberings: try renumberings(meta: staged.meta, version: version, baseline: baseline),
                                        renumberedLabel: renumbered ?? RenumberingFile.fileName,
-                                       lintWarnings: try lint.map(Self.lintCount),
+                                       lintWarnings: try lint.map { try Self.lintReport($0).count },
                                        registryPath: Files.exists(stagingRegistry) ? stagingRegistry : nil)
             let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)
             guard case .prepared(let prepared) = outcome else { return outcome }
@@ -398,11 +391,12 @@ package struct BuildStage: Stage {
     /// A prepared version's description when its folder holds exactly the files its
     /// manifest lists, each with its sha256; nil when one was changed, added or removed
     /// since (it is then prepared again, never published as it is).
-    static func intact(_ folder: String) throws -> PublishedBundle? {
+    static func intact(_ folder: String) -> PublishedBundle? {
         let manifestPath = joinPath(folder, DistLayout.manifest)
-        guard Files.exists(manifestPath), var bundle = try? PublishedBundle.read(path: manifestPath), let files = bundle.files else { return nil }
-        guard Set(Files.names(in: folder)) == Set(files.keys).union([DistLayout.manifest]) else { return nil }
-        for (name, digest) in files where try SHA256.hex(fileAt: joinPath(folder, name)) != digest { return nil }
+        guard Files.exists(manifestPath), var bundle = try? PublishedBundle.read(path: manifestPath) else { return nil }
+        var problems = DiagnosticCollector()
+        DistLayout.checkFiles(bundle.files, in: folder, manifest: manifestPath, &problems)
+        guard problems.isEmpty else { return nil }
         bundle.files = nil
         return bundle
     }
@@ -457,9 +451,7 @@ package struct BuildStage: Stage {
         return outcome
     }
 
-    /// The count of a lint report (`stationdb lint --out`).
-    static func lintCount(_ path: String) throws -> Int { try lintReport(path).count }
-
+    /// A lint report (`stationdb lint --out`).
     static func lintReport(_ path: String) throws -> LintReport {
         do {
             return try JSONDecoder().decode(LintReport.self, from: Data(try Files.read(path)))

@@ -57,8 +57,8 @@ package enum PreviewPage {
             }
         }
         let data = PageData(pinChoices: pinChoices, defaultPins: defaultPins, aspect: aspect,
-                            candidate: try BundleTables.read(path: candidate).document(label: candidateLabel ?? candidate),
-                            baseline: try baseline.map { try BundleTables.read(path: $0).document(label: baselineLabel ?? $0) },
+                            candidate: try PageData.Side.read(path: candidate, label: candidateLabel ?? candidate),
+                            baseline: try baseline.map { try PageData.Side.read(path: $0, label: baselineLabel ?? $0) },
                             changes: try baseline.map { path in try changes.map(PreviewChanges.init) ?? PreviewChanges.between(baseline: path, candidate: candidate) },
                             nothingChanged: nothingChanged, identity: marks?.isEmpty == false ? marks : nil)
         let title = "stationdb preview: " + (candidateLabel ?? candidate) + (baseline.map { " against " + (baselineLabel ?? $0) } ?? "")

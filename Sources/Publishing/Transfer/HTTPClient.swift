@@ -38,10 +38,6 @@ package struct Retrying: Event, Equatable {
 package struct Validators: Sendable, Equatable {
     package var etag: String?
     package var lastModified: String?
-
-    package init(etag: String? = nil, lastModified: String? = nil) {
-        self.etag = etag; self.lastModified = lastModified
-    }
 }
 
 /// A completed exchange whose body (for 2xx) sits in the file given to `download`.

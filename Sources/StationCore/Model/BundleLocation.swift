@@ -30,18 +30,14 @@ package struct BundleLocation: Sendable, Equatable {
         kind == .file ? argument : "\(argument) (\(databasePath))"
     }
 
-    static let latestName = DistLayout.latest
-    static let manifestName = DistLayout.manifest
-    static let databaseName = DistLayout.database
-
     /// What a path is, by what it holds: a dist (latest.json), a version folder
     /// (manifest.json or stations.sqlite), a file; nil for a folder that is none of these
     /// or a path that does not exist. `stationdb verify` checks each kind its own way.
     package static func kind(of path: String) -> Kind? {
         guard Files.exists(path) else { return nil }
         guard Files.isFolder(path) else { return .file }
-        if Files.exists(joinPath(path, latestName)) { return .dist }
-        if Files.exists(joinPath(path, manifestName)) || Files.exists(joinPath(path, databaseName)) { return .version }
+        if Files.exists(joinPath(path, DistLayout.latest)) { return .dist }
+        if Files.exists(joinPath(path, DistLayout.manifest)) || Files.exists(joinPath(path, DistLayout.database)) { return .version }
         return nil
     }
 
@@ -52,7 +48,7 @@ package struct BundleLocation: Sendable, Equatable {
             try checkSQLite(argument)
             return BundleLocation(argument: argument, databasePath: argument, kind: .file)
         case .dist:
-            let latest = inside(latestName)
+            let latest = inside(DistLayout.latest)
             let database = try databaseNamed(byLatest: latest)
             let path = inside(database)
             guard Files.exists(path) else {
@@ -61,9 +57,9 @@ package struct BundleLocation: Sendable, Equatable {
             try checkSQLite(path)
             return BundleLocation(argument: argument, databasePath: path, kind: .dist)
         case .version:
-            let database = inside(databaseName)
+            let database = inside(DistLayout.database)
             guard Files.exists(database) else {
-                throw StationError.damaged(SourceLocation(file: argument), "a version folder without \(databaseName): it is damaged")
+                throw StationError.damaged(SourceLocation(file: argument), "a version folder without \(DistLayout.database): it is damaged")
             }
             try checkSQLite(database)
             return BundleLocation(argument: argument, databasePath: database, kind: .version)
@@ -75,7 +71,7 @@ package struct BundleLocation: Sendable, Equatable {
                     ? "; a candidate version is there only once `make plan` (stationdb plan) has prepared it, until a publish moves it into dist/: run make plan first, or name dist for the published version" : ""))
             }
             throw StationError.badInput(SourceLocation(file: argument),
-                             "not a bundle: a folder without \(latestName) (a dist folder) or \(databaseName) (a version folder)")
+                             "not a bundle: a folder without \(DistLayout.latest) (a dist folder) or \(DistLayout.database) (a version folder)")
         }
     }
 

@@ -52,9 +52,6 @@ package enum BundleSchema {
             "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         }
 
-        /// Where a column is in `columns` (and in an INSERT's parameters, counting from 0).
-        package func position(of column: String) -> Int? { columns.firstIndex(of: column) }
-
         /// The key columns' values of a row read in `columns` order.
         package func key<Value>(of row: [Value]) -> [Value] { keyIndexes.map { row[$0] } }
     }
@@ -136,6 +133,53 @@ package enum BundleSchema {
 
     /// Every statement that creates a bundle's tables and indexes, in order.
     package static var createStatements: [String] { tables.map(\.createSQL) + indexes.map(\.createSQL) }
+}
+
+// MARK: - A database's schema against the bundle's: what verify and the reference client check
+
+extension BundleSchema {
+    /// What sqlite_master lists, by name (tables, indexes, views and triggers share one namespace).
+    package static func objects(in db: SQLiteDatabase) throws -> [String: SQLiteRow] {
+        Dictionary(try db.rows("SELECT type, name, tbl_name, sql FROM main.sqlite_master").map { ($0["name"].textValue ?? "", $0) },
+                   uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The bundle's objects as SQLite stores them for `createStatements` (and the index it
+    /// makes for renumbered_stations' key), by name.
+    package static func reference() throws -> [String: SQLiteRow] {
+        let db = try SQLiteDatabase(path: ":memory:", mode: .create)
+        defer { db.close() }
+        for sql in createStatements { try db.execute(sql) }
+        return try objects(in: db)
+    }
+
+    /// Every way the schema of `db` is not the bundle's: each object must be one of the
+    /// bundle's, spelled as SQLite stores BundleSchema's own statements (columns, types,
+    /// constraints, index columns), and each of the bundle's must be there, `optional` ones
+    /// aside. The objects named in `user` (a client's own, and the keys SQLite made for them)
+    /// are not judged. `broken`: the bundle's tables that are missing or not as defined.
+    package static func problems(in db: SQLiteDatabase, user: Set<String> = [], optional: Set<String> = []) throws
+        -> (problems: [String], broken: Set<String>) {
+        let want = try reference()
+        let have = try objects(in: db).filter { name, object in
+            !user.contains(name) && !(object["sql"] == .null && user.contains(object["tbl_name"].textValue ?? ""))
+        }
+        var problems: [String] = [], broken = Set<String>()
+        for name in Set(want.keys).union(have.keys).sorted() where have[name] != want[name] {
+            let kind = (have[name] ?? want[name])?["type"].textValue ?? "object"
+            if let object = have[name], let wanted = want[name] {
+                problems.append("\(kind) \(name) is not as bundle.md defines it: \(shown(object["sql"].textValue ?? "no SQL", limit: 400)); "
+                                + "bundle.md has \(wanted["sql"].textValue ?? "no SQL")")
+            } else if have[name] != nil {
+                problems.append("\(kind) \(shown(name)) is not part of the bundle (bundle.md: its tables and their indexes only)")
+                continue
+            } else if !optional.contains(name) {
+                problems.append("\(kind) \(name) is missing")
+            }
+            if kind == "table" { broken.insert(name) }
+        }
+        return (problems, broken)
+    }
 }
 
 /// A row as a master CSV, a fix and synth's export see it: the text of each column of

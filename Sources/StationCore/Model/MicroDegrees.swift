@@ -59,9 +59,8 @@ package enum MicroDegrees {
     package static func degrees(_ micro: Int) -> Double { Double(micro) / 1_000_000 }
 
     /// Whether a point lies inside Japan's bounding box (sources.md: 20..46 N, 122..154 E).
-    package static func inJapan(lat: Int, lng: Int) -> Bool {
-        (20_000_000...46_000_000).contains(lat) && (122_000_000...154_000_000).contains(lng)
-    }
+    package static func inJapan(lat: Int, lng: Int) -> Bool { japanLat.contains(lat) && japanLng.contains(lng) }
+    package static let japanLat = 20_000_000...46_000_000, japanLng = 122_000_000...154_000_000
 
     /// The Earth's mean radius (IUGG), and a degree of latitude on it (111,195 m): the
     /// one scale every distance of the project is measured in.

@@ -41,6 +41,24 @@ package enum DistLayout {
         return nil
     }
 
+    /// What is wrong with a version `folder` against the "files" of its manifest (at `manifest`):
+    /// every file listed must have its sha256 (`saidMissing`: files already said missing), and
+    /// with `strays`, every file of the folder but the manifest must be listed. verify, deploy
+    /// and a build taking a prepared version all check a folder so.
+    package static func checkFiles(_ files: [String: String]?, in folder: String, manifest path: String, strays: Bool = true,
+                                   saidMissing: Set<String> = [], _ problems: inout DiagnosticCollector) {
+        let location = SourceLocation(file: path, field: "files")
+        guard let files else { return problems.add(location, "missing") }
+        for (name, digest) in files.sorted(by: { $0.key < $1.key }) where !saidMissing.contains(joinPath(folder, name)) {
+            let file = joinPath(folder, name)
+            guard let actual = try? SHA256.hex(fileAt: file) else { problems.add(location, "\(file) is missing"); continue }
+            if actual != digest.lowercased() { problems.add(location, "\(file) has sha256 \(actual), the manifest says \(digest)") }
+        }
+        for name in Files.names(in: folder) where strays && name != Self.manifest && files[name] == nil {
+            problems.add(location, "\(name) is in the folder but not in the manifest")
+        }
+    }
+
     /// Why `name` is not the name of a file in a folder, or nil when it is.
     package static func problem(withName name: String) -> String? {
         if name.isEmpty { return "is empty" }
@@ -90,7 +108,8 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     package var version: Int
-    package var previousVersion: Int?
+    /// Written as null when absent, as "patch" is, so a reader sees every key.
+    @Null package var previousVersion: Int?
     /// Paths relative to dist/.
     package var database: String
     package var sha256: String
@@ -100,7 +119,7 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
     package var gzipBytes: Int
     package var manifest: String
     package var summary: String
-    package var patch: String?
+    @Null package var patch: String?
     package var patchSHA256: String?
     /// Row count per table of the bundle.
     package var rows: [String: Int]
@@ -177,29 +196,12 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
         releases = try c.decodeIfPresent([String: String].self, forKey: .releases)
     }
 
-    /// "previous_version" and "patch" are written as null when absent, so a reader sees every key.
-    package func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(version, forKey: .version)
-        try c.encode(previousVersion, forKey: .previousVersion)
-        try c.encode(database, forKey: .database)
-        try c.encode(sha256, forKey: .sha256)
-        try c.encode(bytes, forKey: .bytes)
-        try c.encode(gzip, forKey: .gzip)
-        try c.encode(gzipSHA256, forKey: .gzipSHA256)
-        try c.encode(gzipBytes, forKey: .gzipBytes)
-        try c.encode(manifest, forKey: .manifest)
-        try c.encode(summary, forKey: .summary)
-        try c.encode(patch, forKey: .patch)
-        try c.encodeIfPresent(patchSHA256, forKey: .patchSHA256)
-        try c.encode(rows, forKey: .rows)
-        try c.encode(sources, forKey: .sources)
-        try c.encode(renumbered, forKey: .renumbered)
-        try c.encodeIfPresent(warnings, forKey: .warnings)
-        try c.encodeIfPresent(files, forKey: .files)
-        try c.encodeIfPresent(license, forKey: .license)
-        try c.encodeIfPresent(credits, forKey: .credits)
-        try c.encodeIfPresent(releases, forKey: .releases)
+    /// Why latest.json (this) does not hold the facts of its version's `manifest` (read at
+    /// `path`), which must be the same but "files"; nil when it does.
+    package func difference(from manifest: PublishedBundle, at path: String) -> String? {
+        var facts = manifest
+        facts.files = nil
+        return facts == self ? nil : "differs from \(path) (which must hold the same facts, and \"files\")"
     }
 
     /// The JSON document: keys sorted, two-space indent, a trailing newline.
@@ -211,11 +213,12 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
     }
 
     package static func decode(_ bytes: [UInt8], path: String) throws -> PublishedBundle {
-        do {
-            return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw StationError.badInput(SourceLocation(file: path, field: error.keyPath), "not a published bundle's description: \(error.reason)")
-        }
+        try decode(bytes) { StationError.badInput(SourceLocation(file: path, field: $0.keyPath), "not a published bundle's description: \($0.reason)") }
+    }
+
+    /// The same, a document that is not one being the error `failure` makes of why (a download's, say).
+    package static func decode(_ bytes: [UInt8], failure: (DecodingError) -> Error) throws -> PublishedBundle {
+        do { return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes)) } catch let error as DecodingError { throw failure(error) }
     }
 
     /// The published version of a dist folder, or nil when nothing is published there yet.
@@ -247,6 +250,26 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
                            + "into \(dist), or make it from the manifest.json of the version the apps have (the same facts without "
                            + "\"files\"); then `stationdb verify \(dist)`")
     }
+}
+
+/// An optional that a synthesized encoding writes as null when absent (it would leave the key out).
+@propertyWrapper
+package struct Null<Value: Sendable>: Sendable {
+    package var wrappedValue: Value?
+    package init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+}
+
+extension Null: Equatable where Value: Equatable {}
+
+extension Null: Encodable where Value: Encodable {
+    package func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(wrappedValue)
+    }
+}
+
+extension Null: Decodable where Value: Decodable {
+    package init(from decoder: Decoder) throws { wrappedValue = try decoder.singleValueContainer().decode(Value?.self) }
 }
 
 /// The published version a new one is compared with: the local dist's latest, or one

@@ -33,10 +33,13 @@ package enum StagingMeta {
     package static func release(_ source: String) -> String { "release:" + source }
 
     /// Those releases, from a staging file's facts: source -> release.
-    package static func releases(in meta: [String: String]) -> [String: String] {
-        var out: [String: String] = [:]
-        for (key, value) in meta where key.hasPrefix("release:") { out[String(key.dropFirst("release:".count))] = value }
-        return out
+    package static func releases(in meta: [String: String]) -> [String: String] { prefixed("release:", in: meta) }
+
+    /// The digest of each file the staging file was made from ("source:<path in raw/>"), by its path in raw/.
+    package static func sources(in meta: [String: String]) -> [String: String] { prefixed("source:", in: meta) }
+
+    static func prefixed(_ prefix: String, in meta: [String: String]) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: meta.filter { $0.key.hasPrefix(prefix) }.map { (String($0.key.dropFirst(prefix.count)), $0.value) })
     }
 
     /// The identity facts a staging file carries (none for one made without).

@@ -37,7 +37,7 @@ final class InputReadTests: XCTestCase {
             XCTAssertThrowsError(try weights(bad), bad) { XCTAssertTrue($0.station(.badInput) != nil, "\(bad): \($0)") }
         }
         XCTAssertThrowsError(try weights("s_id,weight\n10,14\n")) { error in
-            XCTAssertTrue("\(error)".contains("expected 1..13, found 14"), "\(error)")
+            XCTAssertTrue(error.station(.badInput)?.description.contains("expected 1..13, found 14") == true, "\(error)")
         }
     }
 

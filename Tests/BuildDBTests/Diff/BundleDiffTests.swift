@@ -203,6 +203,7 @@ final class AndroidPatchRunnerTests: XCTestCase {
     func testAnyErrorRollsBackEverything() throws {
         let db = try database()
         XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: "INSERT INTO t VALUES (2, 'x');\nPRAGMA user_version = 9;\nINSERT INTO t VALUES (1, 'dup');\n", to: db)) { error in
+            XCTAssertNotNil(error.station(.badInput), "\(error)")
             XCTAssertTrue("\(error)".contains("patch:3"), "\(error)")
         }
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1)
@@ -214,7 +215,7 @@ final class AndroidPatchRunnerTests: XCTestCase {
                     "INSERT INTO t VALUES (3, 'x'); INSERT INTO t VALUES (4, 'y');\n",    // two statements on a line
                     "-- a comment\n",
                     "INSERT INTO t VALUES (3, 'x);\n"] {                                 // unbalanced quote
-            XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: bad, to: db), bad)
+            XCTAssertThrowsError(try AndroidPatchRunner.apply(sql: bad, to: db), bad) { XCTAssertNotNil($0.station(.badInput), "\(bad): \($0)") }
             XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 1, bad)
         }
     }

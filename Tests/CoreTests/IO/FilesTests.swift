@@ -225,7 +225,7 @@ final class FilesTests: XCTestCase {
         XCTAssertTrue(Files.isFolder(joinPath(d, "inside")))
 
         // A commit of a temporary file that is not there changes nothing.
-        XCTAssertThrowsError(try AtomicFile.commit(temporary: path("never-written"), to: p))
+        XCTAssertThrowsError(try AtomicFile.commit(temporary: path("never-written"), to: p)) { XCTAssertNotNil($0.station(.environment), "\($0)") }
         XCTAssertEqual(try Files.read(p), Array("old\n".utf8))
 
         // A commit of a temporary file written by the caller replaces the file.

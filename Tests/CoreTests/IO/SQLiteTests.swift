@@ -64,7 +64,7 @@ final class SQLiteTests: XCTestCase {
         let db = try SQLiteDatabase(path: path("t.sqlite"), mode: .create)
         try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)")
         struct Stop: Error {}
-        XCTAssertThrowsError(try db.transaction { try db.execute("INSERT INTO t VALUES (1)"); throw Stop() })
+        XCTAssertThrowsError(try db.transaction { try db.execute("INSERT INTO t VALUES (1)"); throw Stop() }) { XCTAssertTrue($0 is Stop, "\($0)") }
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 0)
         XCTAssertEqual(try db.transaction { try db.execute("INSERT INTO t VALUES (1), (2)"); return 5 }, 5)
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM t"), 2)

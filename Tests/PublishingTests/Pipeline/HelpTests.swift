@@ -39,6 +39,7 @@ final class HelpTests: XCTestCase {
         XCTAssertGreaterThan(files.count, 10)
         for name in files {
             let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8).replacing("{exit statuses}", with: ExitStatus.paragraph)
+                .replacing("{lint rules}", with: LintRule.help)
             for line in text.split(separator: "\n") where !printed.contains(String(line)) {
                 XCTFail("\(name): not printed as written: \(line)")
             }

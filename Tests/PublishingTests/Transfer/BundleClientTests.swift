@@ -485,7 +485,7 @@ final class BundleClientTests: XCTestCase {
             ("CREATE INDEX station_memo ON stations (address);", "index station_memo"),
             ("ANALYZE;", "sqlite_stat1"),
             ("ALTER TABLE stations ADD COLUMN x;", "table stations is not as bundle.md defines it"),
-            ("DROP INDEX station_lat_index;", "lacks index station_lat_index"),
+            ("DROP INDEX station_lat_index;", "index station_lat_index is missing"),
         ]
         try installVersion1WithThreeCompletions()
         for (sql, words) in hostile {

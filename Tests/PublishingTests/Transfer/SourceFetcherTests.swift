@@ -329,6 +329,7 @@ final class SourceFetcherTests: XCTestCase {
         // Until a fetch completes it, ingest refuses the half-replaced source.
         let source = SourceDeclaration(kind: .ekidata, path: "ekidata")
         XCTAssertThrowsError(try IngestPipeline.read(source, options: IngestOptions(rawFolder: raw))) { error in
+            XCTAssertNotNil(error.station(.badInput), "\(error)")
             XCTAssertTrue("\(error)".contains("journal remains") && "\(error)".contains("stationdb fetch"), "\(error)")
         }
 

@@ -4,22 +4,10 @@ import StationCore
 /// lines as the stations they run through, the operators' names. Columns, not
 /// rows, because a national bundle is 10,000 stations and a JSON object per
 /// station would repeat every key 10,000 times.
-struct BundleTables: Sendable {
-    var version = 0
-    var operatorIDs: [Int] = [], operatorNames: [String] = []
-    var lineIDs: [Int] = [], lineNames: [String] = [], lineOperators: [Int] = [], lineEnabled: [Int] = []
-    /// l_type, 0 for NULL (1 is Shinkansen, drawn heavier).
-    var lineTypes: [Int] = []
-    /// Per line, its stations as indexes into the station columns, in s_sort order.
-    var lineStations: [[Int]] = []
-    var stationIDs: [Int] = [], names: [String] = [], yomi: [String] = []
-    /// Integer micro-degrees, exactly as the bundle holds them (the page's query compares these).
-    var lat: [Int] = [], lng: [Int] = []
-    var stationOperators: [Int] = [], enabled: [Int] = [], weights: [Int] = []
-
+extension PageData.Side {
     /// Reads the tables of bundle.md that the map uses, each in key order, so the
-    /// same bundle gives the same columns.
-    static func read(path: String) throws -> BundleTables {
+    /// same bundle gives the same columns; `label` says which bundle it is.
+    static func read(path: String, label: String) throws -> PageData.Side {
         // SQLite would open a missing path as an empty database and fail later, less clearly.
         guard Files.exists(path) else { throw StationError.environment("cannot read \(path): no such file") }
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
@@ -37,43 +25,33 @@ struct BundleTables: Sendable {
                 }
             }
         }
-        var t = BundleTables()
-        t.version = try db.userVersion
+        var t = PageData.Side(label: label, version: try db.userVersion)
         for r in try rows("SELECT o_id, operator FROM operators ORDER BY o_id") {
-            t.operatorIDs.append(r[0].intValue ?? 0); t.operatorNames.append(r[1].textValue ?? "")
+            t.operators.id.append(r[0].intValue ?? 0); t.operators.name.append(r[1].textValue ?? "")
         }
         var lineIndex: [Int: Int] = [:]
         for r in try rows("SELECT l_id, line, o_id, enabled, l_type FROM lines ORDER BY l_id") {
             let id = r[0].intValue ?? 0
-            lineIndex[id] = t.lineIDs.count
-            t.lineIDs.append(id); t.lineNames.append(r[1].textValue ?? ""); t.lineOperators.append(r[2].intValue ?? 0)
-            t.lineEnabled.append(r[3].intValue ?? 0); t.lineTypes.append(r[4].intValue ?? 0)
+            lineIndex[id] = t.lines.id.count
+            t.lines.id.append(id); t.lines.name.append(r[1].textValue ?? ""); t.lines.operator.append(r[2].intValue ?? 0)
+            t.lines.enabled.append(r[3].intValue ?? 0); t.lines.type.append(r[4].intValue ?? 0)
         }
         var stationIndex: [Int: Int] = [:]
         for r in try rows("SELECT s_id, station, yomi, lat, lng, o_id, enabled, weight FROM stations ORDER BY s_id") {
             let id = r[0].intValue ?? 0
-            stationIndex[id] = t.stationIDs.count
-            t.stationIDs.append(id); t.names.append(r[1].textValue ?? ""); t.yomi.append(r[2].textValue ?? "")
-            t.lat.append(r[3].intValue ?? 0); t.lng.append(r[4].intValue ?? 0)
-            t.stationOperators.append(r[5].intValue ?? 0); t.enabled.append(r[6].intValue ?? 0); t.weights.append(r[7].intValue ?? 0)
+            stationIndex[id] = t.stations.id.count
+            t.stations.id.append(id); t.stations.name.append(r[1].textValue ?? ""); t.stations.yomi.append(r[2].textValue ?? "")
+            t.stations.lat.append(r[3].intValue ?? 0); t.stations.lng.append(r[4].intValue ?? 0)
+            t.stations.operator.append(r[5].intValue ?? 0); t.stations.enabled.append(r[6].intValue ?? 0); t.stations.weight.append(r[7].intValue ?? 0)
         }
-        t.lineStations = Array(repeating: [], count: t.lineIDs.count)
+        t.lines.stations = Array(repeating: [], count: t.lines.id.count)
         // s_id breaks a tie in s_sort so two builds of one bundle draw the same polyline.
         for r in try rows("SELECT l_id, s_id FROM stations_lines ORDER BY l_id, s_sort, s_id") {
             // A row naming a line or station the bundle lacks has nowhere to be drawn; verify reports it.
             guard let line = r[0].intValue.flatMap({ lineIndex[$0] }), let station = r[1].intValue.flatMap({ stationIndex[$0] }) else { continue }
-            t.lineStations[line].append(station)
+            t.lines.stations[line].append(station)
         }
         return t
-    }
-
-    /// What the page reads of this side (`label` says which bundle it is): columns, not
-    /// an object per row, so a national bundle does not repeat every key 10,000 times.
-    func document(label: String) -> PageData.Side {
-        PageData.Side(label: label, version: version,
-                      operators: .init(id: operatorIDs, name: operatorNames),
-                      lines: .init(id: lineIDs, name: lineNames, operator: lineOperators, enabled: lineEnabled, type: lineTypes, stations: lineStations),
-                      stations: .init(id: stationIDs, name: names, yomi: yomi, lat: lat, lng: lng, operator: stationOperators, enabled: enabled, weight: weights))
     }
 }
 
@@ -81,10 +59,14 @@ struct BundleTables: Sendable {
 /// project is (`jsonDocument`: keys sorted, so the same bundles give the same bytes).
 struct PageData: Encodable {
     struct Side: Encodable {
-        struct Operators: Encodable { var id: [Int], name: [String] }
-        struct Lines: Encodable { var id: [Int], name: [String], `operator`: [Int], enabled: [Int], type: [Int], stations: [[Int]] }
-        struct Stations: Encodable { var id: [Int], name: [String], yomi: [String], lat: [Int], lng: [Int], `operator`: [Int], enabled: [Int], weight: [Int] }
-        var label: String, version: Int, operators: Operators, lines: Lines, stations: Stations
+        struct Operators: Encodable { var id: [Int] = [], name: [String] = [] }
+        /// l_type 0 for NULL (1 is Shinkansen, drawn heavier); each line's stations as indexes into the station columns, in s_sort order.
+        struct Lines: Encodable { var id: [Int] = [], name: [String] = [], `operator`: [Int] = [], enabled: [Int] = [], type: [Int] = [], stations: [[Int]] = [] }
+        /// lat and lng in integer micro-degrees, exactly as the bundle holds them (the page's query compares these).
+        struct Stations: Encodable {
+            var id: [Int] = [], name: [String] = [], yomi: [String] = [], lat: [Int] = [], lng: [Int] = [], `operator`: [Int] = [], enabled: [Int] = [], weight: [Int] = []
+        }
+        var label: String, version: Int, operators = Operators(), lines = Lines(), stations = Stations()
     }
 
     var pinChoices: [Int], defaultPins: Int, aspect: Double
