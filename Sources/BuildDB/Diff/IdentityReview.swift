@@ -102,7 +102,7 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             /// the same name within 5 km.
             func candidates(near r: StationRecord) -> [Int] {
                 var out = Set(nearby(r.lat, r.lng))
-                for id in byName[StationName.base(r.name)] ?? [] {
+                for id in byName[r.base] ?? [] {
                     guard let s = rows[id]?.record, s.enabled, MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.lat, lng2: r.lng) <= 5_000 else { continue }
                     out.insert(id)
                 }
@@ -121,10 +121,10 @@ package struct IdentityReview: Sendable, Codable, Equatable {
                     """).compactMap { $0[0].intValue })
                 for row in try db.query("SELECT s_id, station, lat, lng, o_id, enabled, pref FROM \(schema).stations") {
                     let id = row[0].intValue ?? 0
-                    side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
-                                                   operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
-                                     row[6].intValue ?? 0)
-                    side.byName[StationName.base(row[1].textValue ?? ""), default: []].append(id)
+                    let record = StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
+                                               operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1)
+                    side.rows[id] = (record, row[6].intValue ?? 0)
+                    side.byName[record.base, default: []].append(id)
                 }
                 var previous: (line: Int, station: Int)?
                 for row in try db.query("SELECT l_id, s_id FROM \(schema).stations_lines ORDER BY l_id, s_sort, s_id") {

@@ -96,24 +96,33 @@ enum IdentityLinker {
 
         // MARK: - The registered stations, as values, when a run needs them
 
-        struct Registered {
-            var id: Int
-            var record: StationRecord
-            var lines: Set<Int>
-            var base: String
+        /// A registered station as the evidence reads it, made once (a class: each is looked
+        /// up many times, and a value's copy would retain its every field each time).
+        final class Registered {
+            let id: Int
+            let record: StationRecord
+            let lines: Set<Int>
+            /// The keys it is registered under.
+            let keys: [String]
+            var base: String { record.base }
+
+            init(id: Int, record: StationRecord, lines: Set<Int>, keys: [String]) {
+                self.id = id; self.record = record; self.lines = lines; self.keys = keys
+            }
         }
 
-        private var registeredCache: [Int: Registered] = [:]
+        private lazy var registeredStations: [Int: Registered] = {
+            var out: [Int: Registered] = [:]
+            for id in registry.ids(.station) {
+                guard let row = registry.row(station: id) else { continue }
+                out[id] = Registered(id: id, record: StationRecord(name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
+                                                                   shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
+                                     lines: Set(registry.lines(station: id)), keys: registry.keys(.station, id) ?? [])
+            }
+            return out
+        }()
 
-        func registered(_ id: Int) -> Registered? {
-            if let r = registeredCache[id] { return r }
-            guard let row = registry.row(station: id) else { return nil }
-            let r = Registered(id: id, record: StationRecord(name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
-                                                             shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
-                               lines: Set(registry.lines(station: id)), base: StationName.base(row.name))
-            registeredCache[id] = r
-            return r
-        }
+        func registered(_ id: Int) -> Registered? { registeredStations[id] }
 
         private var baseCache: [String?]?
         /// A station's name without what brackets add, normalised (StationName.base).
@@ -146,7 +155,9 @@ enum IdentityLinker {
         func registeredNear(lat: Int, lng: Int) -> [Int] {
             let c = registeredCells.cell(lat: lat, lng: lng)
             var out: [Int] = []
-            for dy in -1...1 { for dx in -1...1 { out += registeredCells.points(row: c.row + dy, column: c.column + dx).map { registeredIDs[Int($0)] } } }
+            for dy in -1...1 {
+                for dx in -1...1 { for p in registeredCells.points(row: c.row + dy, column: c.column + dx) { out.append(registeredIDs[Int(p)]) } }
+            }
             return out
         }
 
@@ -497,32 +508,46 @@ enum IdentityLinker {
             return expect.isMet(name: s.name, operatorID: operatorOf[i], pref: s.pref, enabled: s.enabled ?? true)
         }
 
-        /// The registered s_ids the evidence points at: its keys', its name's within 5 km, any within a kilometre.
+        /// The registered s_ids the evidence points at: its keys', its name's within 5 km, and
+        /// any within a kilometre that could link at all (most in a city cannot, by name and
+        /// distance alone, and are not weighed).
         func candidates(_ i: Int) -> [Int] {
             let s = run.input.stations[i]
             var out = Set(s.keys.compactMap { keyToID[$0] })
             for id in run.registeredByName[run.base(i)] ?? [] where run.metres(i, run.registered(id)!) <= IdentityLinker.nameReachMetres { out.insert(id) }
-            for id in run.registeredNear(lat: s.lat, lng: s.lng) where run.metres(i, run.registered(id)!) <= 1_000 { out.insert(id) }
+            for id in run.registeredNear(lat: s.lat, lng: s.lng) where !out.contains(id) {
+                let r = run.registered(id)!
+                if run.metres(i, r) <= 1_000, weigh(i, r, bound: true).links { out.insert(id) }
+            }
             return out.sorted()
         }
 
-        func weigh(_ i: Int, _ id: Int) -> IdentityEvidence.Weight {
-            let r = run.registered(id)!, s = run.input.stations[i]
-            let new = StationRecord(name: s.name, lat: s.lat, lng: s.lng, operatorID: operatorOf[i], shinkansen: run.shinkansen[i], enabled: s.enabled ?? true)
-            var context = PairContext(continuity: continuity(i, r))
-            let registeredKeys = Set(run.registry.keys(.station, id) ?? [])
-            if s.identityKeys.contains(where: registeredKeys.contains) {
+        func weigh(_ i: Int, _ id: Int) -> IdentityEvidence.Weight { weigh(i, run.registered(id)!, bound: false) }
+
+        /// With `bound`, the most the pair could weigh: the comparisons that cost most to make
+        /// (the line's continuity, whether the old operator stays) taken at their best, with
+        /// the operator and status unchanged.
+        private func weigh(_ i: Int, _ r: Run.Registered, bound: Bool) -> IdentityEvidence.Weight {
+            let s = run.input.stations[i]
+            var new = StationRecord(name: s.name, base: run.base(i), lat: s.lat, lng: s.lng, operatorID: operatorOf[i], shinkansen: run.shinkansen[i], enabled: s.enabled ?? true)
+            var context = PairContext()
+            if s.identityKeys.contains(where: r.keys.contains) {
                 context.key = .id
-            } else if s.keys.contains(where: registeredKeys.contains) {
+            } else if s.keys.contains(where: r.keys.contains) {
                 context.key = .code
-            } else if s.identityKeys.contains(where: { keyToID[$0].map { $0 != id } ?? false }) {
+            } else if s.identityKeys.contains(where: { keyToID[$0].map { $0 != r.id } ?? false }) {
                 context.key = .another
             }
-            if operatorOf[i] != r.record.operatorID { context.ownOperatorStaysThere = stays(r, except: i) }
+            if bound {
+                (new.operatorID, new.enabled, context.continuity) = (r.record.operatorID, r.record.enabled, 1)
+            } else {
+                context.continuity = continuity(i, r)
+                if operatorOf[i] != r.record.operatorID { context.ownOperatorStaysThere = stays(r, except: i) }
+            }
             // A fixed s_id's registered record is the fix's: its place and name say nothing of the source's.
-            if fixed.contains(id), context.key != .none, context.key != .another {
-                var record = r.record
-                (record.name, record.lat, record.lng) = (s.name, s.lat, s.lng)
+            if fixed.contains(r.id), context.key != .none, context.key != .another {
+                let record = StationRecord(name: s.name, base: new.base, lat: s.lat, lng: s.lng, operatorID: r.record.operatorID,
+                                           shinkansen: r.record.shinkansen, enabled: r.record.enabled)
                 return IdentityEvidence.weigh(record, new, context)
             }
             return IdentityEvidence.weigh(r.record, new, context)

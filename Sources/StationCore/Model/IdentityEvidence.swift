@@ -9,15 +9,18 @@
 
 /// One side of a pair: a station as registered or published (old) or as this run gives it (new).
 package struct StationRecord: Sendable {
-    package var name: String
+    package let name: String
+    /// The name as pairs compare it (StationName.base), made once per record: a run weighs
+    /// each record against several, and normalising is most of a weighing's time.
+    package let base: String
     package var lat: Int
     package var lng: Int
     package var operatorID: Int
     package var shinkansen: Bool
     package var enabled: Bool
 
-    package init(name: String, lat: Int, lng: Int, operatorID: Int, shinkansen: Bool, enabled: Bool) {
-        self.name = name; self.lat = lat; self.lng = lng; self.operatorID = operatorID; self.shinkansen = shinkansen; self.enabled = enabled
+    package init(name: String, base: String? = nil, lat: Int, lng: Int, operatorID: Int, shinkansen: Bool, enabled: Bool) {
+        self.name = name; self.base = base ?? StationName.base(name); self.lat = lat; self.lng = lng; self.operatorID = operatorID; self.shinkansen = shinkansen; self.enabled = enabled
     }
 }
 
@@ -109,7 +112,7 @@ package enum IdentityEvidence {
     package static func weigh(_ old: StationRecord, _ new: StationRecord, _ context: PairContext) -> Weight {
         let metres = MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: new.lat, lng2: new.lng)
         var levels: [Level] = []
-        let name = NameAgreement(old.name, new.name)
+        let name = NameAgreement(base: old.base, new.base)
         levels.append(name == .same ? .sameName : name == .variant ? .variant : .otherName)
         levels.append(metres <= 100 ? .within100 : metres <= 300 ? .within300 : metres <= 1_000 ? .within1000 : metres <= 5_000 ? .within5000 : .farther)
         let continuity = context.continuity
@@ -143,9 +146,9 @@ package enum IdentityEvidence {
     /// one added at the start too: 新赤迫 is not 赤迫).
     package enum NameAgreement: Sendable, Equatable {
         case same, variant, other
-        package init(_ a: String, _ b: String) {
-            let x = Array(StationName.base(a)), y = Array(StationName.base(b))
-            if x == y { self = .same; return }
+        package init(base a: String, _ b: String) {
+            if a == b { self = .same; return }
+            let x = Array(a), y = Array(b)
             let (short, long) = x.count <= y.count ? (x, y) : (y, x)
             self = short.count >= 2 && long.count == short.count + 1 && long.starts(with: short) ? .variant : .other
         }

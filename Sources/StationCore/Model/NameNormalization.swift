@@ -5,31 +5,32 @@ import CICU
 // written ケ, が or ガ (霞ヶ関, 霞が関, 霞ケ関).
 
 package enum StationName {
+    // Over Unicode scalars, not Characters: ingest normalises every name of a run and of the
+    // registry, and NFKC has composed what grapheme breaking would otherwise join.
     package static func normalized(_ name: String) -> String {
-        var s = NFKC.normalize(name)
-        s.removeAll { $0.isWhitespace }
-        if s.hasSuffix("駅"), s.count > 1 { s.removeLast() }
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s {
-            switch c {
+        var out = String.UnicodeScalarView()
+        for u in NFKC.normalize(name).unicodeScalars where !u.properties.isWhitespace {
+            switch u {
             case "ヶ", "ヵ", "が", "ガ", "ケ": out.append("ケ")
-            default: out.append(c)
+            default: out.append(u)
             }
         }
-        return out
+        if out.last == "駅", out.count > 1 { out.removeLast() }
+        return String(out)
     }
 
     /// The normalised name without what brackets add: a sub-name or another
     /// spelling (四ツ谷(四ッ谷), 押上〈スカイツリー前〉, 近鉄四日市（あすなろう四日市）).
     package static func base(_ name: String) -> String {
-        var depth = 0, kept = ""
-        for c in name {
-            if "(（〈「【［".contains(c) { depth += 1; continue }
-            if ")）〉」】］".contains(c) { depth = max(0, depth - 1); continue }
-            if depth == 0 { kept.append(c) }
+        var depth = 0, kept = String.UnicodeScalarView()
+        for u in name.unicodeScalars {
+            switch u {
+            case "(", "（", "〈", "「", "【", "［": depth += 1
+            case ")", "）", "〉", "」", "】", "］": depth = max(0, depth - 1)
+            default: if depth == 0 { kept.append(u) }
+            }
         }
-        return normalized(kept.isEmpty ? name : kept)
+        return normalized(kept.isEmpty ? name : String(kept))
     }
 }
 

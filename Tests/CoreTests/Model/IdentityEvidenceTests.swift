@@ -12,7 +12,9 @@ final class IdentityEvidenceTests: XCTestCase {
     }
 
     func testNamesAgreeTheSameAsAVariantOrNot() {
-        typealias N = IdentityEvidence.NameAgreement
+        func N(_ a: String, _ b: String) -> IdentityEvidence.NameAgreement {
+            IdentityEvidence.NameAgreement(base: StationName.base(a), StationName.base(b))
+        }
         XCTAssertEqual(N("東京駅", "東京"), .same)
         XCTAssertEqual(N("四ツ谷", "四ツ谷(四ッ谷)"), .same)
         XCTAssertEqual(N("観光通", "観光通り"), .variant)
