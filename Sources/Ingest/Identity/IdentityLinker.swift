@@ -111,16 +111,15 @@ enum IdentityLinker {
             }
         }
 
-        private lazy var registeredStations: [Int: Registered] = {
-            var out: [Int: Registered] = [:]
-            for id in registry.ids(.station) {
-                guard let row = registry.row(station: id) else { continue }
-                out[id] = Registered(id: id, record: StationRecord(name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
-                                                                   shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
-                                     lines: Set(registry.lines(station: id)), keys: registry.keys(.station, id) ?? [])
+        /// Every registered station, in s_id order.
+        private lazy var registeredList: [Registered] = registry.ids(.station).compactMap { id in
+            registry.row(station: id).map { row in
+                Registered(id: id, record: StationRecord(name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
+                                                         shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
+                           lines: Set(registry.lines(station: id)), keys: registry.keys(.station, id) ?? [])
             }
-            return out
-        }()
+        }
+        private lazy var registeredStations = Dictionary(uniqueKeysWithValues: registeredList.map { ($0.id, $0) })
 
         func registered(_ id: Int) -> Registered? { registeredStations[id] }
 
@@ -139,24 +138,16 @@ enum IdentityLinker {
         }
 
         /// The registered stations by base name, and in cells of about a kilometre.
-        private(set) lazy var registeredByName: [String: [Int]] = {
-            var out: [String: [Int]] = [:]
-            for id in registry.ids(.station) { if let r = registered(id) { out[r.base, default: []].append(id) } }
-            return out
-        }()
-        private(set) lazy var registeredCells: PointGrid = {
-            let ids = registry.ids(.station)
-            return PointGrid(ids.map { (registered($0)!.record.lat, registered($0)!.record.lng) }, cellSize: Self.cellSize)
-        }()
-        private(set) lazy var registeredIDs: [Int] = registry.ids(.station)
+        private(set) lazy var registeredByName: [String: [Registered]] = Dictionary(grouping: registeredList, by: \.base)
+        private(set) lazy var registeredCells = PointGrid(registeredList.map { ($0.record.lat, $0.record.lng) }, cellSize: Self.cellSize)
         static let cellSize = 15_000
 
-        /// The registered s_ids within about a kilometre of a point.
-        func registeredNear(lat: Int, lng: Int) -> [Int] {
+        /// The registered stations within about a kilometre of a point (and some farther).
+        func registeredNear(lat: Int, lng: Int) -> [Registered] {
             let c = registeredCells.cell(lat: lat, lng: lng)
-            var out: [Int] = []
+            var out: [Registered] = []
             for dy in -1...1 {
-                for dx in -1...1 { for p in registeredCells.points(row: c.row + dy, column: c.column + dx) { out.append(registeredIDs[Int(p)]) } }
+                for dx in -1...1 { for p in registeredCells.points(row: c.row + dy, column: c.column + dx) { out.append(registeredList[Int(p)]) } }
             }
             return out
         }
@@ -172,11 +163,8 @@ enum IdentityLinker {
             if let votesCache { return votesCache }
             var out: [(station: Int, id: Int, weight: Double)] = []
             for i in input.stations.indices {
-                let near = (registeredByName[base(i)] ?? []).filter {
-                    let r = registered($0)!
-                    return r.record.shinkansen == shinkansen[i] && metres(i, r) <= 1_000
-                }
-                for id in near { out.append((i, id, 1 / Double(near.count))) }
+                let near = (registeredByName[base(i)] ?? []).filter { $0.record.shinkansen == shinkansen[i] && metres(i, $0) <= 1_000 }
+                for r in near { out.append((i, r.id, 1 / Double(near.count))) }
             }
             votesCache = out
             return out
@@ -514,10 +502,9 @@ enum IdentityLinker {
         func candidates(_ i: Int) -> [Int] {
             let s = run.input.stations[i]
             var out = Set(s.keys.compactMap { keyToID[$0] })
-            for id in run.registeredByName[run.base(i)] ?? [] where run.metres(i, run.registered(id)!) <= IdentityLinker.nameReachMetres { out.insert(id) }
-            for id in run.registeredNear(lat: s.lat, lng: s.lng) where !out.contains(id) {
-                let r = run.registered(id)!
-                if run.metres(i, r) <= 1_000, weigh(i, r, bound: true).links { out.insert(id) }
+            for r in run.registeredByName[run.base(i)] ?? [] where run.metres(i, r) <= IdentityLinker.nameReachMetres { out.insert(r.id) }
+            for r in run.registeredNear(lat: s.lat, lng: s.lng) where !out.contains(r.id) && run.metres(i, r) <= 1_000 && weigh(i, r, bound: true).links {
+                out.insert(r.id)
             }
             return out.sorted()
         }

@@ -47,8 +47,9 @@ package enum OperatorName {
 /// Unicode NFKC through the system's ICU, which libxml2 loads anyway (FoundationEssentials has none).
 package enum NFKC {
     package static func normalize(_ s: String) -> String {
-        // NFKC leaves every ASCII character as it is.
-        if s.utf8.allSatisfy({ $0 < 0x80 }) { return s }
+        // NFKC leaves these as they are: ASCII, kana without a combining sound mark, and the
+        // unified ideographs (most station names are nothing else; ICU is the rest).
+        if s.unicodeScalars.allSatisfy({ u in unchanged.contains { $0.contains(u.value) } }) { return s }
         let source = Array(s.utf16)
         var capacity = source.count * 3 + 16
         while true {
@@ -62,6 +63,9 @@ package enum NFKC {
             return String(decoding: out[0..<Int(n)], as: UTF16.self)
         }
     }
+
+    private static let unchanged: [ClosedRange<UInt32>] = [0x00...0x7F, 0x3005...0x3007, 0x3041...0x3096, 0x309D...0x309E,
+                                                            0x30A1...0x30FA, 0x30FC...0x30FE, 0x4E00...0x9FFF]
 
     /// ICU's NFKC normaliser, a process-wide instance that ICU makes once and keeps.
     private static var normalizer: UnsafeRawPointer {

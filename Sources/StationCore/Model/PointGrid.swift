@@ -1,15 +1,19 @@
 /// Points of Japan (micro-degrees) in fixed square cells over its bounding box, for
 /// the searches that look at a point's neighbours cell by cell (lint's nearest
-/// stations, ingest's prefecture from the nearest station, the spacing of hand weights).
-/// A cell is found by arithmetic, not hashing, and its points are a chain through `next`,
-/// so points can also be put in one at a time as a walk takes them.
+/// stations, ingest's prefecture from the nearest station, the spacing of hand weights,
+/// identity's candidates). A cell's points are a chain through `next` from one of a table
+/// of buckets about twice as many as the points, which the cells share by a hash of their
+/// number: a grid of kilometre cells over Japan would be millions of empty heads to fill
+/// at every run. Points can also be put in one at a time as a walk takes them.
 package struct PointGrid: Sendable {
     package let cellSize: Int
     let south = 20_000_000, west = 122_000_000
     let rows: Int, columns: Int
-    /// Each point's cell; a cell's points are first[cell], next[that], ... until -1.
-    private let cellOf: [Int32]
+    /// Each point's cell; a bucket's points are first[bucket], next[that], ... until -1,
+    /// the cells that share the bucket mixed (a walk keeps its cell's own).
+    private let cellOf: [Int]
     private var first: [Int32], next: [Int32]
+    private let bucketBits: Int
 
     /// `points` are (lat, lng) in micro-degrees; their indexes are what the cells hold, every one
     /// of them, or with `empty` none until `insert`ed. A point outside Japan's box is kept in the
@@ -19,8 +23,11 @@ package struct PointGrid: Sendable {
         let rows = (46_000_000 - 20_000_000) / cellSize + 1, columns = (154_000_000 - 122_000_000) / cellSize + 1
         self.rows = rows
         self.columns = columns
-        cellOf = points.map { Int32(Self.index(row: ($0.lat - 20_000_000) / cellSize, column: ($0.lng - 122_000_000) / cellSize, rows: rows, columns: columns)) }
-        first = [Int32](repeating: -1, count: rows * columns)
+        cellOf = points.map { Self.index(row: ($0.lat - 20_000_000) / cellSize, column: ($0.lng - 122_000_000) / cellSize, rows: rows, columns: columns) }
+        var bits = 4
+        while 1 << bits < 2 * points.count { bits += 1 }
+        bucketBits = bits
+        first = [Int32](repeating: -1, count: 1 << bits)
         next = [Int32](repeating: -1, count: points.count)
         // Last first: a cell gives its points in index order.
         if !empty { for i in points.indices.reversed() { insert(i) } }
@@ -30,9 +37,13 @@ package struct PointGrid: Sendable {
         min(max(row, 0), rows - 1) * columns + min(max(column, 0), columns - 1)
     }
 
+    /// Fibonacci hashing: the top bits of the cell's number times 2^64 / φ.
+    private func bucket(_ cell: Int) -> Int { Int(truncatingIfNeeded: (UInt64(cell) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bucketBits)) }
+
     package mutating func insert(_ i: Int) {
-        next[i] = first[Int(cellOf[i])]
-        first[Int(cellOf[i])] = Int32(i)
+        let b = bucket(cellOf[i])
+        next[i] = first[b]
+        first[b] = Int32(i)
     }
 
     /// The (row, column) of the cell a point lies in.
@@ -40,13 +51,17 @@ package struct PointGrid: Sendable {
         (min(max((lat - south) / cellSize, 0), rows - 1), min(max((lng - west) / cellSize, 0), columns - 1))
     }
 
-    /// The indexes of the points in a cell; none outside the grid.
+    /// The indexes of the points in a cell, in index order; none outside the grid.
     package func points(row: Int, column: Int) -> some Sequence<Int32> {
-        let next = next
-        return sequence(state: (0..<rows).contains(row) && (0..<columns).contains(column) ? first[row * columns + column] : -1) { i -> Int32? in
-            guard i >= 0 else { return nil }
-            defer { i = next[Int(i)] }
-            return i
+        let cell = row * columns + column, next = next, cellOf = cellOf
+        let start = (0..<rows).contains(row) && (0..<columns).contains(column) ? first[bucket(cell)] : -1
+        return sequence(state: start) { i -> Int32? in
+            while i >= 0 {
+                let j = i
+                i = next[Int(j)]
+                if cellOf[Int(j)] == cell { return j }
+            }
+            return nil
         }
     }
 
@@ -56,11 +71,9 @@ package struct PointGrid: Sendable {
         let c = cell(lat: lat, lng: lng)
         var best: (index: Int, distance: Double)?
         for row in max(0, c.row - 1)...min(rows - 1, c.row + 1) { for column in max(0, c.column - reach)...min(columns - 1, c.column + reach) {
-            var j = Int(first[row * columns + column])
-            while j >= 0 {
+            for j in points(row: row, column: column).lazy.map(Int.init) {
                 let d = distance(j)
                 if d < within, d < best?.distance ?? .infinity || (d == best!.distance && j < best!.index) { best = (j, d) }
-                j = Int(next[j])
             }
         } }
         return best
