@@ -13,7 +13,7 @@ import StationCore
 /// - **Stations**: a native master's s_ids are its own (the build's review judges them,
 ///   IdentityReview); a maintainer's decision in raw/identity.csv comes next
 ///   (IdentityDecisions). Every other station is weighed against every registered s_id
-///   the evidence points at (its keys, its name within 5 km, any within a kilometre), live
+///   the evidence points at (its keys, its name within 5 km, any within a kilometre that could link), live
 ///   or retired, by the one evidence model (IdentityEvidence), and paired one to one by the
 ///   greatest total weight (Assignment). A pair is made only when it links (at or above
 ///   the threshold, no contradiction) and clearly beats every free alternative, on either

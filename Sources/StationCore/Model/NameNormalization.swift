@@ -5,32 +5,43 @@ import CICU
 // written ケ, が or ガ (霞ヶ関, 霞が関, 霞ケ関).
 
 package enum StationName {
-    // Over Unicode scalars, not Characters: ingest normalises every name of a run and of the
-    // registry, and NFKC has composed what grapheme breaking would otherwise join.
     package static func normalized(_ name: String) -> String {
-        var out = String.UnicodeScalarView()
-        for u in NFKC.normalize(name).unicodeScalars where !u.properties.isWhitespace {
-            switch u {
-            case "ヶ", "ヵ", "が", "ガ", "ケ": out.append("ケ")
-            default: out.append(u)
-            }
+        var s = NFKC.normalize(name)
+        // A name of scalars NFKC leaves alone has nothing a mark could join: its scalars are its
+        // Characters, and walking them skips grapheme breaking, most of the time here otherwise.
+        if NFKC.isPlain(s) {
+            var out = String.UnicodeScalarView()
+            for u in s.unicodeScalars where !u.properties.isWhitespace { out.append(fold(u)) }
+            if out.last == "駅", out.count > 1 { out.removeLast() }
+            return String(out)
         }
-        if out.last == "駅", out.count > 1 { out.removeLast() }
-        return String(out)
+        s.removeAll { $0.isWhitespace }
+        if s.hasSuffix("駅"), s.count > 1 { s.removeLast() }
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for c in s { out.append(c.unicodeScalars.count == 1 ? Character(fold(c.unicodeScalars.first!)) : c) }
+        return out
+    }
+
+    private static func fold(_ u: Unicode.Scalar) -> Unicode.Scalar {
+        switch u {
+        case "ヶ", "ヵ", "が", "ガ", "ケ": "ケ"
+        default: u
+        }
     }
 
     /// The normalised name without what brackets add: a sub-name or another
     /// spelling (四ツ谷(四ッ谷), 押上〈スカイツリー前〉, 近鉄四日市（あすなろう四日市）).
     package static func base(_ name: String) -> String {
-        var depth = 0, kept = String.UnicodeScalarView()
-        for u in name.unicodeScalars {
-            switch u {
-            case "(", "（", "〈", "「", "【", "［": depth += 1
-            case ")", "）", "〉", "」", "】", "］": depth = max(0, depth - 1)
-            default: if depth == 0 { kept.append(u) }
-            }
+        // A bracket is one scalar, and only it equals itself: a name without one keeps all.
+        guard name.unicodeScalars.contains(where: { "(（〈「【［)）〉」】］".unicodeScalars.contains($0) }) else { return normalized(name) }
+        var depth = 0, kept = ""
+        for c in name {
+            if "(（〈「【［".contains(c) { depth += 1; continue }
+            if ")）〉」】］".contains(c) { depth = max(0, depth - 1); continue }
+            if depth == 0 { kept.append(c) }
         }
-        return normalized(kept.isEmpty ? name : String(kept))
+        return normalized(kept.isEmpty ? name : kept)
     }
 }
 
@@ -49,7 +60,7 @@ package enum NFKC {
     package static func normalize(_ s: String) -> String {
         // NFKC leaves these as they are: ASCII, kana without a combining sound mark, and the
         // unified ideographs (most station names are nothing else; ICU is the rest).
-        if s.unicodeScalars.allSatisfy({ u in unchanged.contains { $0.contains(u.value) } }) { return s }
+        if isPlain(s) { return s }
         let source = Array(s.utf16)
         var capacity = source.count * 3 + 16
         while true {
@@ -63,6 +74,9 @@ package enum NFKC {
             return String(decoding: out[0..<Int(n)], as: UTF16.self)
         }
     }
+
+    /// Whether NFKC leaves every scalar of `s` as it is, by the ranges below.
+    package static func isPlain(_ s: String) -> Bool { s.unicodeScalars.allSatisfy { u in unchanged.contains { $0.contains(u.value) } } }
 
     private static let unchanged: [ClosedRange<UInt32>] = [0x00...0x7F, 0x3005...0x3007, 0x3041...0x3096, 0x309D...0x309E,
                                                             0x30A1...0x30FA, 0x30FC...0x30FE, 0x4E00...0x9FFF]

@@ -26,6 +26,27 @@ final class IdentityEvidenceTests: XCTestCase {
         XCTAssertEqual(N("駅60", "駅61"), .other)
     }
 
+    /// The scalar walk a plain name takes gives what walking its Characters gives (the
+    /// definition, below, as the function was first written), plain or not: spacing sound
+    /// marks NFKC turns into a space and a combining mark, a CR LF, full-width letters,
+    /// brackets, a trailing 駅 alone or after a space.
+    func testNormalisingByScalarsIsNormalisingByCharacters() {
+        func byCharacters(_ name: String) -> String {
+            var s = NFKC.normalize(name)
+            s.removeAll { $0.isWhitespace }
+            if s.hasSuffix("駅"), s.count > 1 { s.removeLast() }
+            return String(s.map { ["ヶ", "ヵ", "が", "ガ", "ケ"].contains($0) ? "ケ" : $0 })
+        }
+        let names = ["東京駅", "駅", " 駅", "霞ヶ関", "霞が関", "霞か\u{3099}関", "霞か゛関", "霞ケ関 駅", "ＪＲ難波", "ｶﾞｰﾃﾞﾝ",
+                     "A\r\nB", "が\u{301}", "とうきょう", "トウキョウ", "Tokyo Sta.", "四ツ谷(四ッ谷)", "押上〈スカイツリー前〉", "〆切", "ヿ"]
+        for name in names {
+            XCTAssertEqual(StationName.normalized(name), byCharacters(name), name.debugDescription)
+        }
+        XCTAssertEqual(StationName.base("四ツ谷(四ッ谷)"), "四ツ谷")
+        XCTAssertEqual(StationName.base("近鉄四日市（あすなろう四日市）駅"), "近鉄四日市")
+        XCTAssertEqual(StationName.base("(仮)"), "(仮)", "a name that is all brackets keeps them")
+    }
+
     func testTheTableCasesWeighAsDocumented() {
         let noContext = PairContext()
         // A nightly: everything agrees.
