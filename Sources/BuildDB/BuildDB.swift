@@ -24,15 +24,16 @@ package struct BuildRequest: Sendable {
     package var renumberings: [Renumbering: SourceLocation]
     /// How messages name the renumbering file.
     package var renumberedLabel: String
-    /// How many values `stationdb lint` found worth a look, for latest.json.
-    package var lintWarnings: Int?
+    /// How many values `stationdb lint` found worth a look, for latest.json: asked for only
+    /// at the summary, so that a lint running beside the build has the longest to finish.
+    package var lintWarnings: @Sendable () async throws -> Int?
     /// The ID registry file the staging file was made with (raw/registry.csv), kept with
     /// the version as it is (copied, never whole in memory: 145 MB at 100 times national).
     package var registryPath: String?
 
     package init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.fileName,
-                lintWarnings: Int? = nil, registryPath: String? = nil) {
+                lintWarnings: @escaping @Sendable () async throws -> Int? = { nil }, registryPath: String? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.lintWarnings = lintWarnings
         self.registryPath = registryPath
@@ -166,7 +167,9 @@ package struct BundleBuilder: Sendable {
     /// `baseline`: every file of dist/<version>/, or `.unchanged` (and no folder) when its
     /// tables equal the baseline's. Nothing outside `folder` is written; the guards are
     /// the caller's (PublishGuards).
-    package func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String) async throws -> BuildOutcome {
+    /// `judge` (the identity review and the guards, the caller's) runs while the gzip is made.
+    package func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String,
+                         judge: (Candidate) async throws -> Candidate = { $0 }) async throws -> BuildOutcome {
         try Self.validate(request, version: version)
         func file(_ name: String) -> String { joinPath(folder, name) }
         Files.remove(folder)
@@ -220,39 +223,43 @@ package struct BundleBuilder: Sendable {
             }
 
             try step(.writeSummary)
+            let lintWarnings = try await request.lintWarnings()
             // The changes by name, each with its cause, for the summary and the reports.
             let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: request.staging.meta) }
             let introduced = renumberings.filter { $0.version == version }
             let releases = SourceRelease.list(previous: baseline?.bundle.releases, current: StagingMeta.releases(in: request.staging.meta))
             digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: baseline?.bundle.version, rowCounts: rowCounts,
                                                                      difference: difference, introduced: introduced,
-                                                                     lintWarnings: request.lintWarnings, releases: releases, changes: changes),
+                                                                     lintWarnings: lintWarnings, releases: releases, changes: changes),
                                                     to: file(DistLayout.summary))
-            digests[DistLayout.database] = try await databaseDigest
-            let gzip = try await gzipped
-            digests[DistLayout.gzip] = gzip.sha256
-
             // Paths are relative to dist/.
             let v = String(version)
             var bundle = PublishedBundle(
                 version: version, previousVersion: baseline?.bundle.version, database: "\(v)/\(DistLayout.database)",
-                sha256: digests[DistLayout.database]!, bytes: Files.size(of: file(DistLayout.database)) ?? 0,
-                gzip: "\(v)/\(DistLayout.gzip)", gzipSHA256: gzip.sha256, gzipBytes: gzip.bytes,
+                sha256: "", bytes: Files.size(of: file(DistLayout.database)) ?? 0,
+                gzip: "\(v)/\(DistLayout.gzip)", gzipSHA256: "", gzipBytes: 0,
                 manifest: "\(v)/\(DistLayout.manifest)", summary: "\(v)/\(DistLayout.summary)",
                 patch: patchName.map { "\(v)/\($0)" }, patchSHA256: patchName.map { digests[$0]! },
                 rows: rowCounts, sources: StagingMeta.sources(in: request.staging.meta),
                 renumbered: introduced.map { .init(newStationID: $0.newID, oldStationID: $0.oldID, version: $0.version) },
-                warnings: request.lintWarnings)
+                warnings: lintWarnings)
 
             bundle.license = request.staging.meta[StagingMeta.license]
             let held = StagingMeta.releases(in: request.staging.meta)
             bundle.releases = held.isEmpty ? nil : held
             bundle.credits = credits.map { _ in "\(v)/\(DistLayout.credits)" }
+            // Judged while the gzip is made: nothing the caller reads is in the gzip.
+            var candidate = try await judge(Candidate(folder: folder, bundle: bundle, difference: difference, changes: changes))
+            digests[DistLayout.database] = try await databaseDigest
+            let gzip = try await gzipped
+            digests[DistLayout.gzip] = gzip.sha256
+            (bundle.sha256, bundle.gzipSHA256, bundle.gzipBytes) = (digests[DistLayout.database]!, gzip.sha256, gzip.bytes)
             try step(.writeManifest)
             bundle.files = digests
             try Files.write(try bundle.json(), to: file(DistLayout.manifest))
             bundle.files = nil
-            return .prepared(Candidate(folder: folder, bundle: bundle, difference: difference, changes: changes))
+            candidate.bundle = bundle
+            return .prepared(candidate)
         } catch {
             Files.remove(folder)
             throw error

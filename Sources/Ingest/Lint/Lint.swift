@@ -136,49 +136,69 @@ package enum Lint {
 
     /// `stationdb lint`: raw/ read as ingest reads it, every rule checked.
     package static func run(_ options: IngestOptions, handWeights: String?) async throws -> LintReport {
-        try await ingest(options, handWeights: handWeights).report!
+        try await ingest(options, handWeights: handWeights).lint!.report()
     }
 
-    /// Reads raw/ as ingest does (writing nothing) and, when `lint`, checks every rule over
-    /// what it read and the hand weights: what `stationdb lint` and the ingest stage both run.
-    package static func ingest(_ options: IngestOptions, lint: Bool = true, handWeights: String?) async throws -> (outcome: IngestOutcome, report: LintReport?) {
+    /// Reads raw/ as ingest does (writing nothing) and, when `lint`, what checking every rule
+    /// over it takes: what `stationdb lint` and the ingest stage both run. The check itself is
+    /// the caller's to run (a publish runs it beside the build: the bundle does not need it).
+    package static func ingest(_ options: IngestOptions, lint: Bool = true, handWeights: String?) async throws -> (outcome: IngestOutcome, lint: Check?) {
         var sourceFindings: [LintFinding] = []
         let inputs = try await IngestPipeline.read(options) { if lint { sourceFindings += sourceValues($0) } }
         let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint)
-        return (outcome, lint ? try check(sourceFindings: sourceFindings, fixes: outcome.fixes, outcome, options: options, handWeights: handWeights) : nil)
-    }
-
-    /// Every rule: `sourceFindings` are those of `sourceValues` over each source as it
-    /// was read, `outcome` was assembled with `keepOrigins`.
-    static func check(sourceFindings: [LintFinding], fixes: [DataFix], _ outcome: IngestOutcome, options: IngestOptions,
-                             handWeights: String?) throws -> LintReport {
-        var findings = sourceFindings
-        findings += fixValues(fixes)
-        findings += outcome.report.warnings.map { LintFinding(.code, $0.location, $0.message) }
-        findings += outcome.report.unneededFixes.map {
-            LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
-                        "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
-        }
-        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.diagnostic.location, $0.diagnostic.message, station: $0.station) }
-        let network = outcome.staging.network
-        findings += network.liveLinesWithoutStations.map {
-            LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
-                        "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
-        }
-        findings += stationsEnabledOnNoLine(fixes, network)
-        findings += geography(network, origins: outcome.stationOrigins)
+        guard lint else { return (outcome, nil) }
+        // Read here, so that a malformed raw/reviewed.csv still stops the run before anything is written.
         let reviewsPath = joinPath(options.rawFolder, LintReviews.fileName)
         let reviews = try LintReviews.read(path: reviewsPath, label: options.label(for: reviewsPath))
-        if let handWeights, Files.exists(handWeights) {
-            // What stops a publish stops a lint, in the same words at the same line: a station
-            // listed twice (which weight wins would depend on the order), an unknown s_id or a
-            // weight outside 1..10 was a warning here and an error in make. Only a hand weight
-            // on a disabled station, which a publish keeps, is a finding.
-            let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
-            findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+        return (outcome, Check(sourceFindings: sourceFindings, ingest: outcome.report, network: outcome.staging.network,
+                               origins: outcome.stationOrigins, fixes: outcome.fixes, reviews: reviews, options: options, handWeights: handWeights))
+    }
+
+    /// Every rule over what one ingest read and assembled, held apart from the ingest's outcome.
+    package struct Check: Sendable {
+        /// Those of `sourceValues` over each source as it was read.
+        var sourceFindings: [LintFinding]
+        var ingest: IngestReport
+        var network: RailNetwork
+        var origins: [Int: SourceLocation]
+        var fixes: [DataFix]
+        var reviews: [LintReviews.Row]
+        var options: IngestOptions
+        var handWeights: String?
+
+        /// The places and messages of the readers' warnings that raw/reviewed.csv reviewed
+        /// (`report()` lists them apart): a run need not say them every night.
+        package var reviewedWarnings: Set<String> {
+            let code = ingest.warnings.map { LintFinding(.code, $0.location, $0.message) }
+            return Set(LintReviews.apply(reviews, to: code, rawLabel: options.rawLabel).reviewed.map { "\($0.finding.location): \($0.finding.message)" })
         }
-        let (open, reviewed) = LintReviews.apply(reviews, to: findings, rawLabel: options.rawLabel)
-        return LintReport(open, reviewed: reviewed)
+
+        package func report() throws -> LintReport {
+            var findings = sourceFindings
+            findings += fixValues(fixes)
+            findings += ingest.warnings.map { LintFinding(.code, $0.location, $0.message) }
+            findings += ingest.unneededFixes.map {
+                LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
+                            "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
+            }
+            findings += ingest.notableFixes.map { LintFinding(.review, $0.diagnostic.location, $0.diagnostic.message, station: $0.station) }
+            findings += network.liveLinesWithoutStations.map {
+                LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
+                            "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
+            }
+            findings += stationsEnabledOnNoLine(fixes, network)
+            findings += geography(network, origins: origins)
+            if let handWeights, Files.exists(handWeights) {
+                // What stops a publish stops a lint, in the same words at the same line: a station
+                // listed twice (which weight wins would depend on the order), an unknown s_id or a
+                // weight outside 1..10 was a warning here and an error in make. Only a hand weight
+                // on a disabled station, which a publish keeps, is a finding.
+                let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
+                findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+            }
+            let (open, reviewed) = LintReviews.apply(reviews, to: findings, rawLabel: options.rawLabel)
+            return LintReport(open, reviewed: reviewed)
+        }
     }
 
     /// The live stations an enable fix names that lie on no line, at the fix's line: a
