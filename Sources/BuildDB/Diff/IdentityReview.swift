@@ -114,6 +114,15 @@ package struct IdentityReview: Sendable, Codable, Equatable {
         let facts: StagingIdentity
 
         init(db: SQLiteDatabase, facts: StagingIdentity) throws {
+            // Each name once through ICU: the two versions share nearly all of them, and synth's
+            // copies of the national network repeat each one (a plan at 10x spent a second here).
+            var bases: [String: String] = [:]
+            func base(_ name: String) -> String {
+                if let known = bases[name] { return known }
+                let base = StationName.base(name)
+                bases[name] = base
+                return base
+            }
             func side(_ schema: String) throws -> Side {
                 var side = Side()
                 let shinkansen = Set(try db.query("""
@@ -124,7 +133,7 @@ package struct IdentityReview: Sendable, Codable, Equatable {
                     side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
                                                    operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
                                      row[6].intValue ?? 0)
-                    side.byName[StationName.base(row[1].textValue ?? ""), default: []].append(id)
+                    side.byName[base(row[1].textValue ?? ""), default: []].append(id)
                 }
                 var previous: (line: Int, station: Int)?
                 for row in try db.query("SELECT l_id, s_id FROM \(schema).stations_lines ORDER BY l_id, s_sort, s_id") {
