@@ -101,6 +101,8 @@ package struct Pipeline: Sendable {
         /// This run's lint, running beside the stages after ingest: the build waits for it
         /// only where it needs its count.
         var linted: Pending<IngestStage.Linted>?
+        /// The published-ID check, running beside priority and the build.
+        var checked: Pending<Void>
 
         /// The lint's count and report when this run made them, else the record's count.
         func lint() async throws -> (record: StageRecord?, report: LintReport?) {
@@ -123,18 +125,18 @@ package struct Pipeline: Sendable {
         let ingest = ingestStage(registry: registry, published: baseline)
         let ingestCheck = ingest.check(&digests)
         guard announce("ingest", ingestCheck.reason) else {
-            return try await then(try await weigh(baseline: baseline, staging: nil, ingested: ingestCheck.recorded, linted: nil, &digests))
+            return try await weigh(baseline: baseline, staging: nil, ingested: ingestCheck.recorded, linted: nil, &digests, then)
         }
         let ingested = try await ingest.assemble(record: ingestCheck.record)
         digests.know(ingested.wrote)
         return try await Pending.beside({ try ingest.lint(ingested) }) { linted in
-            try await then(try await weigh(baseline: baseline, staging: ingested.outcome.staging, ingested: nil, linted: linted, &digests))
+            try await weigh(baseline: baseline, staging: ingested.outcome.staging, ingested: nil, linted: linted, &digests, then)
         }
     }
 
-    /// Priority when what it reads changed, and the build's check.
-    func weigh(baseline: Baseline?, staging: Staging?, ingested: StageRecord?, linted: Pending<IngestStage.Linted>?,
-               _ digests: inout FileDigests) async throws -> Staged {
+    /// Priority when what it reads changed, and the build's check; then `then`.
+    func weigh<T>(baseline: Baseline?, staging: Staging?, ingested: StageRecord?, linted: Pending<IngestStage.Linted>?,
+                  _ digests: inout FileDigests, _ then: (Staged) async throws -> T) async throws -> T {
         var staging = staging
         let priority = priorityStage
         let priorityCheck = priority.check(&digests)
@@ -143,19 +145,21 @@ package struct Pipeline: Sendable {
         let buildCheck = priorityCheck.reason == nil ? try await build.check(&digests, linted: linted) : nil
         // The IDs are checked when a stage makes or weighs anew; else the run that wrote
         // these files checked them against this very baseline (latest.json is the build's output).
-        if priorityCheck.reason != nil || buildCheck?.reason != nil {
-            if staging == nil { staging = try StagingFile.read(from: self.staging) }
-            try build.checkPublishedIDs(against: baseline, staging: staging)
+        // The check runs beside priority and the build, and is joined before anything is published.
+        let checkIDs = priorityCheck.reason != nil || buildCheck?.reason != nil
+        if checkIDs, staging == nil { staging = try StagingFile.read(from: self.staging) }
+        let held = staging
+        return try await Pending.beside({ if checkIDs { try build.checkPublishedIDs(against: baseline, staging: held) } }) { checked in
+            var weights: [Int: Int]?
+            if announce("priority", priorityCheck.reason) {
+                let run = try priority.run(record: priorityCheck.record, network: held?.network)
+                weights = run.weights
+                digests.know(run.record?.written ?? [:])
+            }
+            var check = buildCheck
+            if check == nil { check = try await build.check(&digests, linted: linted) }
+            return try await then(Staged(buildCheck: check!, staging: held, weights: weights, ingested: ingested, linted: linted, checked: checked))
         }
-        var weights: [Int: Int]?
-        if announce("priority", priorityCheck.reason) {
-            let run = try priority.run(record: priorityCheck.record, network: staging?.network)
-            weights = run.weights
-            digests.know(run.record?.written ?? [:])
-        }
-        var check = buildCheck
-        if check == nil { check = try await build.check(&digests, linted: linted) }
-        return Staged(buildCheck: check!, staging: staging, weights: weights, ingested: ingested, linted: linted)
     }
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
@@ -213,7 +217,8 @@ package struct Pipeline: Sendable {
                 return (outcome, report)
             }
             let outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
-                                                       staging: staged.staging, weights: staged.weights, linted: staged.linted)
+                                                       staging: staged.staging, weights: staged.weights, linted: staged.linted,
+                                                       checked: staged.checked)
             let lint = staged.linted == nil ? try? BuildStage.lintReport(lint) : try await staged.lint().report
             return (outcome, RunReport(outcome, command: "publish", baseline: baseline, lint: lint, force: settings.force))
         }

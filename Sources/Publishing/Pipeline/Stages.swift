@@ -347,19 +347,27 @@ package struct BuildStage: Stage, Sendable {
 
     /// Once the version is published (or found equal to the published one), raw/registry.csv
     /// takes the registry it was made with: the memory of every ID that version holds.
-    package func commitRegistry(version: Int) throws {
-        guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return }
+    /// `gains` (from `registryGains`, when the caller counted them beforehand) or counted here.
+    package func commitRegistry(version: Int, gains: Result<Int?, any Error>? = nil) throws {
+        guard let registry else { return }
         do {
-            let next = try Files.read(stagingRegistry)
-            if Files.exists(registry), try Files.read(registry) == next { return }
-            let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
-            let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
-            let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
-            try AtomicFile.write(next, to: registry)
+            guard let newIDs = try (gains ?? Result { try registryGains() }).get() else { return }
+            try AtomicFile.write(try Files.read(stagingRegistry), to: registry)
             Events.send(PublishEvent.registryUpdated(path: registry, newIDs: newIDs))
         } catch {
             throw Self.registryNotUpdated(error, registry: registry, version: version, dist: dist)
         }
+    }
+
+    /// How many IDs raw/registry.csv gains when it takes the staging file's registry, nil
+    /// when it has it already. A publish counts them beside the build: both registries are parsed.
+    func registryGains() throws -> Int? {
+        guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return nil }
+        let next = try Files.read(stagingRegistry)
+        if Files.exists(registry), try Files.read(registry) == next { return nil }
+        let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
+        let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
+        return Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
     }
 
     /// raw/registry.csv could not take the registry version `version` was published with (a
@@ -485,39 +493,43 @@ package struct BuildStage: Stage, Sendable {
     /// it into dist, whose lock the caller holds; then raw/registry.csv takes its registry.
     /// `record`, `staging` and `weights` are what the build reads now, when the caller has them.
     package func publish(baseline: Baseline?, version: Int, force: Bool, record: StageRecord? = nil,
-                        staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil) async throws -> BuildOutcome {
+                        staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil,
+                        checked: Pending<Void>? = nil) async throws -> BuildOutcome {
         var record = try record ?? self.record()
-        let outcome: BuildOutcome
-        let made = try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights, linted: linted)
-        // Nothing is published, nor raw/ written, before the lint has found nothing to stop the run.
-        record = try await settled(record, linted)
-        switch made {
-        case .prepared(let candidate):
-            if candidate.refused(force: force) {
-                Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist, undecided: !candidate.undecided.isEmpty))
-                return .refused(candidate)
+        return try await Pending.beside({ Result { try registryGains() } }) { gains in
+            let made = try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights, linted: linted)
+            // Nothing is published, nor raw/ written, before the checks beside the build have passed.
+            record = try await settled(record, linted)
+            try await checked?.value
+            let outcome: BuildOutcome
+            switch made {
+            case .prepared(let candidate):
+                if candidate.refused(force: force) {
+                    Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist, undecided: !candidate.undecided.isEmpty))
+                    return .refused(candidate)
+                }
+                if !candidate.violations.isEmpty { Events.send(PublishEvent.forced(reasons: candidate.violations)) }
+                let bundle = try BundleBuilder(beforeStep: beforeStep).commit(candidate, into: dist, replacing: baseline?.bundle)
+                unlink(StageRecord.path(for: candidateFolder))
+                Events.send(PublishEvent.published(version: bundle.version, counts: BundleBuilder.countsText(bundle.rows),
+                                                   changes: BundleBuilder.changesText(candidate.difference), lintWarnings: bundle.warnings))
+                try commitRegistry(version: bundle.version, gains: try await gains.value)
+                outcome = .published(candidate)
+            case .unchanged(let published):
+                Events.send(PublishEvent.unchanged(version: published))
+                try commitRegistry(version: published, gains: try await gains.value)
+                outcome = .unchanged(version: published)
+            case .refused, .published:
+                preconditionFailure("a candidate is prepared or unchanged")
             }
-            if !candidate.violations.isEmpty { Events.send(PublishEvent.forced(reasons: candidate.violations)) }
-            let bundle = try BundleBuilder(beforeStep: beforeStep).commit(candidate, into: dist, replacing: baseline?.bundle)
-            unlink(StageRecord.path(for: candidateFolder))
-            Events.send(PublishEvent.published(version: bundle.version, counts: BundleBuilder.countsText(bundle.rows),
-                                               changes: BundleBuilder.changesText(candidate.difference), lintWarnings: bundle.warnings))
-            try commitRegistry(version: bundle.version)
-            outcome = .published(candidate)
-        case .unchanged(let published):
-            Events.send(PublishEvent.unchanged(version: published))
-            try commitRegistry(version: published)
-            outcome = .unchanged(version: published)
-        case .refused, .published:
-            preconditionFailure("a candidate is prepared or unchanged")
+            do {
+                try writeRecord(record, wrote: [:])
+            } catch {
+                // The version is out; without its record the next run only finds it equal again.
+                Events.send(PublishEvent.recordNotWritten("\(error)"))
+            }
+            return outcome
         }
-        do {
-            try writeRecord(record, wrote: [:])
-        } catch {
-            // The version is out; without its record the next run only finds it equal again.
-            Events.send(PublishEvent.recordNotWritten("\(error)"))
-        }
-        return outcome
     }
 
     /// A lint report (`stationdb lint --out`).
