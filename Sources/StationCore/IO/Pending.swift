@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A value a child task makes while its parent goes on, awaited only where it is needed:
@@ -24,6 +25,10 @@ package final class Pending<Value: Sendable>: Sendable {
     private func make(_ maker: @Sendable () async throws -> Value) async {
         let result: Result<Value, any Error>
         do { result = .success(try await maker()) } catch { result = .failure(error) }
+        settle(result)
+    }
+
+    private func settle(_ result: Result<Value, any Error>) {
         let waiting = state.withLock { state in
             state.result = result
             defer { state.waiting = [] }
@@ -44,4 +49,40 @@ package final class Pending<Value: Sendable>: Sendable {
         _ = try await pending.value
         return try result.get()
     }
+
+    /// `body`, with `maker` running beside it on a thread of its own: the concurrency
+    /// runtime keeps one thread per core, and a deflate of seconds would hold one of them
+    /// while the work beside it waits for it. Both finish before it returns; `maker`'s
+    /// error comes first. (Task-local values, such as the events' sink, stay with `body`.)
+    package static func onThread<T>(_ maker: @escaping @Sendable () throws -> Value,
+                                    _ body: (Pending<Value>) async throws -> T) async throws -> T {
+        let pending = Pending<Value>()
+        ThreadJob.start { pending.settle(Result { try maker() }) }
+        let result: Result<T, any Error>
+        do { result = .success(try await body(pending)) } catch { result = .failure(error) }
+        _ = try await pending.value
+        return try result.get()
+    }
+}
+
+/// A closure run on a thread of its own (`Pending.onThread`).
+private final class ThreadJob: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+
+    /// Runs `run` on a new thread (here, when none can be made).
+    static func start(_ run: @escaping @Sendable () -> Void) {
+        let job = Unmanaged.passRetained(ThreadJob(run)).toOpaque()
+        var thread: pthread_t = 0
+        if pthread_create(&thread, nil, runJob, job) == 0 {
+            pthread_detach(thread)
+        } else {
+            _ = runJob(job)
+        }
+    }
+}
+
+private func runJob(_ job: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    job.map { Unmanaged<ThreadJob>.fromOpaque($0).takeRetainedValue().run() }
+    return nil
 }
