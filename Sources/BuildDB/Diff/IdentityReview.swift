@@ -70,13 +70,29 @@ package struct IdentityReview: Sendable, Codable, Equatable {
     /// The review of `difference` (OLD the published bundle at `oldPath`, NEW the candidate
     /// at `newPath`), with what ingest settled (`facts`: the decisions in force, with the
     /// `expect` the station each concerns must meet; the unproven links; the merges).
-    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, facts: StagingIdentity) throws -> IdentityReview {
+    /// `published` is OLD as `read` read it, when the caller has (a plan reads it while it ingests).
+    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, facts: StagingIdentity,
+                             published: Version? = nil) async throws -> IdentityReview {
         guard let stations = difference[BundleSchema.stations.name] else { return IdentityReview(kept: 0, entries: []) }
-        return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
+        do {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            return try Reviewer(db: db, facts: facts).review(stations)
+            // The two versions are read side by side, each on a connection of its own: a plan
+            // at 10x waited 2.7 s for them one after the other.
+            async let read: Reviewer.Side? = published == nil ? Reviewer.Side.read(oldPath) : nil
+            let new = try Reviewer.Side.read(newPath)
+            let old: Reviewer.Side
+            if let published { old = published.side } else { old = try await read! }
+            return try Reviewer(old: old, new: new, db: db, facts: facts).review(stations)
+        } catch let e as SQLiteError where e.isDamage {
+            return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) { throw e }
         }
+    }
+
+    /// One version's stations as a review reads them.
+    package struct Version: Sendable {
+        let side: Reviewer.Side
+        package static func read(_ path: String) throws -> Version { Version(side: try Reviewer.Side.read(path)) }
     }
 
     /// Both versions' stations, lines and operators, and the evidence model over them.
@@ -89,6 +105,44 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             /// The live stations, and they in cells of about a kilometre.
             var live: [Int] = []
             var cells = PointGrid([], cellSize: 1_000_000)
+
+            /// One version's side, read from its bundle.
+            static func read(_ path: String) throws -> Side {
+                let db = try SQLiteDatabase(path: path, mode: .readOnly)
+                defer { db.close() }
+                // Each name once through ICU: synth's copies of the national network repeat each one.
+                var bases: [String: String] = [:]
+                func base(_ name: String) -> String {
+                    if let known = bases[name] { return known }
+                    let base = StationName.base(name)
+                    bases[name] = base
+                    return base
+                }
+                var side = Side()
+                let shinkansen = Set(try db.query("""
+                    SELECT DISTINCT s_id FROM stations_lines JOIN lines USING (l_id) WHERE l_type = \(LineType.shinkansen)
+                    """).compactMap { $0[0].intValue })
+                for row in try db.query("SELECT s_id, station, lat, lng, o_id, enabled, pref FROM stations") {
+                    let id = row[0].intValue ?? 0
+                    side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
+                                                   operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
+                                     row[6].intValue ?? 0)
+                    side.byName[base(row[1].textValue ?? ""), default: []].append(id)
+                }
+                var previous: (line: Int, station: Int)?
+                for row in try db.query("SELECT l_id, s_id FROM stations_lines ORDER BY l_id, s_sort, s_id") {
+                    let line = row[0].intValue ?? 0, station = row[1].intValue ?? 0
+                    side.lines[station, default: []].insert(line)
+                    if let p = previous, p.line == line, p.station != station {
+                        side.neighbours[station, default: []].append(p.station)
+                        side.neighbours[p.station, default: []].append(station)
+                    }
+                    previous = (line, station)
+                }
+                side.live = side.rows.keys.filter { side.rows[$0]!.record.enabled }.sorted()
+                side.cells = PointGrid(side.live.map { (side.rows[$0]!.record.lat, side.rows[$0]!.record.lng) }, cellSize: 15_000)
+                return side
+            }
 
             /// The live stations within about a kilometre of a point.
             func nearby(_ lat: Int, _ lng: Int) -> [Int] {
@@ -113,44 +167,8 @@ package struct IdentityReview: Sendable, Codable, Equatable {
         let operators: [Int: String]
         let facts: StagingIdentity
 
-        init(db: SQLiteDatabase, facts: StagingIdentity) throws {
-            // Each name once through ICU: the two versions share nearly all of them, and synth's
-            // copies of the national network repeat each one (a plan at 10x spent a second here).
-            var bases: [String: String] = [:]
-            func base(_ name: String) -> String {
-                if let known = bases[name] { return known }
-                let base = StationName.base(name)
-                bases[name] = base
-                return base
-            }
-            func side(_ schema: String) throws -> Side {
-                var side = Side()
-                let shinkansen = Set(try db.query("""
-                    SELECT DISTINCT s_id FROM \(schema).stations_lines JOIN \(schema).lines USING (l_id) WHERE l_type = \(LineType.shinkansen)
-                    """).compactMap { $0[0].intValue })
-                for row in try db.query("SELECT s_id, station, lat, lng, o_id, enabled, pref FROM \(schema).stations") {
-                    let id = row[0].intValue ?? 0
-                    side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
-                                                   operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
-                                     row[6].intValue ?? 0)
-                    side.byName[base(row[1].textValue ?? ""), default: []].append(id)
-                }
-                var previous: (line: Int, station: Int)?
-                for row in try db.query("SELECT l_id, s_id FROM \(schema).stations_lines ORDER BY l_id, s_sort, s_id") {
-                    let line = row[0].intValue ?? 0, station = row[1].intValue ?? 0
-                    side.lines[station, default: []].insert(line)
-                    if let p = previous, p.line == line, p.station != station {
-                        side.neighbours[station, default: []].append(p.station)
-                        side.neighbours[p.station, default: []].append(station)
-                    }
-                    previous = (line, station)
-                }
-                side.live = side.rows.keys.filter { side.rows[$0]!.record.enabled }.sorted()
-                side.cells = PointGrid(side.live.map { (side.rows[$0]!.record.lat, side.rows[$0]!.record.lng) }, cellSize: 15_000)
-                return side
-            }
-            old = try side("old_bundle")
-            new = try side("new_bundle")
+        init(old: Side, new: Side, db: SQLiteDatabase, facts: StagingIdentity) throws {
+            (self.old, self.new) = (old, new)
             var operators: [Int: String] = [:]
             for row in try db.query("SELECT o_id, operator FROM new_bundle.operators UNION SELECT o_id, operator FROM old_bundle.operators") {
                 if let id = row[0].intValue, operators[id] == nil { operators[id] = row[1].textValue ?? "" }

@@ -273,14 +273,23 @@ package struct Pipeline: Sendable {
         // The stages and the candidate as the publish after this plan makes them: against this
         // dist's version when it is not the served one, so that the publish takes this candidate.
         let made = local ?? baseline
-        return try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false)) { staged in
+        // The published version as the identity review and the preview read it, read while
+        // the stages run (the second core idles while ingest parses); on a failure each reads
+        // it again itself, and says what is wrong with it as before.
+        let shown = local == nil ? made : nil
+        return try await Pending.beside({ try? shown.map { PublishedRead(review: try IdentityReview.Version.read($0.databasePath),
+                                                                           preview: try PageData.Side.read(path: $0.databasePath, label: $0.label)) } }) { read in
+          try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false)) { staged in
             let lags = try registryLags(behind: made)
             // The preview of a new candidate is written while its gzip is made (not when it is
             // compared with a served version other than the one it was made against: below).
             var previewed: String??
             var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
-                                                         staging: staged.staging, weights: staged.weights, linted: staged.linted) { candidate in
-                if local == nil { previewed = writePreview(candidate.database, baseline: baseline, changes: candidate.changes, identity: candidate.identity) }
+                                                         staging: staged.staging, weights: staged.weights, linted: staged.linted,
+                                                         published: read) { candidate in
+                guard local == nil else { return }
+                previewed = writePreview(candidate.database, baseline: baseline, changes: candidate.changes, identity: candidate.identity,
+                                         baselineRead: try? await read.value?.preview)
             }
             if case .unchanged = outcome, lags, let made { try refuseLaggingRegistry(behind: made) }
             var reportBaseline = baseline
@@ -300,6 +309,7 @@ package struct Pipeline: Sendable {
                             baseline: reportBaseline)
             plan.preview = previewed ?? writePreview(plan.candidate, baseline: reportBaseline, changes: plan.changes, identity: report.identity)
             return plan
+          }
         }
     }
 
@@ -378,7 +388,8 @@ package struct Pipeline: Sendable {
     /// build/preview.html: the candidate against the baseline as the apps would show
     /// them. A plan is still a plan without it (CI has no browser to open it in), so a
     /// missing Leaflet is said, not fatal.
-    func writePreview(_ candidate: String?, baseline shown: Baseline?, changes: ChangeList?, identity: IdentityReview?) -> String? {
+    func writePreview(_ candidate: String?, baseline shown: Baseline?, changes: ChangeList?, identity: IdentityReview?,
+                      baselineRead: PageData.Side? = nil) -> String? {
         guard let candidate else {
             unlink(preview)
             return nil
@@ -392,7 +403,7 @@ package struct Pipeline: Sendable {
         do {
             try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
                                   candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label,
-                                  changes: changes, identity: identity, nothingChanged: nothingChanged)
+                                  changes: changes, identity: identity, nothingChanged: nothingChanged, baselineRead: baselineRead)
             Events.send(PublishEvent.preview(path: preview))
             return preview
         } catch {
@@ -419,6 +430,12 @@ extension BaselineSource {
         case .url(let url): url
         }
     }
+}
+
+/// The published version as a plan shows it, read beside the stages.
+package struct PublishedRead: Sendable {
+    var review: IdentityReview.Version
+    var preview: PageData.Side
 }
 
 /// What `plan` found: the report, the changes by name, and the two bundles (for a preview).

@@ -395,7 +395,7 @@ package struct BuildStage: Stage, Sendable {
     /// `then` sees it judged (a plan writes its preview there, beside the gzip of a new one).
     package func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
                           staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil,
-                          then: (Candidate) -> Void = { _ in }) async throws -> BuildOutcome {
+                          published: Pending<PublishedRead?>? = nil, then: (Candidate) async -> Void = { _ in }) async throws -> BuildOutcome {
         // The staging file's facts, read once when the caller holds no staging.
         var staging = staging
         var meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
@@ -406,15 +406,15 @@ package struct BuildStage: Stage, Sendable {
         let recorded = StageRecord.read(for: owner)
         // A plan's candidate is taken only with the lint report it was made with.
         if recorded != nil { now = try await settled(now, linted) }
-        func judged(_ candidate: Candidate) throws -> Candidate {
+        func judged(_ candidate: Candidate) async throws -> Candidate {
             var candidate = candidate
             if let baseline, let difference = candidate.difference {
-                candidate.identity = try IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
-                                                             facts: StagingMeta.identity(in: meta))
+                candidate.identity = try await IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
+                                                                   facts: StagingMeta.identity(in: meta), published: try await published?.value?.review)
             }
             candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
             candidate.undecided = PublishGuards.undecided(candidate)
-            then(candidate)
+            await then(candidate)
             return candidate
         }
         var digests = FileDigests()
@@ -423,7 +423,7 @@ package struct BuildStage: Stage, Sendable {
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
             let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: meta) }
             Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
-            return .prepared(try judged(Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)))
+            return .prepared(try await judged(Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)))
         } else {
             // What a plan showed is not what goes out: say why, before it is made again.
             if let recorded { Events.send(PublishEvent.candidateRedone(folder: owner, changes: now.changes(since: recorded))) }

@@ -7,7 +7,7 @@ import StationCore
 extension PageData.Side {
     /// Reads the tables of bundle.md that the map uses, each in key order, so the
     /// same bundle gives the same columns; `label` says which bundle it is.
-    static func read(path: String, label: String) throws -> PageData.Side {
+    package static func read(path: String, label: String) throws -> PageData.Side {
         // SQLite would open a missing path as an empty database and fail later, less clearly.
         guard Files.exists(path) else { throw StationError.environment("cannot read \(path): no such file") }
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
@@ -57,8 +57,8 @@ extension PageData.Side {
 
 /// Everything the page's script reads (`DATA`), written as every JSON file of the
 /// project is (`jsonDocument`: keys sorted, so the same bundles give the same bytes).
-struct PageData: Encodable {
-    struct Side: Encodable {
+package struct PageData: Encodable {
+    package struct Side: Encodable, Sendable {
         struct Operators: Encodable { var id: [Int] = [], name: [String] = [] }
         /// l_type 0 for NULL (1 is Shinkansen, drawn heavier); each line's stations as indexes into the station columns, in s_sort order.
         struct Lines: Encodable { var id: [Int] = [], name: [String] = [], `operator`: [Int] = [], enabled: [Int] = [], type: [Int] = [], stations: [[Int]] = [] }
