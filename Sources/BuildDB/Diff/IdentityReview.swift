@@ -1,4 +1,5 @@
 import StationCore
+import Glibc
 
 /// What a new version does to identities, s_id by s_id, against the published one: the
 /// apps keep users' records by s_id, so the question for every s_id is whether it still
@@ -101,7 +102,6 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             var rows: [Int: (record: StationRecord, pref: Int)] = [:]
             var lines: [Int: Set<Int>] = [:]
             var neighbours: [Int: [Int]] = [:]
-            var byName: [String: [Int]] = [:]
             /// The live stations, and they in cells of about a kilometre.
             var live: [Int] = []
             var cells = PointGrid([], cellSize: 1_000_000)
@@ -110,14 +110,6 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             static func read(_ path: String) throws -> Side {
                 let db = try SQLiteDatabase(path: path, mode: .readOnly)
                 defer { db.close() }
-                // Each name once through ICU: synth's copies of the national network repeat each one.
-                var bases: [String: String] = [:]
-                func base(_ name: String) -> String {
-                    if let known = bases[name] { return known }
-                    let base = StationName.base(name)
-                    bases[name] = base
-                    return base
-                }
                 var side = Side()
                 let shinkansen = Set(try db.query("""
                     SELECT DISTINCT s_id FROM stations_lines JOIN lines USING (l_id) WHERE l_type = \(LineType.shinkansen)
@@ -127,7 +119,6 @@ package struct IdentityReview: Sendable, Codable, Equatable {
                     side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
                                                    operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
                                      row[6].intValue ?? 0)
-                    side.byName[base(row[1].textValue ?? ""), default: []].append(id)
                 }
                 var previous: (line: Int, station: Int)?
                 for row in try db.query("SELECT l_id, s_id FROM stations_lines ORDER BY l_id, s_sort, s_id") {
@@ -153,12 +144,22 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             }
 
             /// The live stations the evidence points at from a record: any within a kilometre,
-            /// the same name within 5 km.
-            func candidates(near r: StationRecord) -> [Int] {
+            /// the same name within 5 km. The names are compared only around the record, each
+            /// through ICU once (`bases`): every station's, up front, took most of a plan's review.
+            func candidates(near r: StationRecord, _ bases: Bases) -> [Int] {
                 var out = Set(nearby(r.lat, r.lng))
-                for id in byName[StationName.base(r.name)] ?? [] {
-                    guard let s = rows[id]?.record, s.enabled, MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.lat, lng2: r.lng) <= 5_000 else { continue }
-                    out.insert(id)
+                let name = bases.base(r.name), c = cells.cell(lat: r.lat, lng: r.lng)
+                // Cells to cover 5 km: a cell is cellSize micro-degrees each way, narrower east-west by the latitude.
+                let metres = MicroDegrees.metresPerDegree * Double(cells.cellSize) / 1_000_000
+                let dy = Int(5_000 / metres) + 1, dx = Int(5_000 / (metres * cos(MicroDegrees.degrees(r.lat) * .pi / 180))) + 1
+                for row in (c.row - dy)...(c.row + dy) {
+                    for column in (c.column - dx)...(c.column + dx) {
+                        for id in cells.points(row: row, column: column).lazy.map({ live[Int($0)] }) {
+                            let s = rows[id]!.record
+                            guard MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.lat, lng2: r.lng) <= 5_000, bases.base(s.name) == name else { continue }
+                            out.insert(id)
+                        }
+                    }
                 }
                 return out.sorted()
             }
@@ -166,6 +167,18 @@ package struct IdentityReview: Sendable, Codable, Equatable {
         let old: Side, new: Side
         let operators: [Int: String]
         let facts: StagingIdentity
+        let bases = Bases()
+
+        /// Names as compared (StationName.base), each worked out once per review.
+        final class Bases {
+            private var known: [String: String] = [:]
+            func base(_ name: String) -> String {
+                if let base = known[name] { return base }
+                let base = StationName.base(name)
+                known[name] = base
+                return base
+            }
+        }
 
         init(old: Side, new: Side, db: SQLiteDatabase, facts: StagingIdentity) throws {
             (self.old, self.new) = (old, new)
@@ -280,11 +293,11 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             if let c = own.contradiction { return c == .farName ? "another name \(Int(own.metres.rounded())) m away" : c.rawValue }
             let bar = own.total + IdentityEvidence.margin
             let now = new.rows[id]!.record, was = old.rows[id]!.record
-            for o in old.candidates(near: now) where o != id && old.rows[o]!.record.enabled {
+            for o in old.candidates(near: now, bases) where o != id && old.rows[o]!.record.enabled {
                 let w = weigh(o, id)
                 if w.links, w.total >= bar { return "its station looks more like s_id \(o) \(label(old.rows[o]!.record))'s" }
             }
-            for n in new.candidates(near: was) where n != id {
+            for n in new.candidates(near: was, bases) where n != id {
                 let w = weigh(id, n)
                 guard w.links, w.total >= bar else { continue }
                 // Unless that station is as clearly its own s_id's.
@@ -300,7 +313,7 @@ package struct IdentityReview: Sendable, Codable, Equatable {
         func successor(of id: Int) -> (id: Int, weight: IdentityEvidence.Weight)? {
             var best: (id: Int, weight: IdentityEvidence.Weight)?
             let named = facts.unproven[id]
-            for n in Set(new.candidates(near: old.rows[id]!.record) + (named.map { [$0] } ?? [])).sorted() where new.rows[n]?.record.enabled == true {
+            for n in Set(new.candidates(near: old.rows[id]!.record, bases) + (named.map { [$0] } ?? [])).sorted() where new.rows[n]?.record.enabled == true {
                 let w = weigh(id, n, key: n == named ? .id : .none)
                 guard w.contradiction != .farName || n == named, w.total >= IdentityEvidence.possible || n == named else { continue }
                 // A station that already was is a merge: only where the evidence links the two.
