@@ -317,17 +317,25 @@ def whole_make(scale, runs):
         target(f"whole publish at {scale}x within {budget}x the fair peer (sqlite3 .import + libdeflate-gzip -{gzip_level()} + sha256sum)", met,
                f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     # make plan against the published version 1, with one fix to show: the stages, the
-    # candidate, the report and the preview page.
+    # candidate, the report and the preview page. The publish runs above leave no dist
+    # (each starts from none), so version 1 is published first. A plan of a first version
+    # (no dist) is reported too, for information.
     plan = make + ["plan"]
     with open(os.path.join(raw, "fixes.csv"), "w") as f:
         f.write("action,table,match,field,value,note\nset,stations,s_id=1,yomi,bench,bench\n")
+    t, b = measure(plan, peer, runs=max(1, runs // 2), prep=lambda: rm(build, dist), ok=(0,))
+    row("whole make plan of a first version (no dist; information)", f"{scale}x", t, b, "fair peer", target="reported")
+    rm(build, dist)
+    os.rename(os.path.join(raw, "fixes.csv"), os.path.join(raw, "fixes.csv.bench"))
+    run_once(make)
+    os.rename(os.path.join(raw, "fixes.csv.bench"), os.path.join(raw, "fixes.csv"))
     t, b = measure(plan, peer, runs=runs, prep=lambda: rm(build), ok=(0,))
     os.remove(os.path.join(raw, "fixes.csv"))
     budget = WHOLE_PLAN_BUDGET.get(scale)
     met = budget is None or t.median <= budget * b.median
-    row("whole make plan (stages, candidate, report, preview)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer" if budget else "reported", met=met)
+    row("whole make plan against version 1 (stages, candidate, report, preview)", f"{scale}x", t, b, "fair peer", target=f"<= {budget}x peer" if budget else "reported", met=met)
     if budget:
-        target(f"whole make plan at {scale}x within {budget}x the fair peer", met,
+        target(f"whole make plan against a published version at {scale}x within {budget}x the fair peer", met,
                f"{t.median * 1000:.1f} ms vs {b.median * 1000:.1f} ms = {t.median / b.median:.2f}x")
     rm(build, dist)
     if scale != 1:

@@ -24,15 +24,16 @@ package struct BuildRequest: Sendable {
     package var renumberings: [Renumbering: SourceLocation]
     /// How messages name the renumbering file.
     package var renumberedLabel: String
-    /// How many values `stationdb lint` found worth a look, for latest.json.
-    package var lintWarnings: Int?
+    /// How many values `stationdb lint` found worth a look, for latest.json: asked for only
+    /// at the summary, so that a lint running beside the build has the longest to finish.
+    package var lintWarnings: @Sendable () async throws -> Int?
     /// The ID registry file the staging file was made with (raw/registry.csv), kept with
     /// the version as it is (copied, never whole in memory: 145 MB at 100 times national).
     package var registryPath: String?
 
     package init(staging: Staging, stagingPath: String = "staging", weights: [Int: Int], weightsPath: String = "weights",
                 renumberings: [Renumbering: SourceLocation] = [:], renumberedLabel: String = RenumberingFile.fileName,
-                lintWarnings: Int? = nil, registryPath: String? = nil) {
+                lintWarnings: @escaping @Sendable () async throws -> Int? = { nil }, registryPath: String? = nil) {
         self.staging = staging; self.stagingPath = stagingPath; self.weights = weights; self.weightsPath = weightsPath
         self.renumberings = renumberings; self.renumberedLabel = renumberedLabel; self.lintWarnings = lintWarnings
         self.registryPath = registryPath
@@ -166,7 +167,9 @@ package struct BundleBuilder: Sendable {
     /// `baseline`: every file of dist/<version>/, or `.unchanged` (and no folder) when its
     /// tables equal the baseline's. Nothing outside `folder` is written; the guards are
     /// the caller's (PublishGuards).
-    package func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String) async throws -> BuildOutcome {
+    /// `judge` (the identity review and the guards, the caller's) runs while the gzip is made.
+    package func prepare(_ request: BuildRequest, baseline: Baseline?, version: Int, into folder: String,
+                         judge: (Candidate) async throws -> Candidate = { $0 }) async throws -> BuildOutcome {
         try Self.validate(request, version: version)
         func file(_ name: String) -> String { joinPath(folder, name) }
         Files.remove(folder)
@@ -178,81 +181,85 @@ package struct BundleBuilder: Sendable {
             let rowCounts = try BundleWriter.write(network: request.staging.network, weights: request.weights,
                                                    renumberings: renumberings, version: version, to: database)
             // The finished bundle is compressed and hashed on the second core while it is
-            // compared with the published one and the patch and summary are written.
-            async let gzipped = Gzip.compress(fileAt: database, to: gzipPath)
-            async let databaseDigest = SHA256.hex(fileAt: database)
+            // compared with the published one, the patch and summary are written and it is judged.
+            return try await Pending.onThread({ (gzip: try Gzip.compress(fileAt: database, to: gzipPath), sha256: try SHA256.hex(fileAt: database)) }) { compressed in
 
-            var difference: BundleDifference?
-            if let baseline {
-                let d = try BundleDifference.between(oldPath: baseline.databasePath, newPath: database)
-                if d.isEmpty {
-                    // The same tables; a version publishes the data's attribution too, which the
-                    // licence asks to be current: a change of it alone is a version of its own.
-                    let attribution = AttributionChanged(request.staging.meta, against: baseline)
-                    guard attribution.credits || attribution.license else {
-                        _ = try? await (gzipped, databaseDigest)
-                        Files.remove(folder)
-                        return .unchanged(version: baseline.bundle.version)
+                var difference: BundleDifference?
+                if let baseline {
+                    let d = try BundleDifference.between(oldPath: baseline.databasePath, newPath: database)
+                    if d.isEmpty {
+                        // The same tables; a version publishes the data's attribution too, which the
+                        // licence asks to be current: a change of it alone is a version of its own.
+                        let attribution = AttributionChanged(request.staging.meta, against: baseline)
+                        guard attribution.credits || attribution.license else {
+                            _ = try? await compressed.value
+                            Files.remove(folder)
+                            return .unchanged(version: baseline.bundle.version)
+                        }
+                        Events.send(attribution)
                     }
-                    Events.send(attribution)
+                    try Self.checkRenumberingHistory(d, request: request, version: version)
+                    difference = d
                 }
-                try Self.checkRenumberingHistory(d, request: request, version: version)
-                difference = d
+
+                // Each file's sha256, for the manifest.
+                var digests: [String: String] = [:]
+                try step(.writeGzip)
+
+                var patchName: String?
+                if let previous = baseline?.bundle, let difference {
+                    try step(.writePatch)
+                    let name = DistLayout.patch(from: previous.version)
+                    digests[name] = try write(PatchWriter.patch(from: difference, toVersion: version), to: file(name))
+                    patchName = name
+                }
+
+                let credits = request.staging.meta[StagingMeta.credits]
+                if let credits { digests[DistLayout.credits] = try write(credits, to: file(DistLayout.credits)) }
+
+                if let registryPath = request.registryPath {
+                    digests[DistLayout.registry] = try SHA256.hex(copying: registryPath, to: file(DistLayout.registry))
+                }
+
+                try step(.writeSummary)
+                let lintWarnings = try await request.lintWarnings()
+                // The changes by name, each with its cause, for the summary and the reports.
+                let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: request.staging.meta) }
+                let introduced = renumberings.filter { $0.version == version }
+                let releases = SourceRelease.list(previous: baseline?.bundle.releases, current: StagingMeta.releases(in: request.staging.meta))
+                digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: baseline?.bundle.version, rowCounts: rowCounts,
+                                                                         difference: difference, introduced: introduced,
+                                                                         lintWarnings: lintWarnings, releases: releases, changes: changes),
+                                                        to: file(DistLayout.summary))
+                // Paths are relative to dist/.
+                let v = String(version)
+                var bundle = PublishedBundle(
+                    version: version, previousVersion: baseline?.bundle.version, database: "\(v)/\(DistLayout.database)",
+                    sha256: "", bytes: Files.size(of: file(DistLayout.database)) ?? 0,
+                    gzip: "\(v)/\(DistLayout.gzip)", gzipSHA256: "", gzipBytes: 0,
+                    manifest: "\(v)/\(DistLayout.manifest)", summary: "\(v)/\(DistLayout.summary)",
+                    patch: patchName.map { "\(v)/\($0)" }, patchSHA256: patchName.map { digests[$0]! },
+                    rows: rowCounts, sources: StagingMeta.sources(in: request.staging.meta),
+                    renumbered: introduced.map { .init(newStationID: $0.newID, oldStationID: $0.oldID, version: $0.version) },
+                    warnings: lintWarnings)
+
+                bundle.license = request.staging.meta[StagingMeta.license]
+                let held = StagingMeta.releases(in: request.staging.meta)
+                bundle.releases = held.isEmpty ? nil : held
+                bundle.credits = credits.map { _ in "\(v)/\(DistLayout.credits)" }
+                // Judged while the gzip is made: nothing the caller reads is in the gzip.
+                var candidate = try await judge(Candidate(folder: folder, bundle: bundle, difference: difference, changes: changes))
+                let (gzip, databaseDigest) = try await compressed.value
+                digests[DistLayout.database] = databaseDigest
+                digests[DistLayout.gzip] = gzip.sha256
+                (bundle.sha256, bundle.gzipSHA256, bundle.gzipBytes) = (digests[DistLayout.database]!, gzip.sha256, gzip.bytes)
+                try step(.writeManifest)
+                bundle.files = digests
+                try Files.write(try bundle.json(), to: file(DistLayout.manifest))
+                bundle.files = nil
+                candidate.bundle = bundle
+                return .prepared(candidate)
             }
-
-            // Each file's sha256, for the manifest.
-            var digests: [String: String] = [:]
-            try step(.writeGzip)
-
-            var patchName: String?
-            if let previous = baseline?.bundle, let difference {
-                try step(.writePatch)
-                let name = DistLayout.patch(from: previous.version)
-                digests[name] = try write(PatchWriter.patch(from: difference, toVersion: version), to: file(name))
-                patchName = name
-            }
-
-            let credits = request.staging.meta[StagingMeta.credits]
-            if let credits { digests[DistLayout.credits] = try write(credits, to: file(DistLayout.credits)) }
-
-            if let registryPath = request.registryPath {
-                digests[DistLayout.registry] = try SHA256.hex(copying: registryPath, to: file(DistLayout.registry))
-            }
-
-            try step(.writeSummary)
-            // The changes by name, each with its cause, for the summary and the reports.
-            let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: request.staging.meta) }
-            let introduced = renumberings.filter { $0.version == version }
-            let releases = SourceRelease.list(previous: baseline?.bundle.releases, current: StagingMeta.releases(in: request.staging.meta))
-            digests[DistLayout.summary] = try write(Self.summaryText(version: version, previous: baseline?.bundle.version, rowCounts: rowCounts,
-                                                                     difference: difference, introduced: introduced,
-                                                                     lintWarnings: request.lintWarnings, releases: releases, changes: changes),
-                                                    to: file(DistLayout.summary))
-            digests[DistLayout.database] = try await databaseDigest
-            let gzip = try await gzipped
-            digests[DistLayout.gzip] = gzip.sha256
-
-            // Paths are relative to dist/.
-            let v = String(version)
-            var bundle = PublishedBundle(
-                version: version, previousVersion: baseline?.bundle.version, database: "\(v)/\(DistLayout.database)",
-                sha256: digests[DistLayout.database]!, bytes: Files.size(of: file(DistLayout.database)) ?? 0,
-                gzip: "\(v)/\(DistLayout.gzip)", gzipSHA256: gzip.sha256, gzipBytes: gzip.bytes,
-                manifest: "\(v)/\(DistLayout.manifest)", summary: "\(v)/\(DistLayout.summary)",
-                patch: patchName.map { "\(v)/\($0)" }, patchSHA256: patchName.map { digests[$0]! },
-                rows: rowCounts, sources: StagingMeta.sources(in: request.staging.meta),
-                renumbered: introduced.map { .init(newStationID: $0.newID, oldStationID: $0.oldID, version: $0.version) },
-                warnings: request.lintWarnings)
-
-            bundle.license = request.staging.meta[StagingMeta.license]
-            let held = StagingMeta.releases(in: request.staging.meta)
-            bundle.releases = held.isEmpty ? nil : held
-            bundle.credits = credits.map { _ in "\(v)/\(DistLayout.credits)" }
-            try step(.writeManifest)
-            bundle.files = digests
-            try Files.write(try bundle.json(), to: file(DistLayout.manifest))
-            bundle.files = nil
-            return .prepared(Candidate(folder: folder, bundle: bundle, difference: difference, changes: changes))
         } catch {
             Files.remove(folder)
             throw error

@@ -170,6 +170,8 @@ package enum IngestPipeline {
     /// PublishedIDs checks the same against the published bundle itself.)
     static func checkRegistry(_ registry: Registry, _ options: IngestOptions) throws {
         guard let published = options.published, let path = published.registryPath else { return }
+        // The registry the version was published with is raw/'s own after a publish: nothing lost, nothing to parse.
+        if Files.exists(options.registryPath), try Files.read(options.registryPath) == Files.read(path) { return }
         let lost = registry.lost(since: try Registry.load(path: path), version: published.bundle.version, publishedPath: path,
                                  label: options.label(for: options.registryPath))
         if !lost.isEmpty { throw StationError.badInput(Array(lost.prefix(options.problemLimit)), truncated: lost.count > options.problemLimit) }

@@ -1,4 +1,5 @@
 import StationCore
+import Glibc
 
 /// What a new version does to identities, s_id by s_id, against the published one: the
 /// apps keep users' records by s_id, so the question for every s_id is whether it still
@@ -70,13 +71,29 @@ package struct IdentityReview: Sendable, Codable, Equatable {
     /// The review of `difference` (OLD the published bundle at `oldPath`, NEW the candidate
     /// at `newPath`), with what ingest settled (`facts`: the decisions in force, with the
     /// `expect` the station each concerns must meet; the unproven links; the merges).
-    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, facts: StagingIdentity) throws -> IdentityReview {
+    /// `published` is OLD as `read` read it, when the caller has (a plan reads it while it ingests).
+    package static func make(_ difference: BundleDifference, oldPath: String, newPath: String, facts: StagingIdentity,
+                             published: Version? = nil) async throws -> IdentityReview {
         guard let stations = difference[BundleSchema.stations.name] else { return IdentityReview(kept: 0, entries: []) }
-        return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) {
+        do {
             let db = try BundleDifference.attach(oldPath: oldPath, newPath: newPath)
             defer { db.close() }
-            return try Reviewer(db: db, facts: facts).review(stations)
+            // The two versions are read side by side, each on a connection of its own: a plan
+            // at 10x waited 2.7 s for them one after the other.
+            async let read: Reviewer.Side? = published == nil ? Reviewer.Side.read(oldPath) : nil
+            let new = try Reviewer.Side.read(newPath)
+            let old: Reviewer.Side
+            if let published { old = published.side } else { old = try await read! }
+            return try Reviewer(old: old, new: new, db: db, facts: facts).review(stations)
+        } catch let e as SQLiteError where e.isDamage {
+            return try BundleDifference.namingDamage(oldPath: oldPath, newPath: newPath) { throw e }
         }
+    }
+
+    /// One version's stations as a review reads them.
+    package struct Version: Sendable {
+        let side: Reviewer.Side
+        package static func read(_ path: String) throws -> Version { Version(side: try Reviewer.Side.read(path)) }
     }
 
     /// Both versions' stations, lines and operators, and the evidence model over them.
@@ -85,49 +102,26 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             var rows: [Int: (record: StationRecord, pref: Int)] = [:]
             var lines: [Int: Set<Int>] = [:]
             var neighbours: [Int: [Int]] = [:]
-            var byName: [String: [Int]] = [:]
             /// The live stations, and they in cells of about a kilometre.
             var live: [Int] = []
             var cells = PointGrid([], cellSize: 1_000_000)
 
-            /// The live stations within about a kilometre of a point.
-            func nearby(_ lat: Int, _ lng: Int) -> [Int] {
-                let c = cells.cell(lat: lat, lng: lng)
-                var out: [Int] = []
-                for dy in -1...1 { for dx in -1...1 { out += cells.points(row: c.row + dy, column: c.column + dx).map { live[Int($0)] } } }
-                return out
-            }
-
-            /// The live stations the evidence points at from a record: any within a kilometre,
-            /// the same name within 5 km.
-            func candidates(near r: StationRecord) -> [Int] {
-                var out = Set(nearby(r.lat, r.lng))
-                for id in byName[r.base] ?? [] {
-                    guard let s = rows[id]?.record, s.enabled, MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.lat, lng2: r.lng) <= 5_000 else { continue }
-                    out.insert(id)
-                }
-                return out.sorted()
-            }
-        }
-        let old: Side, new: Side
-        let operators: [Int: String]
-        let facts: StagingIdentity
-
-        init(db: SQLiteDatabase, facts: StagingIdentity) throws {
-            func side(_ schema: String) throws -> Side {
+            /// One version's side, read from its bundle.
+            static func read(_ path: String) throws -> Side {
+                let db = try SQLiteDatabase(path: path, mode: .readOnly)
+                defer { db.close() }
                 var side = Side()
                 let shinkansen = Set(try db.query("""
-                    SELECT DISTINCT s_id FROM \(schema).stations_lines JOIN \(schema).lines USING (l_id) WHERE l_type = \(LineType.shinkansen)
+                    SELECT DISTINCT s_id FROM stations_lines JOIN lines USING (l_id) WHERE l_type = \(LineType.shinkansen)
                     """).compactMap { $0[0].intValue })
-                for row in try db.query("SELECT s_id, station, lat, lng, o_id, enabled, pref FROM \(schema).stations") {
+                for row in try db.query("SELECT s_id, station, lat, lng, o_id, enabled, pref FROM stations") {
                     let id = row[0].intValue ?? 0
-                    let record = StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
-                                               operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1)
-                    side.rows[id] = (record, row[6].intValue ?? 0)
-                    side.byName[record.base, default: []].append(id)
+                    side.rows[id] = (StationRecord(name: row[1].textValue ?? "", lat: row[2].intValue ?? 0, lng: row[3].intValue ?? 0,
+                                                   operatorID: row[4].intValue ?? 0, shinkansen: shinkansen.contains(id), enabled: row[5].intValue == 1),
+                                     row[6].intValue ?? 0)
                 }
                 var previous: (line: Int, station: Int)?
-                for row in try db.query("SELECT l_id, s_id FROM \(schema).stations_lines ORDER BY l_id, s_sort, s_id") {
+                for row in try db.query("SELECT l_id, s_id FROM stations_lines ORDER BY l_id, s_sort, s_id") {
                     let line = row[0].intValue ?? 0, station = row[1].intValue ?? 0
                     side.lines[station, default: []].insert(line)
                     if let p = previous, p.line == line, p.station != station {
@@ -140,8 +134,54 @@ package struct IdentityReview: Sendable, Codable, Equatable {
                 side.cells = PointGrid(side.live.map { (side.rows[$0]!.record.lat, side.rows[$0]!.record.lng) }, cellSize: 15_000)
                 return side
             }
-            old = try side("old_bundle")
-            new = try side("new_bundle")
+
+            /// The live stations within about a kilometre of a point.
+            func nearby(_ lat: Int, _ lng: Int) -> [Int] {
+                let c = cells.cell(lat: lat, lng: lng)
+                var out: [Int] = []
+                for dy in -1...1 { for dx in -1...1 { out += cells.points(row: c.row + dy, column: c.column + dx).map { live[Int($0)] } } }
+                return out
+            }
+
+            /// The live stations the evidence points at from a record: any within a kilometre,
+            /// the same name within 5 km. The names are compared only around the record, each
+            /// through ICU once (`bases`): every station's, up front, took most of a plan's review.
+            func candidates(near r: StationRecord, _ bases: Bases) -> [Int] {
+                var out = Set(nearby(r.lat, r.lng))
+                let name = bases.base(r.name), c = cells.cell(lat: r.lat, lng: r.lng)
+                // Cells to cover 5 km: a cell is cellSize micro-degrees each way, narrower east-west by the latitude.
+                let metres = MicroDegrees.metresPerDegree * Double(cells.cellSize) / 1_000_000
+                let dy = Int(5_000 / metres) + 1, dx = Int(5_000 / (metres * cos(MicroDegrees.degrees(r.lat) * .pi / 180))) + 1
+                for row in (c.row - dy)...(c.row + dy) {
+                    for column in (c.column - dx)...(c.column + dx) {
+                        for id in cells.points(row: row, column: column).lazy.map({ live[Int($0)] }) {
+                            let s = rows[id]!.record
+                            guard MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.lat, lng2: r.lng) <= 5_000, bases.base(s.name) == name else { continue }
+                            out.insert(id)
+                        }
+                    }
+                }
+                return out.sorted()
+            }
+        }
+        let old: Side, new: Side
+        let operators: [Int: String]
+        let facts: StagingIdentity
+        let bases = Bases()
+
+        /// Names as compared (StationName.base), each worked out once per review.
+        final class Bases {
+            private var known: [String: String] = [:]
+            func base(_ name: String) -> String {
+                if let base = known[name] { return base }
+                let base = StationName.base(name)
+                known[name] = base
+                return base
+            }
+        }
+
+        init(old: Side, new: Side, db: SQLiteDatabase, facts: StagingIdentity) throws {
+            (self.old, self.new) = (old, new)
             var operators: [Int: String] = [:]
             for row in try db.query("SELECT o_id, operator FROM new_bundle.operators UNION SELECT o_id, operator FROM old_bundle.operators") {
                 if let id = row[0].intValue, operators[id] == nil { operators[id] = row[1].textValue ?? "" }
@@ -253,11 +293,11 @@ package struct IdentityReview: Sendable, Codable, Equatable {
             if let c = own.contradiction { return c == .farName ? "another name \(Int(own.metres.rounded())) m away" : c.rawValue }
             let bar = own.total + IdentityEvidence.margin
             let now = new.rows[id]!.record, was = old.rows[id]!.record
-            for o in old.candidates(near: now) where o != id && old.rows[o]!.record.enabled {
+            for o in old.candidates(near: now, bases) where o != id && old.rows[o]!.record.enabled {
                 let w = weigh(o, id)
                 if w.links, w.total >= bar { return "its station looks more like s_id \(o) \(label(old.rows[o]!.record))'s" }
             }
-            for n in new.candidates(near: was) where n != id {
+            for n in new.candidates(near: was, bases) where n != id {
                 let w = weigh(id, n)
                 guard w.links, w.total >= bar else { continue }
                 // Unless that station is as clearly its own s_id's.
@@ -273,7 +313,7 @@ package struct IdentityReview: Sendable, Codable, Equatable {
         func successor(of id: Int) -> (id: Int, weight: IdentityEvidence.Weight)? {
             var best: (id: Int, weight: IdentityEvidence.Weight)?
             let named = facts.unproven[id]
-            for n in Set(new.candidates(near: old.rows[id]!.record) + (named.map { [$0] } ?? [])).sorted() where new.rows[n]?.record.enabled == true {
+            for n in Set(new.candidates(near: old.rows[id]!.record, bases) + (named.map { [$0] } ?? [])).sorted() where new.rows[n]?.record.enabled == true {
                 let w = weigh(id, n, key: n == named ? .id : .none)
                 guard w.contradiction != .farName || n == named, w.total >= IdentityEvidence.possible || n == named else { continue }
                 // A station that already was is a merge: only where the evidence links the two.

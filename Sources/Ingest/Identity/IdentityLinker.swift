@@ -104,7 +104,7 @@ enum IdentityLinker {
             let lines: Set<Int>
             /// The keys it is registered under.
             let keys: [String]
-            var base: String { record.base }
+            var base: String { record.base! }
 
             init(id: Int, record: StationRecord, lines: Set<Int>, keys: [String]) {
                 self.id = id; self.record = record; self.lines = lines; self.keys = keys
@@ -114,7 +114,7 @@ enum IdentityLinker {
         /// Every registered station, in s_id order.
         private lazy var registeredList: [Registered] = registry.ids(.station).compactMap { id in
             registry.row(station: id).map { row in
-                Registered(id: id, record: StationRecord(name: row.name, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
+                Registered(id: id, record: StationRecord(name: row.name, base: StationName.base(row.name), lat: row.lat, lng: row.lng, operatorID: row.operatorID,
                                                          shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
                            lines: Set(registry.lines(station: id)), keys: registry.keys(.station, id) ?? [])
             }

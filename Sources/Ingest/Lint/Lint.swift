@@ -136,49 +136,69 @@ package enum Lint {
 
     /// `stationdb lint`: raw/ read as ingest reads it, every rule checked.
     package static func run(_ options: IngestOptions, handWeights: String?) async throws -> LintReport {
-        try await ingest(options, handWeights: handWeights).report!
+        try await ingest(options, handWeights: handWeights).lint!.report()
     }
 
-    /// Reads raw/ as ingest does (writing nothing) and, when `lint`, checks every rule over
-    /// what it read and the hand weights: what `stationdb lint` and the ingest stage both run.
-    package static func ingest(_ options: IngestOptions, lint: Bool = true, handWeights: String?) async throws -> (outcome: IngestOutcome, report: LintReport?) {
+    /// Reads raw/ as ingest does (writing nothing) and, when `lint`, what checking every rule
+    /// over it takes: what `stationdb lint` and the ingest stage both run. The check itself is
+    /// the caller's to run (a publish runs it beside the build: the bundle does not need it).
+    package static func ingest(_ options: IngestOptions, lint: Bool = true, handWeights: String?) async throws -> (outcome: IngestOutcome, lint: Check?) {
         var sourceFindings: [LintFinding] = []
         let inputs = try await IngestPipeline.read(options) { if lint { sourceFindings += sourceValues($0) } }
         let outcome = try IngestPipeline.assemble(inputs, problemLimit: options.problemLimit, keepOrigins: lint)
-        return (outcome, lint ? try check(sourceFindings: sourceFindings, fixes: outcome.fixes, outcome, options: options, handWeights: handWeights) : nil)
-    }
-
-    /// Every rule: `sourceFindings` are those of `sourceValues` over each source as it
-    /// was read, `outcome` was assembled with `keepOrigins`.
-    static func check(sourceFindings: [LintFinding], fixes: [DataFix], _ outcome: IngestOutcome, options: IngestOptions,
-                             handWeights: String?) throws -> LintReport {
-        var findings = sourceFindings
-        findings += fixValues(fixes)
-        findings += outcome.report.warnings.map { LintFinding(.code, $0.location, $0.message) }
-        findings += outcome.report.unneededFixes.map {
-            LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
-                        "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
-        }
-        findings += outcome.report.notableFixes.map { LintFinding(.review, $0.diagnostic.location, $0.diagnostic.message, station: $0.station) }
-        let network = outcome.staging.network
-        findings += network.liveLinesWithoutStations.map {
-            LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
-                        "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
-        }
-        findings += stationsEnabledOnNoLine(fixes, network)
-        findings += geography(network, origins: outcome.stationOrigins)
+        guard lint else { return (outcome, nil) }
+        // Read here, so that a malformed raw/reviewed.csv still stops the run before anything is written.
         let reviewsPath = joinPath(options.rawFolder, LintReviews.fileName)
         let reviews = try LintReviews.read(path: reviewsPath, label: options.label(for: reviewsPath))
-        if let handWeights, Files.exists(handWeights) {
-            // What stops a publish stops a lint, in the same words at the same line: a station
-            // listed twice (which weight wins would depend on the order), an unknown s_id or a
-            // weight outside 1..10 was a warning here and an error in make. Only a hand weight
-            // on a disabled station, which a publish keeps, is a finding.
-            let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
-            findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+        return (outcome, Check(sourceFindings: sourceFindings, ingest: outcome.report, network: outcome.staging.network,
+                               origins: outcome.stationOrigins, fixes: outcome.fixes, reviews: reviews, options: options, handWeights: handWeights))
+    }
+
+    /// Every rule over what one ingest read and assembled, held apart from the ingest's outcome.
+    package struct Check: Sendable {
+        /// Those of `sourceValues` over each source as it was read.
+        var sourceFindings: [LintFinding]
+        var ingest: IngestReport
+        var network: RailNetwork
+        var origins: [Int: SourceLocation]
+        var fixes: [DataFix]
+        var reviews: [LintReviews.Row]
+        var options: IngestOptions
+        var handWeights: String?
+
+        /// The places and messages of the readers' warnings that raw/reviewed.csv reviewed
+        /// (`report()` lists them apart): a run need not say them every night.
+        package var reviewedWarnings: Set<String> {
+            let code = ingest.warnings.map { LintFinding(.code, $0.location, $0.message) }
+            return Set(LintReviews.apply(reviews, to: code, rawLabel: options.rawLabel).reviewed.map { "\($0.finding.location): \($0.finding.message)" })
         }
-        let (open, reviewed) = LintReviews.apply(reviews, to: findings, rawLabel: options.rawLabel)
-        return LintReport(open, reviewed: reviewed)
+
+        package func report() throws -> LintReport {
+            var findings = sourceFindings
+            findings += fixValues(fixes)
+            findings += ingest.warnings.map { LintFinding(.code, $0.location, $0.message) }
+            findings += ingest.unneededFixes.map {
+                LintFinding(.fix, SourceLocation(file: $0.location.file, line: $0.location.line, field: "value"),
+                            "already so upstream (\($0.action.rawValue) \($0.table.rawValue) \($0.matchText) is what the sources now hold): remove it")
+            }
+            findings += ingest.notableFixes.map { LintFinding(.review, $0.diagnostic.location, $0.diagnostic.message, station: $0.station) }
+            findings += network.liveLinesWithoutStations.map {
+                LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
+                            "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
+            }
+            findings += stationsEnabledOnNoLine(fixes, network)
+            findings += geography(network, origins: origins)
+            if let handWeights, Files.exists(handWeights) {
+                // What stops a publish stops a lint, in the same words at the same line: a station
+                // listed twice (which weight wins would depend on the order), an unknown s_id or a
+                // weight outside 1..10 was a warning here and an error in make. Only a hand weight
+                // on a disabled station, which a publish keeps, is a finding.
+                let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
+                findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
+            }
+            let (open, reviewed) = LintReviews.apply(reviews, to: findings, rawLabel: options.rawLabel)
+            return LintReport(open, reviewed: reviewed)
+        }
     }
 
     /// The live stations an enable fix names that lie on no line, at the fix's line: a
@@ -333,44 +353,100 @@ package enum Lint {
     /// A station whose prefecture none of its nearest live stations has: its
     /// `nearestStations` nearest within `nearestWithinMetres` (isolated stations are left alone).
     static func prefectures(_ live: [Station], at: (Station) -> SourceLocation) -> [LintFinding] {
-        // Stations in cells of 0.05 degrees (5.5 km north-south), searched ring by ring
-        // around each station until its nearest are all found.
-        let cellSize = 50_000
-        let grid = PointGrid(live.map { ($0.lat, $0.lng) }, cellSize: cellSize)
-        // Nearness on a flat map around each station (east-west scaled by its latitude):
-        // within 25 km it differs from the great circle by far less than a station's size.
-        let metresPerMicroDegree = MicroDegrees.metresPerDegree / 1_000_000
+        let tree = NearestTree(live)
         var findings: [LintFinding] = []
-        for s in live {
-            let c = grid.cell(lat: s.lat, lng: s.lng), scale = cos(MicroDegrees.degrees(s.lat) * .pi / 180)
-            // Every station within `reach` of s is found once the rings up to `ring` are searched.
-            let cellMetres = Double(cellSize) * metresPerMicroDegree * scale
-            var near: [(metres: Double, index: Int)] = []
-            var ring = 0
-            while true {
-                for dy in -ring...ring {
-                    for dx in -ring...ring where max(abs(dy), abs(dx)) == ring {
-                        for j in grid.points(row: c.row + dy, column: c.column + dx).lazy.map(Int.init) where live[j].id != s.id {
-                            let north = Double(live[j].lat - s.lat), east = Double(live[j].lng - s.lng) * scale
-                            let metres = (north * north + east * east).squareRoot() * metresPerMicroDegree
-                            if metres <= nearestWithinMetres { near.append((metres, j)) }
-                        }
-                    }
-                }
-                let reach = Double(ring) * cellMetres
-                if reach >= nearestWithinMetres || near.count(where: { $0.metres <= reach }) >= nearestStations { break }
-                ring += 1
-            }
+        for (i, s) in live.enumerated() {
+            let (nearest, closestSame) = tree.nearest(to: i)
             // None of the nearest share the prefecture when the closest that does is beyond them all.
-            let closestSame = near.lazy.filter { live[$0.index].pref == s.pref }.map(\.metres).min() ?? .infinity
-            guard near.count >= fewestNearStations, near.count(where: { $0.metres < closestSame }) >= min(nearestStations, near.count) else { continue }
-            let nearest = near.sorted { ($0.metres, live[$0.index].id) < ($1.metres, live[$1.index].id) }.prefix(nearestStations).map { live[$0.index] }
-            let names = nearest.prefix(3).map {
+            guard nearest.count >= fewestNearStations, closestSame > nearest.last!.metres else { continue }
+            let names = nearest.prefix(3).map { live[$0.index] }.map {
                 "\(shown($0.name)) (\($0.pref), \(fixed(MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: $0.lat, lng2: $0.lng) / 1000, decimals: 1)) km)"
             }.joined(separator: ", ")
             findings.append(LintFinding(.pref, at(s), "station \(s.id) \(shown(s.name)) has pref \(s.pref), none of its \(nearest.count) nearest stations does: \(names)\(nearest.count > 3 ? ", ..." : "")",
                                         station: s.id))
         }
         return findings
+    }
+
+    /// The stations as a k-d tree over flat arrays (a fixed grid's cells held thousands of a
+    /// city's stations at 10x, each search scanning them all): a search visits about the
+    /// stations it keeps, however dense the map.
+    struct NearestTree {
+        /// Indices into the stations, in tree order: each range's middle splits it, by latitude
+        /// and longitude in turn.
+        var order: [Int]
+        /// Where each station stands in `order`.
+        var position: [Int]
+        var lat: [Int], lng: [Int], pref: [Int], id: [Int]
+
+        init(_ stations: [Station]) {
+            let lat = stations.map(\.lat), lng = stations.map(\.lng)
+            var order = Array(stations.indices)
+            // Quickselect: order[k] is the k-th of lo..<hi by `axis`, those before it no larger, those after no smaller.
+            func select(_ lo: Int, _ hi: Int, _ k: Int, _ axis: Int) {
+                func key(_ at: Int) -> Int { axis == 0 ? lat[order[at]] : lng[order[at]] }
+                var lo = lo, hi = hi - 1
+                while lo < hi {
+                    let pivot = key((lo + hi) / 2)
+                    var i = lo, j = hi
+                    while i <= j {
+                        while key(i) < pivot { i += 1 }
+                        while key(j) > pivot { j -= 1 }
+                        if i <= j { order.swapAt(i, j); i += 1; j -= 1 }
+                    }
+                    if k <= j { hi = j } else if k >= i { lo = i } else { return }
+                }
+            }
+            func build(_ lo: Int, _ hi: Int, _ axis: Int) {
+                guard hi - lo > 1 else { return }
+                select(lo, hi, (lo + hi) / 2, axis)
+                build(lo, (lo + hi) / 2, 1 - axis)
+                build((lo + hi) / 2 + 1, hi, 1 - axis)
+            }
+            build(0, order.count, 0)
+            self.order = order
+            position = Array(repeating: 0, count: order.count)
+            for (at, i) in order.enumerated() { position[i] = at }
+            self.lat = order.map { lat[$0] }
+            self.lng = order.map { lng[$0] }
+            pref = order.map { stations[$0].pref }
+            id = order.map { stations[$0].id }
+        }
+
+        /// The `nearestStations` nearest to station `station` within `nearestWithinMetres`, by
+        /// distance then s_id, and the distance to the closest of its prefecture within reach
+        /// (infinity for none). Nearness on a flat map around the station (east-west scaled by
+        /// its latitude): within 25 km it differs from the great circle by far less than a station's size.
+        func nearest(to station: Int) -> (nearest: [(metres: Double, id: Int, index: Int)], closestSame: Double) {
+            let at = position[station]
+            let (sLat, sLng, sPref) = (lat[at], lng[at], pref[at])
+            let scale = cos(MicroDegrees.degrees(sLat) * .pi / 180), metresPerMicroDegree = MicroDegrees.metresPerDegree / 1_000_000
+            var best: [(metres: Double, id: Int, index: Int)] = []
+            var closestSame = Double.infinity
+            func visit(_ lo: Int, _ hi: Int, _ axis: Int) {
+                guard lo < hi else { return }
+                let mid = (lo + hi) / 2
+                if mid != at {
+                    let north = Double(lat[mid] - sLat), east = Double(lng[mid] - sLng) * scale
+                    let metres = (north * north + east * east).squareRoot() * metresPerMicroDegree
+                    if metres <= nearestWithinMetres {
+                        if pref[mid] == sPref { closestSame = min(closestSame, metres) }
+                        if best.count < nearestStations || (metres, id[mid]) < (best.last!.metres, best.last!.id) {
+                            if best.count == nearestStations { best.removeLast() }
+                            let k = best.firstIndex { (metres, id[mid]) < ($0.metres, $0.id) } ?? best.count
+                            best.insert((metres, id[mid], order[mid]), at: k)
+                        }
+                    }
+                }
+                // What lies beyond the split is at least this far; one within the bound is never passed over.
+                let split = axis == 0 ? Double(lat[mid] - sLat) * metresPerMicroDegree : Double(lng[mid] - sLng) * scale * metresPerMicroDegree
+                let (near, far) = split > 0 ? ((lo, mid), (mid + 1, hi)) : ((mid + 1, hi), (lo, mid))
+                visit(near.0, near.1, 1 - axis)
+                let bound = best.count == nearestStations ? best.last!.metres : nearestWithinMetres
+                if abs(split) <= bound * (1 + 1e-9) { visit(far.0, far.1, 1 - axis) }
+            }
+            visit(0, order.count, 0)
+            return (best, closestSame)
+        }
     }
 }

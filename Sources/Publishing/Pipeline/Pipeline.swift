@@ -96,14 +96,27 @@ package struct Pipeline: Sendable {
         var buildCheck: StageCheck
         var staging: Staging?
         var weights: [Int: Int]?
-        /// Ingest's record, this run's or the one still current.
+        /// Ingest's record when it did not run this time.
         var ingested: StageRecord?
+        /// This run's lint, running beside the stages after ingest: the build waits for it
+        /// only where it needs its count.
+        var linted: Pending<IngestStage.Linted>?
+        /// The published-ID check, running beside priority and the build.
+        var checked: Pending<Void>
+
+        /// The lint's count and report when this run made them, else the record's count.
+        func lint() async throws -> (record: StageRecord?, report: LintReport?) {
+            guard let linted else { return (ingested, nil) }
+            let done = try await linted.value
+            return (done.record, done.report)
+        }
     }
 
-    /// Ingest, then priority, each only when what it reads changed; the published IDs are
-    /// checked against `baseline` before weights are drawn (a damaged registry would give a
-    /// station a new s_id). `registry` stands in for a raw/registry.csv that is gone.
-    func runStages(baseline: Baseline?, registry: String? = nil) async throws -> Staged {
+    /// Ingest, then priority, each only when what it reads changed, then `then` with what
+    /// they made; the published IDs are checked against `baseline` before weights are drawn
+    /// (a damaged registry would give a station a new s_id). `registry` stands in for a
+    /// raw/registry.csv that is gone. Lint runs beside priority and `then`.
+    func runStages<T>(baseline: Baseline?, registry: String? = nil, _ then: (Staged) async throws -> T) async throws -> T {
         // Each file is read and hashed at most once a run; the files a stage wrote are known
         // by its record while they keep the stamps they were written with, and latest.json as
         // the baseline read it: a run with nothing changed opens none of build/'s files.
@@ -111,30 +124,42 @@ package struct Pipeline: Sendable {
         if let latest = baseline?.latest { digests.know([joinPath(settings.dist, DistLayout.latest): latest]) }
         let ingest = ingestStage(registry: registry, published: baseline)
         let ingestCheck = ingest.check(&digests)
-        var staging: Staging?, ingested = ingestCheck.recorded
-        if announce("ingest", ingestCheck.reason) {
-            let run = try await ingest.run(record: ingestCheck.record)
-            (staging, ingested) = (run.outcome.staging, run.record)
-            digests.know(run.record?.written ?? [:])
+        guard announce("ingest", ingestCheck.reason) else {
+            return try await weigh(baseline: baseline, staging: nil, ingested: ingestCheck.recorded, linted: nil, &digests, then)
         }
+        let ingested = try await ingest.assemble(record: ingestCheck.record)
+        digests.know(ingested.wrote)
+        return try await Pending.beside({ try ingest.lint(ingested) }) { linted in
+            try await weigh(baseline: baseline, staging: ingested.outcome.staging, ingested: nil, linted: linted, &digests, then)
+        }
+    }
+
+    /// Priority when what it reads changed, and the build's check; then `then`.
+    func weigh<T>(baseline: Baseline?, staging: Staging?, ingested: StageRecord?, linted: Pending<IngestStage.Linted>?,
+                  _ digests: inout FileDigests, _ then: (Staged) async throws -> T) async throws -> T {
+        var staging = staging
         let priority = priorityStage
         let priorityCheck = priority.check(&digests)
         let build = buildStage
         // The build is checked before priority runs only when priority need not: else it must.
-        let buildCheck = priorityCheck.reason == nil ? build.check(&digests) : nil
+        let buildCheck = priorityCheck.reason == nil ? try await build.check(&digests, linted: linted) : nil
         // The IDs are checked when a stage makes or weighs anew; else the run that wrote
         // these files checked them against this very baseline (latest.json is the build's output).
-        if priorityCheck.reason != nil || buildCheck?.reason != nil {
-            if staging == nil { staging = try StagingFile.read(from: self.staging) }
-            try build.checkPublishedIDs(against: baseline, staging: staging)
+        // The check runs beside priority and the build, and is joined before anything is published.
+        let checkIDs = priorityCheck.reason != nil || buildCheck?.reason != nil
+        if checkIDs, staging == nil { staging = try StagingFile.read(from: self.staging) }
+        let held = staging
+        return try await Pending.beside({ if checkIDs { try build.checkPublishedIDs(against: baseline, staging: held) } }) { checked in
+            var weights: [Int: Int]?
+            if announce("priority", priorityCheck.reason) {
+                let run = try priority.run(record: priorityCheck.record, network: held?.network)
+                weights = run.weights
+                digests.know(run.record?.written ?? [:])
+            }
+            var check = buildCheck
+            if check == nil { check = try await build.check(&digests, linted: linted) }
+            return try await then(Staged(buildCheck: check!, staging: held, weights: weights, ingested: ingested, linted: linted, checked: checked))
         }
-        var weights: [Int: Int]?
-        if announce("priority", priorityCheck.reason) {
-            let run = try priority.run(record: priorityCheck.record, network: staging?.network)
-            weights = run.weights
-            digests.know(run.record?.written ?? [:])
-        }
-        return Staged(buildCheck: buildCheck ?? build.check(&digests), staging: staging, weights: weights, ingested: ingested)
     }
 
     /// A raw/registry.csv that is gone would give every station a new s_id. The registry
@@ -181,20 +206,21 @@ package struct Pipeline: Sendable {
         let version = try BundleBuilder.version(for: settings.dist, previous: baseline, requested: settings.requestedVersion)
         _ = try missingRegistry(baseline: baseline, restore: true)
 
-        let staged = try await runStages(baseline: baseline)
-        // One that lags (an exit 5 before) takes the registry below, when the build is done.
-        _ = try registryLags(behind: baseline)
-        let outcome: BuildOutcome
-        var report: RunReport
-        if announce("build", staged.buildCheck.reason) {
-            outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
-                                                   staging: staged.staging, weights: staged.weights)
-            report = RunReport(outcome, command: "publish", baseline: baseline, lint: try? BuildStage.lintReport(lint), force: settings.force)
-        } else {
-            // Nothing changed: the lint count is ingest's record's, the report unread.
-            outcome = .unchanged(version: baseline?.bundle.version ?? 0)
-            report = RunReport(outcome, command: "publish", baseline: baseline, lint: nil, force: settings.force)
-            report.lintWarnings = staged.ingested?.facts?["lint warnings"].flatMap { Int($0) }
+        let (outcome, report) = try await runStages(baseline: baseline) { staged in
+            // One that lags (an exit 5 before) takes the registry below, when the build is done.
+            _ = try registryLags(behind: baseline)
+            guard announce("build", staged.buildCheck.reason) else {
+                // Nothing changed: the lint count is ingest's record's, the report unread.
+                let outcome = BuildOutcome.unchanged(version: baseline?.bundle.version ?? 0)
+                var report = RunReport(outcome, command: "publish", baseline: baseline, lint: nil, force: settings.force)
+                report.lintWarnings = try await staged.lint().record?.facts?["lint warnings"].flatMap { Int($0) }
+                return (outcome, report)
+            }
+            let outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
+                                                       staging: staged.staging, weights: staged.weights, linted: staged.linted,
+                                                       checked: staged.checked)
+            let lint = staged.linted == nil ? try? BuildStage.lintReport(lint) : try await staged.lint().report
+            return (outcome, RunReport(outcome, command: "publish", baseline: baseline, lint: lint, force: settings.force))
         }
         switch outcome {
         case .published:
@@ -247,28 +273,44 @@ package struct Pipeline: Sendable {
         // The stages and the candidate as the publish after this plan makes them: against this
         // dist's version when it is not the served one, so that the publish takes this candidate.
         let made = local ?? baseline
-        let staged = try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false))
-        let lags = try registryLags(behind: made)
-        var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
-                                                     staging: staged.staging, weights: staged.weights)
-        if case .unchanged = outcome, lags, let made { try refuseLaggingRegistry(behind: made) }
-        var reportBaseline = baseline
-        if let local {
-            switch outcome {
-            case .prepared(let candidate):
-                outcome = .prepared(try compare(candidate, madeAgainst: local, with: baseline!))
-            default:
-                // Equal to this dist's version, which the apps do not have yet: nothing new to publish.
-                reportBaseline = local
+        // The published version as the identity review and the preview read it, read while
+        // the stages run (the second core idles while ingest parses); on a failure each reads
+        // it again itself, and says what is wrong with it as before.
+        let shown = local == nil ? made : nil
+        return try await Pending.beside({ try? shown.map { PublishedRead(review: try IdentityReview.Version.read($0.databasePath),
+                                                                           preview: try PageData.Side.read(path: $0.databasePath, label: $0.label)) } }) { read in
+          try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false)) { staged in
+            let lags = try registryLags(behind: made)
+            // The preview of a new candidate is written while its gzip is made (not when it is
+            // compared with a served version other than the one it was made against: below).
+            var previewed: String??
+            var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
+                                                         staging: staged.staging, weights: staged.weights, linted: staged.linted,
+                                                         published: read) { candidate in
+                guard local == nil else { return }
+                previewed = writePreview(candidate.database, baseline: baseline, changes: candidate.changes, identity: candidate.identity,
+                                         baselineRead: try? await read.value?.preview)
             }
+            if case .unchanged = outcome, lags, let made { try refuseLaggingRegistry(behind: made) }
+            var reportBaseline = baseline
+            if let local {
+                switch outcome {
+                case .prepared(let candidate):
+                    outcome = .prepared(try compare(candidate, madeAgainst: local, with: baseline!))
+                default:
+                    // Equal to this dist's version, which the apps do not have yet: nothing new to publish.
+                    reportBaseline = local
+                }
+            }
+            let lint = staged.linted == nil ? try? BuildStage.lintReport(lint) : try await staged.lint().report
+            var report = RunReport(outcome, command: "plan", baseline: reportBaseline, lint: lint, force: settings.force, listingChanges: true)
+            report.baseline?.source = reportBaseline?.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist)
+            var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? reportBaseline?.databasePath,
+                            baseline: reportBaseline)
+            plan.preview = previewed ?? writePreview(plan.candidate, baseline: reportBaseline, changes: plan.changes, identity: report.identity)
+            return plan
+          }
         }
-        var report = RunReport(outcome, command: "plan", baseline: reportBaseline, lint: try? BuildStage.lintReport(lint), force: settings.force,
-                               listingChanges: true)
-        report.baseline?.source = reportBaseline?.databasePath == local?.databasePath ? settings.dist : source.label(dist: settings.dist)
-        var plan = Plan(report: report, changes: outcome.candidate?.changes, candidate: outcome.candidate?.database ?? reportBaseline?.databasePath,
-                        baseline: reportBaseline)
-        plan.preview = writePreview(plan)
-        return plan
     }
 
     /// Whether raw/registry.csv lags the registry `published` was made with, which this run
@@ -346,21 +388,22 @@ package struct Pipeline: Sendable {
     /// build/preview.html: the candidate against the baseline as the apps would show
     /// them. A plan is still a plan without it (CI has no browser to open it in), so a
     /// missing Leaflet is said, not fatal.
-    func writePreview(_ plan: Plan) -> String? {
-        guard let candidate = plan.candidate else {
+    func writePreview(_ candidate: String?, baseline shown: Baseline?, changes: ChangeList?, identity: IdentityReview?,
+                      baselineRead: PageData.Side? = nil) -> String? {
+        guard let candidate else {
             unlink(preview)
             return nil
         }
-        let unchanged = plan.candidate == plan.baseline?.databasePath
-        let baseline = unchanged ? nil : plan.baseline
+        let unchanged = candidate == shown?.databasePath
+        let baseline = unchanged ? nil : shown
         // A plan with nothing to publish shows the published version, and says so.
-        let nothingChanged = unchanged ? plan.baseline.map {
+        let nothingChanged = unchanged ? shown.map {
             "Nothing changed: the bundle equals version \($0.bundle.version) of \($0.label); the next make publishes nothing."
         } : nil
         do {
             try PreviewPage.write(candidate: candidate, baseline: baseline?.databasePath, to: preview,
                                   candidateLabel: baseline == nil ? nil : buildStage.candidateFolder, baselineLabel: baseline?.label,
-                                  changes: plan.changes, identity: plan.report.identity, nothingChanged: nothingChanged)
+                                  changes: changes, identity: identity, nothingChanged: nothingChanged, baselineRead: baselineRead)
             Events.send(PublishEvent.preview(path: preview))
             return preview
         } catch {
@@ -387,6 +430,12 @@ extension BaselineSource {
         case .url(let url): url
         }
     }
+}
+
+/// The published version as a plan shows it, read beside the stages.
+package struct PublishedRead: Sendable {
+    var review: IdentityReview.Version
+    var preview: PageData.Side
 }
 
 /// What `plan` found: the report, the changes by name, and the two bundles (for a preview).

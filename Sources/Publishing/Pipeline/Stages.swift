@@ -67,7 +67,7 @@ extension Stage {
 package func pendingRegistry(for staging: String) -> String { staging + ".registry.csv" }
 
 /// raw/ -> the staging file, the registry to publish with it (and the lint report).
-package struct IngestStage: Stage {
+package struct IngestStage: Stage, Sendable {
     package var options: IngestOptions
     package var staging: String
     /// Where the lint report goes, if anywhere.
@@ -118,14 +118,37 @@ package struct IngestStage: Stage {
         return now.isCurrent(recorded: recorded, outputs: outputs, digests: &digests) ? nil : now.changes(since: recorded).joined(separator: ", ")
     }
 
-    /// Reads, assembles and (unless `check`) writes the staging file, the registry and
-    /// `record` (by default, what it reads now); returns what it assembled and the record written.
+    /// Reads, assembles and (unless `check`) writes the staging file, the registry, the lint
+    /// report and `record` (by default, what it reads now); returns what it assembled and the record written.
     @discardableResult
     package func run(check: Bool = false, record: StageRecord? = nil) async throws -> (outcome: IngestOutcome, record: StageRecord?) {
+        let ingested = try await assemble(check: check, record: record)
+        return (ingested.outcome, try lint(ingested, check: check).record)
+    }
+
+    /// What ingest made before its lint: the network, the files written, the lint still to check.
+    package struct Ingested: Sendable {
+        package var outcome: IngestOutcome
+        var lint: Lint.Check?
+        var record: StageRecord?
+        var wrote: [String: WrittenFile]
+    }
+
+    /// What ingest's lint left: its report, and the stage's record once every output is written.
+    package struct Linted: Sendable {
+        package var report: LintReport?
+        package var record: StageRecord?
+        /// The lint report's sha256 as written, which the build's record reads.
+        package var digest: String?
+    }
+
+    /// Reads, assembles and (unless `check`) writes the staging file and the registry: all
+    /// that priority and the build wait for. The lint and the record are `lint(_:check:)`'s.
+    package func assemble(check: Bool = false, record: StageRecord? = nil) async throws -> Ingested {
         let record = record ?? (try? self.record())
         var options = self.options
         options.sourceDigests = record.map(sourceDigests)
-        let (outcome, report) = try await Lint.ingest(options, lint: lint != nil, handWeights: handWeights)
+        let (outcome, lint) = try await Lint.ingest(options, lint: self.lint != nil, handWeights: handWeights)
         let n = outcome.staging.network
         let live = n.stations.count(where: \.enabled)
         var summary = "ingest: \(n.operators.count) operators, \(n.lines.count) lines, \(n.stations.count) stations (\(live) live), \(n.stationLines.count) station-line rows"
@@ -134,29 +157,38 @@ package struct IngestStage: Stage {
         if !outcome.report.disagreements.isEmpty { summary += "; \(outcome.report.disagreements.count) disagreements between sources (see --report)" }
         // The source's warnings, but those a maintainer reviewed in raw/reviewed.csv: lint counts
         // those apart, and a run need not repeat them every night.
-        let reviewed = Set((report?.reviewed ?? []).map { "\($0.finding.location): \($0.finding.message)" })
+        let reviewed = lint?.reviewedWarnings ?? []
         for w in outcome.report.warnings where !reviewed.contains("\(w.location): \(w.message)") { Events.send(Warning(w)) }
         for found in Lint.stationsEnabledOnNoLine(outcome.fixes, outcome.staging.network) {
             Events.send(Warning(Diagnostic(SourceLocation(file: found.file, line: found.line, field: found.field), found.message)))
         }
         if check {
             Events.send(PublishEvent.ingested(summary: summary, staging: nil))
-            return (outcome, nil)
+            return Ingested(outcome: outcome, lint: lint, record: nil, wrote: [:])
         }
-        var wrote = [pendingRegistry(for: staging): try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging)),
+        let wrote = [pendingRegistry(for: staging): try AtomicFile.write(outcome.registryText, to: pendingRegistry(for: staging)),
                      staging: try StagingFile.write(outcome.staging, to: staging)]
         let newIDs = outcome.report.newIDs.values.reduce(0, +)
         if newIDs > 0 { Events.send(PublishEvent.newIDs(newIDs, registry: options.label(for: options.registryPath))) }
         Events.send(PublishEvent.ingested(summary: summary, staging: staging))
-        if let lint, let report {
+        return Ingested(outcome: outcome, lint: lint, record: record, wrote: wrote)
+    }
+
+    /// Every lint rule over what `ingested` read, the report written (unless `check`), then
+    /// the stage's record: a publish runs it beside priority and the build.
+    package func lint(_ ingested: Ingested, check: Bool = false) throws -> Linted {
+        let report = try ingested.lint?.report()
+        var wrote = ingested.wrote
+        if !check, let lint, let report {
             wrote[lint] = try AtomicFile.write(try report.json(), to: lint)
             Events.send(PublishEvent.linted(summary: report.summary, raw: options.rawLabel, count: report.count))
         }
-        guard var record else { return (outcome, nil) }
+        let digest = lint.flatMap { wrote[$0]?.sha256 }
+        guard !check, var record = ingested.record else { return Linted(report: report, record: nil, digest: digest) }
         let review = report?.byRule[LintRule.review.rawValue] ?? 0
         record.facts = ["review findings": String(review)]
         if let report { record.facts?["lint warnings"] = String(report.count - review) }
-        return (outcome, try writeRecord(record, wrote: wrote))
+        return Linted(report: report, record: try writeRecord(record, wrote: wrote), digest: digest)
     }
 
     /// The sources' digests (latest.json's "sources") from the record, which has just hashed them.
@@ -215,7 +247,7 @@ package struct PriorityStage: Stage {
 /// The staging file and weights -> a new version: a candidate prepared beside the
 /// staging file, compared with a baseline, then (for a publish) moved into dist.
 /// Its record is kept beside latest.json, the file a publish replaces.
-package struct BuildStage: Stage {
+package struct BuildStage: Stage, Sendable {
     package var staging: String
     package var weights: String
     package var dist: String
@@ -223,6 +255,8 @@ package struct BuildStage: Stage {
     /// raw/registry.csv: it takes the registry the staging file was made with once the version is published.
     package var registry: String?
     package var lint: String?
+    /// The lint report's digest when the caller knows it without reading the file.
+    var lintDigest: String?
     package var requestedVersion: Int?
     package var guards: DiffGuards
     /// Publish an upstream release older than the published version's (make ALLOW_OLDER_RELEASE=1).
@@ -256,7 +290,28 @@ package struct BuildStage: Stage {
                            inputs: ["staging": try digests.digest(of: staging), "weights": try digests.digest(of: weights),
                                     "renumbered": try renumbered.map { try digests.digest(of: $0) } ?? StageRecord.absent,
                                     "registry": try digests.digest(of: stagingRegistry),
-                                    "lint report": try lint.map { try digests.digest(of: $0) } ?? "not used"])
+                                    "lint report": try lintDigest ?? lint.map { try digests.digest(of: $0) } ?? "not used"])
+    }
+
+    /// The build's check while this run's lint still runs (`linted`): the lint report is taken
+    /// to be the one the last build read, and waited for only when nothing else changed. A
+    /// build that runs takes the report's digest into its record once it is written (`settled`).
+    func check(_ digests: inout FileDigests, linted: Pending<IngestStage.Linted>?) async throws -> StageCheck {
+        guard let linted, lint != nil else { return check(&digests) }
+        var stage = self
+        stage.lintDigest = StageRecord.read(for: recordOwner)?.inputs["lint report"] ?? StageRecord.absent
+        let provisional = stage.check(&digests)
+        if provisional.reason != nil { return provisional }
+        stage.lintDigest = try await linted.value.digest
+        return stage.check(&digests)
+    }
+
+    /// `record` with the digest of the lint report this run wrote, once it is written.
+    func settled(_ record: StageRecord, _ linted: Pending<IngestStage.Linted>?) async throws -> StageRecord {
+        guard let linted, let digest = try await linted.value.digest else { return record }
+        var record = record
+        record.inputs["lint report"] = digest
+        return record
     }
 
     /// The registry the staging file was made with: ingest's, or raw/'s for a staging file made without one.
@@ -292,19 +347,27 @@ package struct BuildStage: Stage {
 
     /// Once the version is published (or found equal to the published one), raw/registry.csv
     /// takes the registry it was made with: the memory of every ID that version holds.
-    package func commitRegistry(version: Int) throws {
-        guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return }
+    /// `gains` (from `registryGains`, when the caller counted them beforehand) or counted here.
+    package func commitRegistry(version: Int, gains: Result<Int?, any Error>? = nil) throws {
+        guard let registry else { return }
         do {
-            let next = try Files.read(stagingRegistry)
-            if Files.exists(registry), try Files.read(registry) == next { return }
-            let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
-            let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
-            let newIDs = Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
-            try AtomicFile.write(next, to: registry)
+            guard let newIDs = try (gains ?? Result { try registryGains() }).get() else { return }
+            try AtomicFile.write(try Files.read(stagingRegistry), to: registry)
             Events.send(PublishEvent.registryUpdated(path: registry, newIDs: newIDs))
         } catch {
             throw Self.registryNotUpdated(error, registry: registry, version: version, dist: dist)
         }
+    }
+
+    /// How many IDs raw/registry.csv gains when it takes the staging file's registry, nil
+    /// when it has it already. A publish counts them beside the build: both registries are parsed.
+    func registryGains() throws -> Int? {
+        guard let registry, Files.exists(stagingRegistry), stagingRegistry != registry else { return nil }
+        let next = try Files.read(stagingRegistry)
+        if Files.exists(registry), try Files.read(registry) == next { return nil }
+        let before = Files.exists(registry) ? try Registry.load(path: registry) : nil
+        let after = try Registry.parse(CSVReader.parse(next, file: stagingRegistry))
+        return Registry.Kind.allCases.reduce(0) { count, kind in count + after.ids(kind).count { !(before?.contains(kind, $0) ?? false) } }
     }
 
     /// raw/registry.csv could not take the registry version `version` was published with (a
@@ -329,24 +392,38 @@ package struct BuildStage: Stage {
     /// The version `version`, prepared in candidateFolder against `baseline`, with every rule
     /// it breaks (PublishGuards): the one a plan left when nothing it was made from has
     /// changed since, else made afresh (from `staging` and `weights` when the caller holds them).
+    /// `then` sees it judged (a plan writes its preview there, beside the gzip of a new one).
     package func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
-                          staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
+                          staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil,
+                          published: Pending<PublishedRead?>? = nil, then: (Candidate) async -> Void = { _ in }) async throws -> BuildOutcome {
         // The staging file's facts, read once when the caller holds no staging.
         var staging = staging
         var meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
         if let baseline, !allowOlderRelease { try Self.checkReleases(meta, against: baseline) }
         let owner = candidateFolder
         let manifest = joinPath(owner, DistLayout.manifest)
-        let now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
+        var now = candidateRecord(try record ?? self.record(), version: version, baseline: baseline)
         let recorded = StageRecord.read(for: owner)
-        var candidate: Candidate
+        // A plan's candidate is taken only with the lint report it was made with.
+        if recorded != nil { now = try await settled(now, linted) }
+        func judged(_ candidate: Candidate) async throws -> Candidate {
+            var candidate = candidate
+            if let baseline, let difference = candidate.difference {
+                candidate.identity = try await IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
+                                                                   facts: StagingMeta.identity(in: meta), published: try await published?.value?.review)
+            }
+            candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
+            candidate.undecided = PublishGuards.undecided(candidate)
+            await then(candidate)
+            return candidate
+        }
         var digests = FileDigests()
         if now.isCurrent(recorded: recorded, outputs: ["manifest": manifest], digests: &digests), let bundle = Self.intact(owner) {
             let database = joinPath(owner, DistLayout.database)
             let difference = try baseline.map { try BundleDifference.between(oldPath: $0.databasePath, newPath: database) }
             let changes = try baseline.map { try ChangeList(difference!, from: $0, to: database, meta: meta) }
             Events.send(PublishEvent.candidateTaken(version: version, folder: owner))
-            candidate = Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)
+            return .prepared(try await judged(Candidate(folder: owner, bundle: bundle, difference: difference, changes: changes)))
         } else {
             // What a plan showed is not what goes out: say why, before it is made again.
             if let recorded { Events.send(PublishEvent.candidateRedone(folder: owner, changes: now.changes(since: recorded))) }
@@ -358,22 +435,19 @@ package struct BuildStage: Stage {
                                        weights: try weights ?? StationWeightsFile.read(from: self.weights), weightsPath: self.weights,
                                        renumberings: try renumberings(meta: staged.meta, version: version, baseline: baseline),
                                        renumberedLabel: renumbered ?? RenumberingFile.fileName,
-                                       lintWarnings: try lint.map { try Self.lintReport($0).count },
+                                       lintWarnings: { [lint] in
+                                           if let linted { return try await linted.value.report?.count }
+                                           return try lint.map { try Self.lintReport($0).count }
+                                       },
                                        registryPath: Files.exists(stagingRegistry) ? stagingRegistry : nil)
-            let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner)
-            guard case .prepared(let prepared) = outcome else { return outcome }
-            var record = now
+            let outcome = try await BundleBuilder(beforeStep: beforeStep).prepare(request, baseline: baseline, version: version, into: owner,
+                                                                                  judge: judged)
+            guard case .prepared = outcome else { return outcome }
+            var record = try await settled(now, linted)
             record.outputs["manifest"] = try StageRecord.digest(of: manifest)
             try record.write(for: owner)
-            candidate = prepared
+            return outcome
         }
-        if let baseline, let difference = candidate.difference {
-            candidate.identity = try IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
-                                                         facts: StagingMeta.identity(in: meta))
-        }
-        candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
-        candidate.undecided = PublishGuards.undecided(candidate)
-        return .prepared(candidate)
     }
 
     /// An upstream release older than the one the published version was made from would
@@ -419,36 +493,43 @@ package struct BuildStage: Stage {
     /// it into dist, whose lock the caller holds; then raw/registry.csv takes its registry.
     /// `record`, `staging` and `weights` are what the build reads now, when the caller has them.
     package func publish(baseline: Baseline?, version: Int, force: Bool, record: StageRecord? = nil,
-                        staging: Staging? = nil, weights: [Int: Int]? = nil) async throws -> BuildOutcome {
-        let record = try record ?? self.record()
-        let outcome: BuildOutcome
-        switch try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights) {
-        case .prepared(let candidate):
-            if candidate.refused(force: force) {
-                Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist, undecided: !candidate.undecided.isEmpty))
-                return .refused(candidate)
+                        staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil,
+                        checked: Pending<Void>? = nil) async throws -> BuildOutcome {
+        var record = try record ?? self.record()
+        return try await Pending.beside({ Result { try registryGains() } }) { gains in
+            let made = try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights, linted: linted)
+            // Nothing is published, nor raw/ written, before the checks beside the build have passed.
+            record = try await settled(record, linted)
+            try await checked?.value
+            let outcome: BuildOutcome
+            switch made {
+            case .prepared(let candidate):
+                if candidate.refused(force: force) {
+                    Events.send(PublishEvent.refused(reasons: candidate.undecided + candidate.violations, dist: dist, undecided: !candidate.undecided.isEmpty))
+                    return .refused(candidate)
+                }
+                if !candidate.violations.isEmpty { Events.send(PublishEvent.forced(reasons: candidate.violations)) }
+                let bundle = try BundleBuilder(beforeStep: beforeStep).commit(candidate, into: dist, replacing: baseline?.bundle)
+                unlink(StageRecord.path(for: candidateFolder))
+                Events.send(PublishEvent.published(version: bundle.version, counts: BundleBuilder.countsText(bundle.rows),
+                                                   changes: BundleBuilder.changesText(candidate.difference), lintWarnings: bundle.warnings))
+                try commitRegistry(version: bundle.version, gains: try await gains.value)
+                outcome = .published(candidate)
+            case .unchanged(let published):
+                Events.send(PublishEvent.unchanged(version: published))
+                try commitRegistry(version: published, gains: try await gains.value)
+                outcome = .unchanged(version: published)
+            case .refused, .published:
+                preconditionFailure("a candidate is prepared or unchanged")
             }
-            if !candidate.violations.isEmpty { Events.send(PublishEvent.forced(reasons: candidate.violations)) }
-            let bundle = try BundleBuilder(beforeStep: beforeStep).commit(candidate, into: dist, replacing: baseline?.bundle)
-            unlink(StageRecord.path(for: candidateFolder))
-            Events.send(PublishEvent.published(version: bundle.version, counts: BundleBuilder.countsText(bundle.rows),
-                                               changes: BundleBuilder.changesText(candidate.difference), lintWarnings: bundle.warnings))
-            try commitRegistry(version: bundle.version)
-            outcome = .published(candidate)
-        case .unchanged(let published):
-            Events.send(PublishEvent.unchanged(version: published))
-            try commitRegistry(version: published)
-            outcome = .unchanged(version: published)
-        case .refused, .published:
-            preconditionFailure("a candidate is prepared or unchanged")
+            do {
+                try writeRecord(record, wrote: [:])
+            } catch {
+                // The version is out; without its record the next run only finds it equal again.
+                Events.send(PublishEvent.recordNotWritten("\(error)"))
+            }
+            return outcome
         }
-        do {
-            try writeRecord(record, wrote: [:])
-        } catch {
-            // The version is out; without its record the next run only finds it equal again.
-            Events.send(PublishEvent.recordNotWritten("\(error)"))
-        }
-        return outcome
     }
 
     /// A lint report (`stationdb lint --out`).

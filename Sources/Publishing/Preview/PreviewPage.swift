@@ -36,19 +36,22 @@ package enum PreviewPage {
     /// `nothingChanged`, for a page of one bundle that is what a plan found unchanged, says so on the page.
     package static func write(candidate: String, baseline: String?, to output: String,
                              candidateLabel: String? = nil, baselineLabel: String? = nil, changes: ChangeList? = nil,
-                             identity: IdentityReview? = nil, nothingChanged: String? = nil, leafletFolder: String = debianLeaflet) throws {
+                             identity: IdentityReview? = nil, nothingChanged: String? = nil, leafletFolder: String = debianLeaflet,
+                             baselineRead: PageData.Side? = nil) throws {
         let page = try html(candidate: candidate, baseline: baseline, candidateLabel: candidateLabel,
                             baselineLabel: baselineLabel, changes: changes, identity: identity, nothingChanged: nothingChanged,
-                            leafletFolder: leafletFolder)
+                            leafletFolder: leafletFolder, baselineRead: baselineRead)
         try AtomicFile.write(page, to: output)
     }
 
     /// The page itself, as `write` would write it. `changes` is what changed from the
     /// baseline to the candidate, when the caller has it (a plan); else it is worked out here.
     /// `identity` (a plan's) rings the s_ids that wait for the maintainer's decision.
+    /// `baselineRead` is the baseline's side when the caller has read it already (a plan reads
+    /// the published version's while it ingests).
     package static func html(candidate: String, baseline: String?, candidateLabel: String? = nil, baselineLabel: String? = nil,
                             changes: ChangeList? = nil, identity: IdentityReview? = nil, nothingChanged: String? = nil,
-                            leafletFolder: String = debianLeaflet) throws -> String {
+                            leafletFolder: String = debianLeaflet, baselineRead: PageData.Side? = nil) throws -> String {
         // Leaflet first: a missing package should be said before any bundle is read.
         let leaflet = try Leaflet.read(from: leafletFolder)
         let marks = identity.map { review in
@@ -58,7 +61,7 @@ package enum PreviewPage {
         }
         let data = PageData(pinChoices: pinChoices, defaultPins: defaultPins, aspect: aspect,
                             candidate: try PageData.Side.read(path: candidate, label: candidateLabel ?? candidate),
-                            baseline: try baseline.map { try PageData.Side.read(path: $0, label: baselineLabel ?? $0) },
+                            baseline: try baseline.map { try baselineRead ?? PageData.Side.read(path: $0, label: baselineLabel ?? $0) },
                             changes: try baseline.map { path in try changes.map(PreviewChanges.init) ?? PreviewChanges.between(baseline: path, candidate: candidate) },
                             nothingChanged: nothingChanged, identity: marks?.isEmpty == false ? marks : nil)
         let title = "stationdb preview: " + (candidateLabel ?? candidate) + (baseline.map { " against " + (baselineLabel ?? $0) } ?? "")

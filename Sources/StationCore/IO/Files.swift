@@ -319,6 +319,10 @@ package final class HeldInputs: Sendable {
 
     private static func parts(_ path: String) -> [Substring] { path.split(separator: "/").filter { $0 != "." } }
 
+    /// A file is held by its path standardized: with no sources.json the reader opens
+    /// raw/./stations.csv, which the record hashed as raw/stations.csv.
+    private static func key(_ path: String) -> String { (path.hasPrefix("/") ? "/" : "") + parts(path).joined(separator: "/") }
+
     func isInRaw(_ path: String) -> Bool {
         guard let raw else { return false }
         let parts = Self.parts(path)
@@ -334,23 +338,23 @@ package final class HeldInputs: Sendable {
 
     /// The bytes the run holds for `path`: pinned, or written and still with that stamp.
     func bytes(of path: String) -> [UInt8]? {
-        guard let file = held.withLock({ $0.files[path] }), let bytes = file.bytes else { return nil }
+        guard let file = held.withLock({ $0.files[Self.key(path)] }), let bytes = file.bytes else { return nil }
         return file.stamp == nil || file.stamp == WrittenFile.stamp(of: path) ? bytes : nil
     }
 
     /// Whether the run has a view of `path` its reads must take.
-    package func governs(_ path: String) -> Bool { held.withLock { $0.files[path] != nil } || isInRaw(path) }
+    package func governs(_ path: String) -> Bool { held.withLock { $0.files[Self.key(path)] != nil } || isInRaw(path) }
 
     /// Holds `file` for `path`; its bytes only within the limits, else its digest.
     private func store(_ path: String, _ file: File) {
         held.withLock { held in
-            if let old = held.files.removeValue(forKey: path) { held.total -= old.bytes?.count ?? 0 }
+            if let old = held.files.removeValue(forKey: Self.key(path)) { held.total -= old.bytes?.count ?? 0 }
             var file = file
             if let bytes = file.bytes, bytes.count > Self.fileLimit || held.total + bytes.count > Self.totalLimit {
                 (file.bytes, file.sha256) = (nil, file.sha256 ?? SHA256.hex(bytes))
             }
             held.total += file.bytes?.count ?? 0
-            held.files[path] = file
+            held.files[Self.key(path)] = file
         }
     }
 
@@ -361,7 +365,7 @@ package final class HeldInputs: Sendable {
 
     /// The files a stage's record vouches for, by the digest of what it wrote and the stamp it left.
     package func expect(_ files: [String: WrittenFile]) {
-        for (path, file) in files where held.withLock({ $0.files[path] == nil }) { store(path, File(stamp: file.stamp, sha256: file.sha256)) }
+        for (path, file) in files where held.withLock({ $0.files[Self.key(path)] == nil }) { store(path, File(stamp: file.stamp, sha256: file.sha256)) }
     }
 
     /// `bytes`, just read from `path` (open as `fd`), as the run takes them: checked against the
@@ -371,7 +375,7 @@ package final class HeldInputs: Sendable {
         var info = stat()
         let stamp = fstat(fd, &info) == 0 ? WrittenFile.stamp(info) : nil
         var digest: String?
-        if let file = held.withLock({ $0.files[path] }), let expected = file.sha256, file.stamp == nil || file.stamp == stamp {
+        if let file = held.withLock({ $0.files[Self.key(path)] }), let expected = file.sha256, file.stamp == nil || file.stamp == stamp {
             digest = SHA256.hex(bytes)
             if digest != expected, file.stamp == nil {
                 throw StationError.environment("\(label) changed while this run read it (sha256 \(digest!), \(expected) when it was first read); run again")

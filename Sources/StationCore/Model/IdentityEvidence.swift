@@ -10,9 +10,10 @@
 /// One side of a pair: a station as registered or published (old) or as this run gives it (new).
 package struct StationRecord: Sendable {
     package let name: String
-    /// The name as pairs compare it (StationName.base), made once per record: a run weighs
-    /// each record against several, and normalising is most of a weighing's time.
-    package let base: String
+    /// The name as pairs compare it (StationName.base), when the caller made it once for a
+    /// record it weighs against several (normalising is most of a weighing's time); nil, it
+    /// is made at each weighing.
+    package let base: String?
     package var lat: Int
     package var lng: Int
     package var operatorID: Int
@@ -20,7 +21,7 @@ package struct StationRecord: Sendable {
     package var enabled: Bool
 
     package init(name: String, base: String? = nil, lat: Int, lng: Int, operatorID: Int, shinkansen: Bool, enabled: Bool) {
-        self.name = name; self.base = base ?? StationName.base(name); self.lat = lat; self.lng = lng; self.operatorID = operatorID; self.shinkansen = shinkansen; self.enabled = enabled
+        self.name = name; self.base = base; self.lat = lat; self.lng = lng; self.operatorID = operatorID; self.shinkansen = shinkansen; self.enabled = enabled
     }
 }
 
@@ -112,7 +113,7 @@ package enum IdentityEvidence {
     package static func weigh(_ old: StationRecord, _ new: StationRecord, _ context: PairContext) -> Weight {
         let metres = MicroDegrees.distanceMetres(lat1: old.lat, lng1: old.lng, lat2: new.lat, lng2: new.lng)
         var levels: [Level] = []
-        let name = NameAgreement(base: old.base, new.base)
+        let name = NameAgreement(base: old.base ?? StationName.base(old.name), new.base ?? StationName.base(new.name))
         levels.append(name == .same ? .sameName : name == .variant ? .variant : .otherName)
         levels.append(metres <= 100 ? .within100 : metres <= 300 ? .within300 : metres <= 1_000 ? .within1000 : metres <= 5_000 ? .within5000 : .farther)
         let continuity = context.continuity
