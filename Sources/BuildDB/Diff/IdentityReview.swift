@@ -195,7 +195,8 @@ package struct IdentityReview: Sendable, Codable, Equatable {
 
         /// The weight of old s_id `o` being new s_id `n`'s station.
         func weigh(_ o: Int, _ n: Int, key: PairContext.Key = .none) -> IdentityEvidence.Weight {
-            let was = old.rows[o]!.record, now = new.rows[n]!.record
+            var was = old.rows[o]!.record, now = new.rows[n]!.record
+            (was.base, now.base) = (bases.base(was.name), bases.base(now.name))
             var context = PairContext(key: key)
             let around = new.neighbours[n] ?? [], lines = old.lines[o] ?? []
             if !around.isEmpty, !lines.isEmpty {

@@ -13,7 +13,7 @@ package struct StationRecord: Sendable {
     /// The name as pairs compare it (StationName.base), when the caller made it once for a
     /// record it weighs against several (normalising is most of a weighing's time); nil, it
     /// is made at each weighing.
-    package let base: String?
+    package var base: String?
     package var lat: Int
     package var lng: Int
     package var operatorID: Int

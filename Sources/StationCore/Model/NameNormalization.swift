@@ -6,10 +6,11 @@ import CICU
 
 package enum StationName {
     package static func normalized(_ name: String) -> String {
-        var s = NFKC.normalize(name)
         // A name of scalars NFKC leaves alone has nothing a mark could join: its scalars are its
         // Characters, and walking them skips grapheme breaking, most of the time here otherwise.
-        if NFKC.isPlain(s) {
+        let plain = NFKC.isPlain(name)
+        var s = plain ? name : NFKC.normalize(name)
+        if plain || NFKC.isPlain(s) {
             var out = String.UnicodeScalarView()
             for u in s.unicodeScalars where !u.properties.isWhitespace { out.append(fold(u)) }
             if out.last == "駅", out.count > 1 { out.removeLast() }
@@ -30,15 +31,20 @@ package enum StationName {
         }
     }
 
+    private static let opening: Set<Unicode.Scalar> = ["(", "（", "〈", "「", "【", "［"]
+    private static let closing: Set<Unicode.Scalar> = [")", "）", "〉", "」", "】", "］"]
+
     /// The normalised name without what brackets add: a sub-name or another
     /// spelling (四ツ谷(四ッ谷), 押上〈スカイツリー前〉, 近鉄四日市（あすなろう四日市）).
     package static func base(_ name: String) -> String {
         // A bracket is one scalar, and only it equals itself: a name without one keeps all.
-        guard name.unicodeScalars.contains(where: { "(（〈「【［)）〉」】］".unicodeScalars.contains($0) }) else { return normalized(name) }
+        guard name.unicodeScalars.contains(where: { opening.contains($0) || closing.contains($0) }) else { return normalized(name) }
         var depth = 0, kept = ""
         for c in name {
-            if "(（〈「【［".contains(c) { depth += 1; continue }
-            if ")）〉」】］".contains(c) { depth = max(0, depth - 1); continue }
+            if c.unicodeScalars.count == 1, let u = c.unicodeScalars.first {
+                if opening.contains(u) { depth += 1; continue }
+                if closing.contains(u) { depth = max(0, depth - 1); continue }
+            }
             if depth == 0 { kept.append(c) }
         }
         return normalized(kept.isEmpty ? name : kept)
