@@ -113,9 +113,10 @@ package struct Pipeline: Sendable {
     }
 
     /// Ingest, then priority, each only when what it reads changed, then `then` with what
-    /// they made; the published IDs are checked against `baseline` before weights are drawn
-    /// (a damaged registry would give a station a new s_id). `registry` stands in for a
-    /// raw/registry.csv that is gone. Lint runs beside priority and `then`.
+    /// they made; the published IDs are checked against `baseline` beside priority and
+    /// `then`, and joined before anything is published (a damaged registry would give a
+    /// station a new s_id: its weights may be drawn, never published). `registry` stands in
+    /// for a raw/registry.csv that is gone. Lint runs beside priority and `then`.
     func runStages<T>(baseline: Baseline?, registry: String? = nil, _ then: (Staged) async throws -> T) async throws -> T {
         // Each file is read and hashed at most once a run; the files a stage wrote are known
         // by its record while they keep the stamps they were written with, and latest.json as
@@ -268,6 +269,7 @@ package struct Pipeline: Sendable {
             } else {
                 // Nothing published here (CI): the version after the served one, as a dist copied from it would make.
                 version = try BundleBuilder.nextVersion(previous: production.bundle.version, requested: settings.requestedVersion)
+                Events.send(PublishEvent.distEmpty(dist: settings.dist, url: url, served: production.bundle.version))
             }
         }
         // The stages and the candidate as the publish after this plan makes them: against this

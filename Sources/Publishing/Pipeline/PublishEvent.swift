@@ -41,6 +41,9 @@ package enum PublishEvent: Event, Equatable {
     /// plan --against: the served version is not on the local dist's line (it is behind, or
     /// another publication); a deploy of the next version would be refused.
     case distOffProduction(dist: String, version: Int, url: String, served: Int, next: Int)
+    /// plan --against with no version in the local dist (CI's clone, or a second machine):
+    /// the plan is what a dist copied from the server would publish, not a publish here.
+    case distEmpty(dist: String, url: String, served: Int)
     /// plan --against, the local dist not the served one: the candidate against the local version.
     case againstDist(dist: String, version: Int, next: Int, changes: String, violations: [String])
 
@@ -91,6 +94,10 @@ package enum PublishEvent: Event, Equatable {
         case .distOffProduction(let dist, let version, let url, let served, let next):
             "warning: \(url) serves version \(served), which is not on the line of \(dist) (at \(version)): the next publish here makes "
                 + "version \(next) after \(version), and a deploy of it would be refused. Copy the served dist into \(dist) first (docs/hosting.md)"
+        case .distEmpty(let dist, let url, let served):
+            "warning: \(dist) holds no version while \(url) serves version \(served): this plan is what a dist copied from it would "
+                + "publish; a publish here would make version 1, and a deploy of it would be refused. Copy the served dist into \(dist) "
+                + "first (docs/hosting.md)"
         case .againstDist(let dist, let version, let next, let changes, let violations):
             "plan: against version \(version) of \(dist), which the publish compares with, version \(next) changes \(changes); guards: "
                 + (violations.isEmpty ? "passed" : "would refuse (\(violations.count) reason\(violations.count == 1 ? "" : "s"), in the report)")

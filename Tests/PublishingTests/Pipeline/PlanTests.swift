@@ -332,6 +332,13 @@ final class PlanTests: XCTestCase {
         }
         XCTAssertTrue(offEvents.contains { ($0 as? PublishEvent) == .distOffProduction(dist: behind, version: 1, url: ahead.baseURL, served: 3, next: 2) },
                       "\(offEvents)")
+
+        // No version here at all (a second machine's fresh clone): the plan is a copy's, and said to be.
+        let empty = folder + "/empty"
+        let (_, emptyEvents) = try await Events.collect {
+            try await Pipeline(PublishSettings(raw: self.raw, build: self.build, dist: empty)).plan(against: .url(ahead.baseURL))
+        }
+        XCTAssertTrue(emptyEvents.contains { ($0 as? PublishEvent) == .distEmpty(dist: empty, url: ahead.baseURL, served: 3) }, "\(emptyEvents)")
     }
 
     func testALiveLineWithoutStationsIsRefusedAndLintNamesIt() async throws {
