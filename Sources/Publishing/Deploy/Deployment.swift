@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import StationCore
+import Synchronization
 
 /// What `stationdb deploy` is asked to do.
 package struct DeployRequest: Sendable {
@@ -246,15 +247,12 @@ extension Deployment {
         guard let event = DeployEvent(rawValue: String(parts[0])), let count = parts.count == 2 ? Int(parts[1]) : 1, count >= 1 else {
             throw StationError.badInput(SourceLocation(file: "STATIONDB_DEPLOY_KILL_AT"), "\"\(value)\": expected one of \(DeployEvent.allCases.map(\.rawValue).joined(separator: ", ")), optionally #N")
         }
-        let seen = Counter()
+        let seen = Atomic<Int>(0)
         return { happened in
             guard happened == event else { return }
-            seen.value += 1
-            if seen.value == count { kill(getpid(), SIGKILL) }
+            if seen.add(1, ordering: .relaxed).newValue == count { kill(getpid(), SIGKILL) }
         }
     }
-
-    private final class Counter: @unchecked Sendable { var value = 0 }
 }
 
 /// What a deploy tells while it runs.
