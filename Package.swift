@@ -28,7 +28,8 @@ let package = Package(
         // Files, CSV, SQLite, gzip, digests, the one error type and the events (IO/); the values
         // the stages hand over, the staging file, the bundle's schema, the registry (Model/); the
         // Android patch's policy and runner (Patch/).
-        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"]),
+        .target(name: "StationCore", dependencies: ["CSQLite", "CZlib", "CLibdeflate", "CCrypto", "CICU"],
+                resources: [.embedInCode("Model/identity-weights.csv")]),
         // Stage 1: the station sources (native CSV, ekidata, N02 through libxml2, the upstream)
         // into one network, each entity's identity against the registry, the fixes, lint.
         .target(name: "Ingest", dependencies: ["StationCore", "CLibXML2", "CICU"]),
@@ -50,6 +51,7 @@ let package = Package(
             .embedInCode("Help/build.txt"),
             .embedInCode("Help/deploy.txt"),
             .embedInCode("Help/diff.txt"),
+            .embedInCode("Help/explain.txt"),
             .embedInCode("Help/fetch.txt"),
             .embedInCode("Help/ingest.txt"),
             .embedInCode("Help/lint.txt"),

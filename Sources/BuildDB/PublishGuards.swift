@@ -17,13 +17,6 @@ package enum PublishGuards {
             reasons.append("\(empty.count) live line\(empty.count == 1 ? " has" : "s have") no live station: \(shown)\(more); "
                            + "give \(them) stations or disable \(them) (a disable row in fixes.csv), as a real master does")
         }
-        if let orphans = candidate.identity?.orphans, !orphans.isEmpty {
-            let shown = orphans.prefix(8).map { "s_id \($0.stationID) \($0.name) (now s_id \($0.successor.map(String.init) ?? "?"))" }.joined(separator: ", ")
-            let more = orphans.count > 8 ? ", and \(orphans.count - 8) more" : ""
-            reasons.append("\(orphans.count) s_id\(orphans.count == 1 ? "" : "s") would retire while \(orphans.count == 1 ? "its station lives" : "their stations live") on under a new s_id: \(shown)\(more); "
-                           + "users' records stay on the retired s_id: keep it with a `same` row in raw/identity.csv (the plan shows each row), "
-                           + "or let it retire with `new` there or FORCE_PUBLISH=1")
-        }
         if let baseline, let lost = HandWeights.lossViolation(published: try HandWeights.count(inBundle: baseline.databasePath),
                                                              candidate: try HandWeights.count(inBundle: candidate.database),
                                                              version: baseline.bundle.version) {
@@ -39,8 +32,9 @@ package enum PublishGuards {
         guard let contested = candidate.identity?.undecided, !contested.isEmpty else { return [] }
         let shown = contested.prefix(8).map { "s_id \($0.stationID) \($0.was ?? "") -> \($0.now ?? "") (\($0.reason ?? ""))" }.joined(separator: "; ")
         let more = contested.count > 8 ? "; and \(contested.count - 8) more" : ""
-        return ["\(contested.count) s_id\(contested.count == 1 ? "" : "s") would name another station: \(shown)\(more); FORCE_PUBLISH does not pass this: "
-                + "decide each in raw/identity.csv, `same` when it is the same station, `new` to give the station a new s_id (the plan shows each row; docs/maintaining.md)"]
+        return ["\(contested.count) s_id\(contested.count == 1 ? "" : "s") would name another station, or two compete for \(contested.count == 1 ? "it" : "them"): \(shown)\(more); "
+                + "FORCE_PUBLISH does not pass this: decide each in raw/identity.csv, `same` when it is the same station, `new` to give the station a new s_id "
+                + "(the plan shows each row; docs/maintaining.md)"]
     }
 
     /// The live lines on which no live station lies, in l_id order: the apps would list them empty.

@@ -29,6 +29,18 @@ package struct IngestOutcome: Sendable {
     package var stationOrigins: [Int: SourceLocation] = [:]
     /// raw/fixes.csv as read.
     package var fixes: [DataFix] = []
+    /// The identity review's sides, for `stationdb explain` (none for a first version).
+    var reviewer: IdentityReviewer?
+
+    /// Every pair the evidence weighs (IdentityReviewer.pairs), for the weights' estimation.
+    package func identityPairs() -> [IdentityPair] { reviewer?.pairs() ?? [] }
+
+    /// The evidence on each of `ids` (IdentityReviewer.explain); nil with no registry to weigh against.
+    package func explain(_ ids: [Int]) -> [IdentityExplanation]? {
+        guard let reviewer else { return nil }
+        let review = StagingMeta.identity(in: staging.meta).review
+        return ids.map { reviewer.explain($0, review: review) }
+    }
 
     /// The registry after this run, read back from its text.
     package var registry: Registry {
@@ -50,6 +62,8 @@ package struct IngestInputs {
     /// raw/identity.csv: the maintainer's decisions on identities the evidence cannot prove.
     package var decisions: [IdentityDecision] = []
     package var meta: [String: String]
+    /// The evidence's weights (a test may change one to see it matter).
+    package var model = IdentityModel.estimated
 }
 
 package struct IngestOptions: Sendable {
@@ -70,6 +84,8 @@ package struct IngestOptions: Sendable {
     /// The published version, when there is one (publish and plan give it): the registry it
     /// was made with is checked against this run's before the fixes are applied (`read`).
     package var published: Baseline?
+    /// The evidence's weights (a test may change one to see it matter).
+    package var model = IdentityModel.estimated
 
     package init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
@@ -159,7 +175,7 @@ package enum IngestPipeline {
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
         return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry,
-                            decisions: decisions, meta: facts)
+                            decisions: decisions, meta: facts, model: options.model)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
@@ -217,10 +233,13 @@ package enum IngestPipeline {
             for m in fix.match where m.column == "s_id" { if let id = Int(m.value), fixTargets[id] == nil { fixTargets[id] = fix.location } }
         }
         let ids: IdentityLinker.IDs
+        // The registry's stations as the evidence reads them, for the linker and the review alike.
+        let registered = registry.ids(.station).isEmpty ? nil : IdentityLinker.Registered(registry)
         do {
             ids = try IdentityLinker.link(IdentityLinker.Input(operators: merger.operators, lines: merger.lines, stations: merger.stations,
                                                                stationLines: merger.stationLines),
-                                          registry: registry, decisions: inputs.decisions, fixed: Set(fixTargets.keys))
+                                          registry: registry, decisions: inputs.decisions, fixed: Set(fixTargets.keys), model: inputs.model,
+                                          registered: registered)
         } catch let e as StationError where e.kind == .badInput {
             for d in e.diagnostics { problems.add(d.location, d.message) }
             try problems.check()
@@ -256,9 +275,9 @@ package enum IngestPipeline {
         if keepOrigins {
             for (i, s) in merger.stations.enumerated() { stationOrigins[stationIDs[i]] = s.origin }
         }
-        var identity = StagingIdentity(decided: IdentityDecisions.decided(inputs.decisions))
-        for (retired, new) in unprovenLinks(stationIDs, merger.stations, registry) { identity.unproven[retired] = new }
-        for m in ids.merged { identity.merged[m.oldID] = m.newID }
+        var identity = StagingIdentity()
+        for m in ids.merged { identity.merged[m.oldID, default: []].append(m.newID) }
+        let identityKeys = Dictionary(uniqueKeysWithValues: zip(stationIDs, merger.stations.map(\.identityKeys)))
         // Each entity's keys now; the merged rows themselves are no longer needed.
         let keys = ByKind(operators: Dictionary(uniqueKeysWithValues: zip(operatorIDs, merger.operators.map(\.keys))),
                           lines: Dictionary(uniqueKeysWithValues: zip(lineIDs, merger.lines.map(\.keys))),
@@ -276,7 +295,7 @@ package enum IngestPipeline {
         let goneLines = vanished(.line, live: lineIDs).map { registry.row(line: $0)! }
         // A merged s_id is published no more: the apps carry its records to its survivor
         // (renumbered_stations); the registry keeps its row.
-        let mergedRows = ids.merged.map { registry.row(station: $0.oldID)! }
+        let mergedRows = Set(ids.merged.map(\.oldID)).sorted().map { registry.row(station: $0)! }
         let goneStations = vanished(.station, live: stationIDs + ids.merged.map(\.oldID)).map { registry.row(station: $0)! }
         for var o in goneOperators { o.enabled = false; network.operators.append(o) }
         for var l in goneLines { l.enabled = false; network.lines.append(l) }
@@ -300,31 +319,21 @@ package enum IngestPipeline {
         checkDecisions(ids.applied, in: network, fixTargets: fixTargets, registry: registry, &problems)
         network.validate(&problems, place: "merged network")
         try problems.check()
+        let reviewer = registered.map {
+            IdentityReviewer(model: inputs.model, registry: registry, registered: $0, network: network, keys: identityKeys,
+                             ids: ids, fixTargets: Set(fixTargets.keys), decisions: inputs.decisions)
+        }
+        // A review that names nothing is not kept: the staging file is the same whether or not a
+        // version was published before it (every s_id kept says nothing the plan must show).
+        identity.review = reviewer?.review().nonEmpty
         var remembered = network
         remembered.stations += mergedRows.map { var s = $0; s.enabled = false; return s }
         let registryText = registry.keepingFile(registry.text(after: remembered, current: keys,
-                                                              decided: Dictionary(ids.applied.map { ($0.stationID, $0.memory) }) { a, _ in a }))
+                                                              decided: Dictionary(ids.applied.map { ($0.stationID, $0.memory) }) { a, _ in a },
+                                                              merged: identity.merged))
         if !identity.isEmpty { meta[StagingMeta.identity] = identity.text }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registryText: registryText,
-                             stationOrigins: stationOrigins, fixes: inputs.fixes)
-    }
-
-    /// Each live s_id no source gives any more whose source id (an identity key: the upstream's
-    /// `id`) now names a station that got a new s_id, under another name or place than could
-    /// prove them the same: the guards list it as orphaned (IdentityReview), for the
-    /// maintainer to keep or let go.
-    static func unprovenLinks(_ stationIDs: [Int], _ stations: [MergedStation], _ registry: Registry) -> [(retired: Int, new: Int)] {
-        var newByKey: [String: Int] = [:]
-        for (i, s) in stations.enumerated() where !registry.contains(.station, stationIDs[i]) {
-            for key in s.identityKeys { newByKey[key] = stationIDs[i] }
-        }
-        guard !newByKey.isEmpty else { return [] }
-        let live = Set(stationIDs)
-        return registry.ids(.station).compactMap { id in
-            guard !live.contains(id), registry.row(station: id)?.enabled == true,
-                  let heir = (registry.keys(.station, id) ?? []).compactMap({ newByKey[$0] }).min() else { return nil }
-            return (id, heir)
-        }
+                             stationOrigins: stationOrigins, fixes: inputs.fixes, reviewer: reviewer)
     }
 
     /// The decisions of raw/identity.csv this run applied, held against the network as the

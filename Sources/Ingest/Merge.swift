@@ -50,7 +50,8 @@ struct MergedLine {
 
 struct MergedStation {
     var keys: [String]
-    /// Those of `keys` that name it for good (SourceStation.keyIsIdentity).
+    /// Those of `keys` the identity model weighs as the source's id for it: an identity key
+    /// (SourceStation.keyIsIdentity) or a code (its matchKeys: ekidata's and N02's station codes).
     var identityKeys: [String] = []
     var fixedID: Int?
     var name: String
@@ -212,6 +213,7 @@ final class NetworkMerger {
             for k in s.matchKeys where stationByKey[k] == nil && matchKeysHere.insert(k).inserted {
                 if !last { stationByKey[k] = m }
                 stations[m].keys.append(k)
+                stations[m].identityKeys.append(k)
             }
         }
 

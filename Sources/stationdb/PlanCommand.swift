@@ -27,6 +27,9 @@ struct PlanCommand: AsyncParsableCommand {
     @Option(help: "Rows listed per kind of change in text and markdown.")
     var limit = 50
 
+    @Flag(help: "In text, show each named identity's evidence: its pair's terms and its best rival's, as `stationdb explain` does (json has them always).")
+    var explain = false
+
     @OptionGroup(title: "Downloads of --against")
     var network: TransferOptionGroup
 
@@ -39,7 +42,7 @@ struct PlanCommand: AsyncParsableCommand {
         settings.transfer = network.options
         let pipeline = Pipeline(settings)
         let plan = try await pipeline.plan(against: against.map { BaselineSource.url($0.description) } ?? .dist)
-        let text = try plan.report.render(json ? .json : format, limit: limit, preview: plan.preview)
+        let text = try plan.report.render(json ? .json : format, limit: limit, preview: plan.preview, explain: explain)
         if let out {
             try AtomicFile.write(text, to: out)
             note("plan: \(plan.report.headline); the report is in \(out)")

@@ -11,7 +11,7 @@ struct StationDB: ParsableCommand {
         // build ID. ArgumentParser claims --version on every subcommand too, which is why
         // build, publish and plan take --as-version N.
         version: StationDBVersion.description,
-        subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
+        subcommands: [PublishCommand.self, PlanCommand.self, IngestCommand.self, LintCommand.self, ExplainCommand.self, PriorityCommand.self, BuildCommand.self, DiffCommand.self,
                       VerifyCommand.self, PreviewCommand.self, DeployCommand.self, FetchCommand.self, PullCommand.self, SynthCommand.self,
                       ReferenceCommand.self]
     )

@@ -88,7 +88,7 @@ package struct DiffGuards: Sendable, Equatable {
             reasons.append("\(summary.stationsRenamed) of \(summary.oldStations) stations renamed (\(Self.percent(summary.renamedPercent))), more than the limit of \(Self.percent(limit)) (--max-renamed)")
         }
         if let limit = maxMovedFarPercent, summary.movedFarPercent > limit {
-            reasons.append("\(summary.stationsMovedFar) of \(summary.oldStations) stations moved more than \(Self.metres(IdentityReview.samePlaceMetres)) (\(Self.percent(summary.movedFarPercent))), more than the limit of \(Self.percent(limit)) (--max-moved-far)")
+            reasons.append("\(summary.stationsMovedFar) of \(summary.oldStations) stations moved more than \(Self.metres(DiffSummary.samePlaceMetres)) (\(Self.percent(summary.movedFarPercent))), more than the limit of \(Self.percent(limit)) (--max-moved-far)")
         }
         if let limit = maxWeightChurnPercent, summary.weightChurnPercent > limit {
             reasons.append("\(summary.weightChurn) of \(summary.liveInBoth) live stations changed weight (\(Self.percent(summary.weightChurnPercent))), more than the limit of \(Self.percent(limit)) (--max-weight-churn)")

@@ -183,8 +183,10 @@ package struct DiffSummary: Sendable, Equatable {
     package var disabledPercent: Double { Self.percent(stationsDisabled, of: oldEnabledStations) }
     package var weightChurnPercent: Double { Self.percent(weightChurn, of: liveInBoth) }
     package var renamedPercent: Double { Self.percent(stationsRenamed, of: oldStations) }
-    /// Stations moved further than a station renamed where it stands may (IdentityReview.samePlaceMetres).
-    package var stationsMovedFar: Int { moves.count { $0.metres > IdentityReview.samePlaceMetres } }
+    /// How far a station may move and still be where it stood: the guards' "moved far" is beyond it.
+    package static let samePlaceMetres = IdentityModel.samePlaceMetres
+    /// Stations moved further than that.
+    package var stationsMovedFar: Int { moves.count { $0.metres > DiffSummary.samePlaceMetres } }
     package var movedFarPercent: Double { Self.percent(stationsMovedFar, of: oldStations) }
     package var weightChanges: Int { weightTransitions.reduce(0) { $0 + $1.stations } }
     package var furthestMove: Move? { moves.first }

@@ -1,17 +1,18 @@
 /// One-to-one pairs of stations and registered rows with the greatest total score: each
 /// group of stations and rows that candidate pairs connect is solved on its own, exactly
 /// (the Hungarian method), so that no station takes a row first and leaves its better
-/// owner without one. A pair that another, unpaired, as good as it could replace is no
-/// proof of anything: it is left unmade (an ambiguity, which the guards then show).
+/// owner without one. A row that two stations left free score within `margin` of each other
+/// is proven for neither: it stays unpaired and is returned with those stations, for the
+/// maintainer to decide. (Two rows for one station are no such doubt: the better takes it,
+/// and the other may merge into it.)
 enum Assignment {
-    /// Two scores closer than this are as good as each other: a few metres of distance.
-    static let tie = 0.5
     /// Past this many stations or rows a group is paired best first instead (never seen in
     /// Japan's data, where a group is the stations of one place).
     static let exactLimit = 400
 
-    static func best(_ edges: [(station: Int, row: Int, score: Double)]) -> [(station: Int, row: Int)] {
-        guard !edges.isEmpty else { return [] }
+    static func best(_ edges: [(station: Int, row: Int, score: Double)], margin: Double)
+        -> (pairs: [(station: Int, row: Int)], contested: [Int: [Int]]) {
+        guard !edges.isEmpty else { return ([], [:]) }
         // Groups: stations and rows joined by a pair.
         var parent: [Int: Int] = [:]
         func node(station: Int) -> Int { station * 2 }
@@ -41,18 +42,16 @@ enum Assignment {
                 pairs += hungarian(group, stations: stations, rows: rows)
             }
         }
-        // An ambiguity: an unpaired station or row that scores as well with one side of a pair.
-        let pairedStations = Set(pairs.map(\.station)), pairedRows = Set(pairs.map(\.row))
-        var byStation: [Int: [(row: Int, score: Double)]] = [:], byRow: [Int: [(station: Int, score: Double)]] = [:]
-        for e in edges {
-            byStation[e.station, default: []].append((e.row, e.score))
-            byRow[e.row, default: []].append((e.station, e.score))
+        // A free station that scores within the margin of a pair's row.
+        let pairedStations = Set(pairs.map(\.station))
+        var byRow: [Int: [(station: Int, score: Double)]] = [:]
+        for e in edges { byRow[e.row, default: []].append((e.station, e.score)) }
+        var made: [(station: Int, row: Int)] = [], contested: [Int: [Int]] = [:]
+        for p in pairs.sorted(by: { ($0.station, $0.row) < ($1.station, $1.row) }) {
+            let rivals = byRow[p.row]!.filter { $0.station != p.station && !pairedStations.contains($0.station) && $0.score > p.score - margin }
+            if rivals.isEmpty { made.append((p.station, p.row)) } else { contested[p.row] = [p.station] + rivals.map(\.station) }
         }
-        return pairs.filter { p in
-            let rival = byStation[p.station]!.contains { $0.row != p.row && !pairedRows.contains($0.row) && abs($0.score - p.score) < tie }
-                || byRow[p.row]!.contains { $0.station != p.station && !pairedStations.contains($0.station) && abs($0.score - p.score) < tie }
-            return !rival
-        }.map { ($0.station, $0.row) }.sorted { ($0.station, $0.row) < ($1.station, $1.row) }
+        return (made, contested)
     }
 
     /// The best pairs first (then by station and row), each side once.

@@ -91,12 +91,4 @@ package enum IdentityDecisions {
         try problems.check()
         return decisions
     }
-
-    /// The decisions in force as the staging file records them for the guards: by kind,
-    /// each s_id with its `expect`.
-    package static func decided(_ decisions: [IdentityDecision]) -> [String: [Int: String]] {
-        var out: [String: [Int: String]] = [:]
-        for d in decisions { out[d.kind.rawValue, default: [:]][d.stationID] = d.expect.description }
-        return out
-    }
 }

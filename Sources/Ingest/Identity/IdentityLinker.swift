@@ -1,8 +1,8 @@
 import StationCore
 
 /// Who is who: this run's operators, lines and stations linked to the IDs the registry
-/// remembers (every ID ever published, with its last name, place, operator, kind and
-/// lines), so that an ID once published keeps naming the same thing (users' records are
+/// remembers (every ID ever published, with its last name, place, operator, kind and lines),
+/// so that an ID once published keeps naming the same thing (users' records are
 /// keyed by s_id). Record linkage over the whole network and its whole history at once:
 ///
 /// - **Operators** by what they are: the stations they run, their formal name (the
@@ -10,22 +10,20 @@ import StationCore
 ///   swapped while every station stays with its named company change nothing.
 /// - **Lines** by a key, else by the stations they serve, whatever their name, else by
 ///   their name under the same operator.
-/// - **Stations**: a native master's s_ids are its own (the build's review judges them,
-///   IdentityReview); a maintainer's decision in raw/identity.csv comes next
-///   (IdentityDecisions). Every other station is weighed against every registered s_id
-///   the evidence points at (its keys, its name within 5 km, any within a kilometre that could link), live
-///   or retired, by the one evidence model (IdentityEvidence), and paired one to one by the
-///   greatest total weight (Assignment). A pair is made only when it links (at or above
-///   the threshold, no contradiction) and clearly beats every free alternative, on either
-///   side: what the evidence cannot prove gets a new s_id, and the registered one retires,
-///   for the guards to show and the maintainer to decide.
+/// - **Stations**: a native master's s_ids are its own; a maintainer's decision in
+///   raw/identity.csv comes next (IdentityDecisions). Every other station is weighed by the one
+///   evidence model (IdentityModel) against every registered s_id the evidence points at, live
+///   or retired, and paired one to one by the greatest total weight (Assignment). A pair is made
+///   only when it links and no free candidate comes within the margin of it, on either side.
+///   A registered s_id left without a station whose station plainly lives on as another s_id's
+///   (a line handed to another operator a release early, two operators folded into one) merges
+///   into it: the bundle carries its users' records there (renumbered_stations). Two candidates
+///   that compete leave it for the maintainer.
 /// - What is left gets a new ID above every ID ever registered; what the registry had and
 ///   no station took is published disabled, as last seen.
 enum IdentityLinker {
-    /// How far a maintainer's `same` looks for the station it names.
+    /// How far a maintainer's decision looks for the station it names.
     static let decisionReachMetres = 5_000.0
-    /// How far a same-named station may lie and be a candidate; any other within a kilometre is one.
-    static let nameReachMetres = 5_000.0
 
     struct Input {
         var operators: [MergedOperator]
@@ -38,27 +36,50 @@ enum IdentityLinker {
         var operators: [Int]
         var lines: [Int]
         var stations: [Int]
-        /// Registered s_ids a decision merges into another station: retired, never published again.
+        /// Registered s_ids retired into another station, by a decision or by the evidence.
         var merged: [Renumbering] = []
         /// The decisions this run applied (an s_id the evidence alone would not have given that way).
         var applied: [IdentityDecision] = []
+        /// Registered s_ids no station took because two candidates compete: the stations (run indexes).
+        var ambiguous: [Int: [Int]] = [:]
     }
 
     /// `fixed`: the s_ids raw/fixes.csv changes by s_id, whose registered name and place are
     /// the maintainer's, not the sources': a source's key is their evidence.
-    static func link(_ input: Input, registry: Registry, decisions: [IdentityDecision], fixed: Set<Int> = []) throws -> IDs {
-        let run = Run(input, registry: registry)
+    static func link(_ input: Input, registry: Registry, decisions: [IdentityDecision], fixed: Set<Int> = [],
+                     model: IdentityModel = .estimated, registered: Registered? = nil) throws -> IDs {
+        let run = Run(input, registry: registry, registered: registered)
         let operators = run.linkOperators()
         let lines = run.linkLines(operators: operators)
-        return try run.linkStations(operators: operators, lines: lines, decisions: decisions, fixed: fixed)
+        return try run.linkStations(operators: operators, lines: lines, decisions: decisions, fixed: fixed, model: model)
+    }
+
+    /// The registry's stations as the evidence reads them: one side, with each one's s_id, and
+    /// each of its lines' l_id.
+    struct Registered: Sendable {
+        let side: IdentitySide
+        let ids: [Int]
+        let index: [Int: Int]
+        let lineIDs: [Int]
+
+        init(_ registry: Registry) {
+            ids = registry.ids(.station)
+            lineIDs = registry.ids(.line)
+            let lineIndex = Dictionary(uniqueKeysWithValues: lineIDs.enumerated().map { ($1, $0) })
+            side = IdentitySide(ids.map { id in
+                let row = registry.row(station: id)!
+                return IdentityStation(name: row.name, yomi: row.yomi, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
+                                       shinkansen: registry.isShinkansen(station: id), enabled: row.enabled,
+                                       keys: registry.keys(.station, id) ?? [], lines: registry.lines(station: id).compactMap { lineIndex[$0] })
+            })
+            index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        }
     }
 
     /// One run's linkage: the sources' entities, the registry, and what is worked out once.
     final class Run {
         let input: Input
         let registry: Registry
-        // Worked out when first asked: a native master's run, its IDs all its own, needs none
-        // of it (at 100 times national, a million arrays).
         /// Each station's lines (indexes into input.lines), and each line's stations.
         lazy var linesOfStation: [[Int]] = {
             var out = [[Int]](repeating: [], count: input.stations.count)
@@ -70,86 +91,26 @@ enum IdentityLinker {
             for x in input.stationLines { out[x.lineIndex].append(x.stationIndex) }
             return out
         }()
-        /// Each station's neighbours along its lines (the stations before and after it).
-        lazy var neighbours: [[Int]] = {
-            var out = [[Int]](repeating: [], count: input.stations.count)
-            var byLine = [[(sort: Int, station: Int)]](repeating: [], count: input.lines.count)
-            for x in input.stationLines { byLine[x.lineIndex].append((x.sort, x.stationIndex)) }
-            for var members in byLine {
-                members.sort { ($0.sort, $0.station) < ($1.sort, $1.station) }
-                for k in members.indices.dropFirst() where members[k - 1].station != members[k].station {
-                    out[members[k].station].append(members[k - 1].station)
-                    out[members[k - 1].station].append(members[k].station)
-                }
-            }
-            return out
-        }()
-        /// Each station a Shinkansen one: its key says so, or it is on a Shinkansen line.
-        lazy var shinkansen: [Bool] = input.stations.indices.map { i in
-            ShinkansenKey.marks(input.stations[i].keys) || linesOfStation[i].contains { input.lines[$0].type == LineType.shinkansen }
-        }
+        // Made when first asked: a native master's run, its IDs all its own, needs none of it.
+        private var given: Registered?
+        lazy var registered: Registered = given ?? Registered(registry)
+        /// This run's stations as the evidence reads them (operators filled in once linked).
+        lazy var side = IdentitySide(input.stations.indices.map { i in
+            let s = input.stations[i]
+            return IdentityStation(name: s.name, yomi: s.yomi ?? "", lat: s.lat, lng: s.lng, operatorID: -1,
+                                   shinkansen: ShinkansenKey.marks(s.keys) || linesOfStation[i].contains { input.lines[$0].type == LineType.shinkansen },
+                                   enabled: s.enabled ?? true, keys: s.identityKeys, lines: linesOfStation[i])
+        })
 
-        init(_ input: Input, registry: Registry) {
+        init(_ input: Input, registry: Registry, registered: Registered?) {
             self.input = input
             self.registry = registry
+            given = registered
         }
 
-        // MARK: - The registered stations, as values, when a run needs them
-
-        /// A registered station as the evidence reads it, made once (a class: each is looked
-        /// up many times, and a value's copy would retain its every field each time).
-        final class Registered {
-            let id: Int
-            let record: StationRecord
-            let lines: Set<Int>
-            /// The keys it is registered under.
-            let keys: [String]
-            var base: String { record.base! }
-
-            init(id: Int, record: StationRecord, lines: Set<Int>, keys: [String]) {
-                self.id = id; self.record = record; self.lines = lines; self.keys = keys
-            }
-        }
-
-        /// Every registered station, in s_id order.
-        private lazy var registeredList: [Registered] = registry.ids(.station).compactMap { id in
-            registry.row(station: id).map { row in
-                Registered(id: id, record: StationRecord(name: row.name, base: StationName.base(row.name), lat: row.lat, lng: row.lng, operatorID: row.operatorID,
-                                                         shinkansen: registry.isShinkansen(station: id), enabled: row.enabled),
-                           lines: Set(registry.lines(station: id)), keys: registry.keys(.station, id) ?? [])
-            }
-        }
-        private lazy var registeredStations = Dictionary(uniqueKeysWithValues: registeredList.map { ($0.id, $0) })
-
-        func registered(_ id: Int) -> Registered? { registeredStations[id] }
-
-        private var baseCache: [String?]?
-        /// A station's name without what brackets add, normalised (StationName.base).
-        func base(_ i: Int) -> String {
-            if baseCache == nil { baseCache = [String?](repeating: nil, count: input.stations.count) }
-            if let b = baseCache![i] { return b }
-            let b = StationName.base(input.stations[i].name)
-            baseCache![i] = b
-            return b
-        }
-
-        func metres(_ i: Int, _ r: Registered) -> Double {
-            MicroDegrees.distanceMetres(lat1: input.stations[i].lat, lng1: input.stations[i].lng, lat2: r.record.lat, lng2: r.record.lng)
-        }
-
-        /// The registered stations by base name, and in cells of about a kilometre.
-        private(set) lazy var registeredByName: [String: [Registered]] = Dictionary(grouping: registeredList, by: \.base)
-        private(set) lazy var registeredCells = PointGrid(registeredList.map { ($0.record.lat, $0.record.lng) }, cellSize: Self.cellSize)
-        static let cellSize = 15_000
-
-        /// The registered stations within about a kilometre of a point (and some farther).
-        func registeredNear(lat: Int, lng: Int) -> [Registered] {
-            let c = registeredCells.cell(lat: lat, lng: lng)
-            var out: [Registered] = []
-            for dy in -1...1 {
-                for dx in -1...1 { for p in registeredCells.points(row: c.row + dy, column: c.column + dx) { out.append(registeredList[Int(p)]) } }
-            }
-            return out
+        func metres(_ i: Int, _ r: Int) -> Double {
+            MicroDegrees.distanceMetres(lat1: side.stations[i].lat, lng1: side.stations[i].lng,
+                                        lat2: registered.side.stations[r].lat, lng2: registered.side.stations[r].lng)
         }
 
         // MARK: - Name and place alone: what operators and lines are linked by
@@ -163,12 +124,18 @@ enum IdentityLinker {
             if let votesCache { return votesCache }
             var out: [(station: Int, id: Int, weight: Double)] = []
             for i in input.stations.indices {
-                let near = (registeredByName[base(i)] ?? []).filter { $0.record.shinkansen == shinkansen[i] && metres(i, $0) <= 1_000 }
-                for r in near { out.append((i, r.id, 1 / Double(near.count))) }
+                let s = side.stations[i]
+                let near = registered.side.candidates(for: s).filter {
+                    let r = registered.side.stations[$0]
+                    return r.base == s.base && r.shinkansen == s.shinkansen && metres(i, $0) <= 1_000
+                }
+                for r in near { out.append((i, registered.ids[r], 1 / Double(near.count))) }
             }
             votesCache = out
             return out
         }
+
+        func registered(id: Int) -> IdentityStation? { registered.index[id].map { registered.side.stations[$0] } }
 
         // MARK: - Operators
 
@@ -194,8 +161,8 @@ enum IdentityLinker {
             var runs: [Int: Double] = [:], votes: [Int: [Int: Double]] = [:]
             for i in input.stations.indices where wanted.contains(input.stations[i].operatorIndex) { runs[input.stations[i].operatorIndex, default: 0] += 1 }
             for v in nameVotes() where wanted.contains(input.stations[v.station].operatorIndex) {
-                guard let r = registered(v.id), !linking.taken.contains(r.record.operatorID) else { continue }
-                votes[input.stations[v.station].operatorIndex, default: [:]][r.record.operatorID, default: 0] += v.weight
+                guard let r = registered(id: v.id), !linking.taken.contains(r.operatorID) else { continue }
+                votes[input.stations[v.station].operatorIndex, default: [:]][r.operatorID, default: 0] += v.weight
             }
             for (i, byID) in votes { for (id, v) in byID { weights[i, default: [:]][id, default: 0] += 8 * v / runs[i]! } }
             for (i, id) in Self.bestPairs(weights, accept: { _, best in best >= 3 }) where !linking.taken.contains(id) { linking.pair(i, id) }
@@ -224,11 +191,11 @@ enum IdentityLinker {
                     let ids = votesOf[station]!
                     let ons = linesOfStation[station].filter { wanted.contains($0) }
                     guard !ons.isEmpty else { continue }
-                    let own = ids.filter { registered($0)?.record.operatorID == operatorIDs[input.stations[station].operatorIndex] }
+                    let own = ids.filter { registered(id: $0)?.operatorID == operatorIDs[input.stations[station].operatorIndex] }
                     let voters = own.isEmpty ? ids : own
                     for id in voters {
-                        guard let r = registered(id) else { continue }
-                        for l in ons { for m in r.lines where !linking.taken.contains(m) { shared[l, default: [:]][m, default: 0] += 1 / Double(voters.count) } }
+                        let served = registered.side.stations[registered.index[id]!].lines.map { registered.lineIDs[$0] }
+                        for l in ons { for m in served where !linking.taken.contains(m) { shared[l, default: [:]][m, default: 0] += 1 / Double(voters.count) } }
                     }
                 }
                 // Dice's coefficient of the two lines' stations.
@@ -321,95 +288,98 @@ enum IdentityLinker {
 
         // MARK: - Stations
 
-        func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision], fixed: Set<Int>) throws -> IDs {
+        func linkStations(operators operatorIDs: [Int], lines lineIDs: [Int], decisions: [IdentityDecision], fixed: Set<Int>,
+                          model: IdentityModel) throws -> IDs {
             let stations = input.stations
             var linking = Linking(.station, registry: registry, keys: stations.map(\.keys), fixedIDs: stations.map(\.fixedID))
             // A native master's run: every s_id its own.
             if linking.order.isEmpty && decisions.isEmpty {
                 return IDs(operators: operatorIDs, lines: lineIDs, stations: linking.numbered())
             }
-            let weigher = Weigher(run: self, operatorOf: stations.map { operatorIDs[$0.operatorIndex] },
-                                  lineSets: linesOfStation.map { Set($0.map { lineIDs[$0] }) }, keyToID: linking.keyToID, fixed: fixed)
-
-            // The maintainer's decisions, then every other station by the evidence.
-            var retired = Set<Int>()
-            var merged: [Renumbering] = [], applied: [IdentityDecision] = []
-            let mergeDecisions = try decide(decisions, weigher: weigher, linking: &linking, retired: &retired, applied: &applied)
-            let open = linking.left
-            if !open.isEmpty {
-                var edges: [(station: Int, row: Int, score: Double)] = []
-                for i in open {
-                    for id in weigher.candidates(i) where !linking.taken.contains(id) && !retired.contains(id) {
-                        let w = weigher.weigh(i, id)
-                        if w.links { edges.append((i, id, Double(w.total))) }
-                    }
-                }
-                // A pair is proven only when no free station comes within the margin of it: two
-                // stations nearly as like the s_id prove neither. Two s_ids for one station are a
-                // merge: the better takes it, and the review names the other's survivor.
-                let pairs = Assignment.best(edges)
-                let pairedStations = Set(pairs.map(\.station))
-                var byRow: [Int: [(station: Int, score: Double)]] = [:]
-                for e in edges { byRow[e.row, default: []].append((e.station, e.score)) }
-                for (i, id) in pairs {
-                    let score = byRow[id]!.first { $0.station == i }!.score
-                    // Another operator's row of the same station (its name, its place) is no rival.
-                    let rival = byRow[id]!.contains { j, s in
-                        j != i && !pairedStations.contains(j) && s > score - Double(IdentityEvidence.margin)
-                            && (base(j) != base(i) || MicroDegrees.distanceMetres(lat1: stations[i].lat, lng1: stations[i].lng,
-                                                                                 lat2: stations[j].lat, lng2: stations[j].lng) > 100)
-                    }
-                    if !rival { linking.pair(i, id) }
+            // Once, whole: each write through the lazy property would copy every station.
+            var linked = side.stations
+            for i in stations.indices { linked[i].operatorID = operatorIDs[stations[i].operatorIndex] }
+            side.stations = linked
+            let old = registered.side, sides = IdentitySides(old: old, new: side)
+            // A fixed s_id's registered name and place are the fix's: its source's station is weighed as it comes.
+            func weigh(_ r: Int, _ i: Int) -> IdentityModel.Weight {
+                guard fixed.contains(registered.ids[r]) else { return model.weigh(sides, r, i) }
+                var mended = old.stations[r]
+                (mended.name, mended.base, mended.lat, mended.lng) = (side.stations[i].name, side.stations[i].base, side.stations[i].lat, side.stations[i].lng)
+                return model.weigh(mended, side.stations[i], sides)
+            }
+            var retired = Set<Int>(), applied: [IdentityDecision] = []
+            var ids = IDs(operators: operatorIDs, lines: lineIDs, stations: [])
+            // An s_id a version merged into another stays merged: every version lists the pair.
+            for id in registered.ids { for into in registry.merged(station: id) { retired.insert(id); ids.merged.append(Renumbering(newID: into, oldID: id, version: 0)) } }
+            let merges = try decide(decisions, linking: &linking, retired: &retired, applied: &applied, fixed: fixed, weigh: weigh)
+            // Every other station against the registered s_ids the evidence points at.
+            let open = Set(linking.left)
+            var edges: [(station: Int, row: Int, score: Double)] = []
+            for i in open.sorted() {
+                for r in old.candidates(for: side.stations[i]) where !linking.taken.contains(registered.ids[r]) && !retired.contains(registered.ids[r]) {
+                    let w = weigh(r, i).total
+                    if w >= model.link { edges.append((i, r, w)) }
                 }
             }
-            var ids = IDs(operators: operatorIDs, lines: lineIDs, stations: linking.numbered())
-            var problems = DiagnosticCollector()
-            for d in mergeDecisions {
-                let r = registered(d.stationID)!
-                let survivors = stations.indices.filter { ids.stations[$0] != d.stationID && metres($0, r) <= decisionReachMetres && weigher.meets(d.expect, $0) }
-                guard let i = survivors.min(by: { (metres($0, r), $0) < (metres($1, r), $1) }) else {
-                    if registry.decision(station: d.stationID) != d.memory {
-                        problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "expect"),
-                                     "no station of this run within 5 km of s_id \(d.stationID) (\(shown(r.record.name))) is \(d.expect), the station it merges into")
-                    }
-                    continue
+            let (pairs, contested) = Assignment.best(edges, margin: model.margin)
+            for p in pairs { linking.pair(p.station, registered.ids[p.row]) }
+            for (r, competing) in contested where !linking.taken.contains(registered.ids[r]) { ids.ambiguous[registered.ids[r]] = competing }
+            ids.stations = linking.numbered()
+            // A registered s_id left without a station (a live one, not a native master's or decided)
+            // merges into the station at its place it plainly lives on as, when that station has an s_id of its
+            // own; into each, when several compete that all have (a station passed to two operators
+            // at once, each running part of its line). A new station among them is the maintainer's to decide.
+            let given = Set(ids.stations), fixedIDs = Set(stations.compactMap(\.fixedID)), paired = Set(pairs.map(\.station))
+            for (r, id) in registered.ids.enumerated() where old.stations[r].enabled && !given.contains(id) && !retired.contains(id)
+                && !fixedIDs.contains(id) && ids.ambiguous[id] == nil {
+                let a = old.stations[r]
+                let ranked = side.candidates(for: a).filter { side.stations[$0].enabled && StationCore.metres(a, side.stations[$0]) <= IdentityModel.samePlaceMetres }
+                    .map { (i: $0, w: weigh(r, $0).total) }
+                    .sorted { ($1.w, $0.i) < ($0.w, $1.i) }
+                guard let best = ranked.first, best.w >= model.link else { continue }
+                let heirs = ranked.filter { $0.w > best.w - model.margin }.map(\.i)
+                if heirs.contains(where: { open.contains($0) && !paired.contains($0) }) {
+                    ids.ambiguous[id] = heirs
+                } else {
+                    ids.merged += heirs.map { Renumbering(newID: ids.stations[$0], oldID: id, version: 0) }
                 }
-                merged.append(Renumbering(newID: ids.stations[i], oldID: d.stationID, version: 0))
             }
-            try problems.check()
-            ids.merged = merged
+            ids.merged += try survivors(of: merges, ids: ids.stations, retired: retired)
             ids.applied = applied
             return ids
         }
 
-        /// Applies raw/identity.csv: `same` pairs an s_id with the station its `expect`
-        /// describes among those the evidence points at; `new` retires it; `merge` retires it
-        /// into the station its `expect` describes (returned: the survivor is found once every
-        /// station has its s_id). A decision the evidence alone settles the same way is history
-        /// (applied by a published version, or no longer needed): it is not applied, and its
-        /// `expect` is held only against the registry's memory of the station.
-        func decide(_ decisions: [IdentityDecision], weigher: Weigher, linking: inout Linking, retired: inout Set<Int>,
-                    applied: inout [IdentityDecision]) throws -> [IdentityDecision] {
-            var problems = DiagnosticCollector()
+        /// Applies raw/identity.csv: `same` pairs an s_id with the station its `expect` describes
+        /// among those the evidence points at, whatever the keys say; `new` retires it; `merge`
+        /// retires it into the station its `expect` describes (returned: the survivor is found once
+        /// every station has its s_id). A decision the evidence alone settles the same way is
+        /// history (applied by a published version, or no longer needed): it is not applied, and
+        /// its `expect` is held only against the registry's memory of the station. Every wrong row
+        /// is an error at its line, all of them at once.
+        func decide(_ decisions: [IdentityDecision], linking: inout Linking, retired: inout Set<Int>, applied: inout [IdentityDecision],
+                    fixed: Set<Int>, weigh: (Int, Int) -> IdentityModel.Weight) throws -> [IdentityDecision] {
+            var problems = DiagnosticCollector(limit: .max)
             var merges: [IdentityDecision] = []
-            var idsOfEntity: [Int: Set<Int>] = [:]
-            for i in input.stations.indices { for k in input.stations[i].keys { if let id = linking.keyToID[k] { idsOfEntity[i, default: []].insert(id) } } }
+            let s = input.stations
+            func operatorOf(_ i: Int) -> Int { side.stations[i].operatorID }
+            func meets(_ expect: StationExpectation, _ i: Int) -> Bool {
+                expect.isMet(name: s[i].name, operatorID: operatorOf(i), pref: s[i].pref, enabled: s[i].enabled ?? true)
+            }
             for d in decisions.sorted(by: { ($0.location.line ?? 0) < ($1.location.line ?? 0) }) {
-                let here = SourceLocation(file: d.location.file, line: d.location.line, field: "s_id")
-                let atExpect = SourceLocation(file: d.location.file, line: d.location.line, field: "expect")
-                guard let r = registered(d.stationID) else {
-                    problems.add(here, "s_id \(d.stationID) was never published (raw/registry.csv has no such station); correct the s_id")
+                let at = { (field: String) in SourceLocation(file: d.location.file, line: d.location.line, field: field) }
+                guard let r = registered.index[d.stationID] else {
+                    problems.add(at("s_id"), "s_id \(d.stationID) was never published (raw/registry.csv has no such station); correct the s_id")
                     continue
                 }
-                let s = input.stations
-                let remembered = registry.decision(station: r.id) == d.memory
+                let was = registered.side.stations[r]
+                let remembered = registry.decision(station: d.stationID) == d.memory
                 // A native master's s_ids are its own: a decision can only consent to what it says.
-                if let i = s.indices.first(where: { s[$0].fixedID == r.id }) {
+                if let i = s.indices.first(where: { s[$0].fixedID == d.stationID }) {
                     if d.kind != .same {
-                        problems.add(SourceLocation(file: d.location.file, line: d.location.line, field: "decision"),
-                                     "s_id \(r.id) is \(shown(s[i].name)) in \(s[i].origin.file), whose s_ids are its own: give the station another s_id there, not here")
-                    } else if !weigher.meets(d.expect, i) && !remembered {
-                        problems.add(atExpect, "s_id \(r.id) is \(shown(s[i].name)) (o_id \(weigher.operatorOf[i])) in \(s[i].origin.file), not \(d.expect): check the s_id (a mistyped one?)")
+                        problems.add(at("decision"), "s_id \(d.stationID) is \(shown(s[i].name)) in \(s[i].origin.file), whose s_ids are its own: give the station another s_id there, not here")
+                    } else if !meets(d.expect, i) && !remembered {
+                        problems.add(at("expect"), "s_id \(d.stationID) is \(shown(s[i].name)) (o_id \(operatorOf(i))) in \(s[i].origin.file), not \(d.expect): check the s_id (a mistyped one?)")
                     } else {
                         applied.append(d)
                     }
@@ -417,42 +387,26 @@ enum IdentityLinker {
                 }
                 switch d.kind {
                 case .new, .merge:
-                    let row = registry.row(station: r.id)
-                    guard d.kind == .merge || remembered || d.expect.isMet(name: r.record.name, operatorID: r.record.operatorID, pref: row?.pref, enabled: r.record.enabled) else {
-                        problems.add(atExpect, "s_id \(r.id) was published as \(shown(r.record.name)) (o_id \(r.record.operatorID)), not \(d.expect): check the s_id (a mistyped one?)")
+                    let row = registry.row(station: d.stationID)
+                    guard d.kind == .merge || remembered || d.expect.isMet(name: was.name, operatorID: was.operatorID, pref: row?.pref, enabled: was.enabled) else {
+                        problems.add(at("expect"), "s_id \(d.stationID) was published as \(shown(was.name)) (o_id \(was.operatorID)), not \(d.expect): check the s_id (a mistyped one?)")
                         continue
                     }
-                    retired.insert(r.id)
+                    retired.insert(d.stationID)
                     applied.append(d)
                     if d.kind == .merge { merges.append(d) }
+                case .same where fixed.contains(d.stationID):
+                    // The fixes give it its name and place: `expect` is held against the station as they leave it.
+                    applied.append(d)
                 case .same:
-                    // The station carrying the s_id's keys is the one it names, as the fixes leave it:
-                    // the guards check `expect` against the version.
-                    let keyed = s.indices.filter { linking.result[$0] == nil && idsOfEntity[$0]?.contains(r.id) == true }
-                    if let i = keyed.first(where: { weigher.meets(d.expect, $0) }) {
-                        linking.pair(i, r.id)
-                        applied.append(d)
-                        continue
-                    }
-                    // Else it stays with its keys: the check after the fixes holds it to `expect`.
-                    if !keyed.isEmpty {
-                        if !remembered { applied.append(d) }
-                        continue
-                    }
-                    // Else one the evidence points at, best first, that no other s_id's keys claim.
-                    var candidates: [(i: Int, score: Int)] = []
-                    for i in s.indices where linking.result[i] == nil && (idsOfEntity[i] ?? []).isEmpty {
-                        let distance = metres(i, r)
-                        guard (base(i) == r.base && distance <= decisionReachMetres) || distance <= 1_000 else { continue }
-                        candidates.append((i, weigher.weigh(i, r.id).total))
-                    }
-                    candidates.sort { ($1.score, $0.i) < ($0.score, $1.i) }
-                    if let chosen = candidates.first(where: { weigher.meets(d.expect, $0.i) }) {
-                        linking.pair(chosen.i, r.id)
+                    // The station the maintainer names among those the evidence points at, whatever its keys say.
+                    let named = side.candidates(for: was).filter { linking.result[$0] == nil && meets(d.expect, $0) && metres($0, r) <= decisionReachMetres }
+                    if let i = named.max(by: { (weigh(r, $0).total, -$0) < (weigh(r, $1).total, -$1) }) {
+                        linking.pair(i, d.stationID)
                         applied.append(d)
                     } else if !remembered {
-                        let near = candidates.prefix(5).map { "\(shown(s[$0.i].name)) (o_id \(weigher.operatorOf[$0.i]))" }
-                        problems.add(atExpect, "no station of this run near s_id \(r.id) (\(shown(r.record.name))) that no other s_id claims is \(d.expect)"
+                        let near = side.candidates(for: was).prefix(5).map { "\(shown(s[$0].name)) (o_id \(operatorOf($0)))" }
+                        problems.add(at("expect"), "no station of this run near s_id \(d.stationID) (\(shown(was.name))) is \(d.expect)"
                                      + (near.isEmpty ? "; there is none near it" : "; the nearest are \(near.joined(separator: ", "))"))
                     }
                 }
@@ -460,108 +414,43 @@ enum IdentityLinker {
             try problems.check()
             return merges
         }
-    }
 
-    /// The evidence model (IdentityEvidence) over this run's stations and the registry: the
-    /// candidates of a station and the weight of each pair.
-    struct Weigher {
-        let run: Run
-        let operatorOf: [Int]
-        /// Each station's lines as linked this run (l_ids).
-        let lineSets: [Set<Int>]
-        let keyToID: [String: Int]
-        /// The s_ids raw/fixes.csv changes: their registered name and place are the maintainer's.
-        let fixed: Set<Int>
-        /// The registered s_ids each station names by its keys and by its name within a kilometre.
-        let named: [[Int]]
-        /// This run's live stations in cells of about a kilometre.
-        let cells: PointGrid
-
-        init(run: Run, operatorOf: [Int], lineSets: [Set<Int>], keyToID: [String: Int], fixed: Set<Int>) {
-            self.run = run
-            self.operatorOf = operatorOf
-            self.lineSets = lineSets
-            self.keyToID = keyToID
-            self.fixed = fixed
-            var named = [[Int]](repeating: [], count: run.input.stations.count)
-            for (i, s) in run.input.stations.enumerated() { for k in s.keys { if let id = keyToID[k] { named[i].append(id) } } }
-            for v in run.nameVotes() { named[v.station].append(v.id) }
-            self.named = named
-            cells = PointGrid(run.input.stations.map { ($0.lat, $0.lng) }, cellSize: Run.cellSize)
-        }
-
-        /// Whether station i, as this run gives it, is what a decision's `expect` describes.
-        func meets(_ expect: StationExpectation, _ i: Int) -> Bool {
-            let s = run.input.stations[i]
-            return expect.isMet(name: s.name, operatorID: operatorOf[i], pref: s.pref, enabled: s.enabled ?? true)
-        }
-
-        /// The registered s_ids the evidence points at: its keys', its name's within 5 km, and
-        /// any within a kilometre that could link at all (most in a city cannot, by name and
-        /// distance alone, and are not weighed).
-        func candidates(_ i: Int) -> [Int] {
-            let s = run.input.stations[i]
-            var out = Set(s.keys.compactMap { keyToID[$0] })
-            for r in run.registeredByName[run.base(i)] ?? [] where run.metres(i, r) <= IdentityLinker.nameReachMetres { out.insert(r.id) }
-            for r in run.registeredNear(lat: s.lat, lng: s.lng) where !out.contains(r.id) && run.metres(i, r) <= 1_000 && weigh(i, r, bound: true).links {
-                out.insert(r.id)
-            }
-            return out.sorted()
-        }
-
-        func weigh(_ i: Int, _ id: Int) -> IdentityEvidence.Weight { weigh(i, run.registered(id)!, bound: false) }
-
-        /// With `bound`, the most the pair could weigh: the comparisons that cost most to make
-        /// (the line's continuity, whether the old operator stays) taken at their best, with
-        /// the operator and status unchanged.
-        private func weigh(_ i: Int, _ r: Run.Registered, bound: Bool) -> IdentityEvidence.Weight {
-            let s = run.input.stations[i]
-            var new = StationRecord(name: s.name, base: run.base(i), lat: s.lat, lng: s.lng, operatorID: operatorOf[i], shinkansen: run.shinkansen[i], enabled: s.enabled ?? true)
-            var context = PairContext()
-            if s.identityKeys.contains(where: r.keys.contains) {
-                context.key = .id
-            } else if s.keys.contains(where: r.keys.contains) {
-                context.key = .code
-            } else if s.identityKeys.contains(where: { keyToID[$0].map { $0 != r.id } ?? false }) {
-                context.key = .another
-            }
-            if bound {
-                (new.operatorID, new.enabled, context.continuity) = (r.record.operatorID, r.record.enabled, 1)
-            } else {
-                context.continuity = continuity(i, r)
-                if operatorOf[i] != r.record.operatorID { context.ownOperatorStaysThere = stays(r, except: i) }
-            }
-            // A fixed s_id's registered record is the fix's: its place and name say nothing of the source's.
-            if fixed.contains(r.id), context.key != .none, context.key != .another {
-                let record = StationRecord(name: s.name, base: new.base, lat: s.lat, lng: s.lng, operatorID: r.record.operatorID,
-                                           shinkansen: r.record.shinkansen, enabled: r.record.enabled)
-                return IdentityEvidence.weigh(record, new, context)
-            }
-            return IdentityEvidence.weigh(r.record, new, context)
-        }
-
-        /// The share of station i's neighbours that name a registered station on one of r's lines.
-        func continuity(_ i: Int, _ r: Run.Registered) -> Double? {
-            let around = run.neighbours[i]
-            guard !around.isEmpty, !r.lines.isEmpty else { return nil }
-            let on = around.count { j in named[j].contains { $0 != r.id && !(run.registered($0)?.lines.isDisjoint(with: r.lines) ?? true) } }
-            return Double(on) / Double(around.count)
-        }
-
-        /// Whether r's operator still runs, this run, a live station of r's kind on one of r's
-        /// lines within a kilometre of r (station i aside).
-        func stays(_ r: Run.Registered, except i: Int) -> Bool {
-            let c = cells.cell(lat: r.record.lat, lng: r.record.lng)
-            for dy in -1...1 {
-                for dx in -1...1 {
-                    for j in cells.points(row: c.row + dy, column: c.column + dx).map({ Int($0) }) where j != i {
-                        let s = run.input.stations[j]
-                        if operatorOf[j] == r.record.operatorID, s.enabled ?? true, run.shinkansen[j] == r.record.shinkansen, !lineSets[j].isDisjoint(with: r.lines),
-                           MicroDegrees.distanceMetres(lat1: s.lat, lng1: s.lng, lat2: r.record.lat, lng2: r.record.lng) <= 1_000 { return true }
-                    }
+        /// The station each `merge` retires its s_id into: the one live station of this run within
+        /// 5 km that its `expect` describes, keeping an s_id of its own (no other decision retires
+        /// it, and it is not the station the source still gives the merged s_id or another that a
+        /// decision retires): no loop, no chain, no merge into itself.
+        func survivors(of merges: [IdentityDecision], ids: [Int], retired: Set<Int>) throws -> [Renumbering] {
+            var problems = DiagnosticCollector(limit: .max), out: [Renumbering] = []
+            let s = input.stations
+            var holder: [String: Int] = [:]
+            for id in retired { for k in registered.side.stations[registered.index[id]!].keys { holder[k] = id } }
+            for d in merges {
+                let at = SourceLocation(file: d.location.file, line: d.location.line, field: "expect")
+                let r = registered.index[d.stationID]!
+                if let i = s.indices.first(where: { s[$0].identityKeys.contains { holder[$0] == d.stationID } }) {
+                    problems.add(at, "the source still gives s_id \(d.stationID)'s station (\(shown(s[i].name)), o_id \(side.stations[i].operatorID)): "
+                                 + "a merge would give it a new s_id; decide same for it, or new")
+                    continue
                 }
+                let named = s.indices.filter {
+                    (s[$0].enabled ?? true) && metres($0, r) <= decisionReachMetres
+                        && d.expect.isMet(name: s[$0].name, operatorID: side.stations[$0].operatorID, pref: s[$0].pref, enabled: true)
+                }
+                guard named.count == 1, let i = named.first else {
+                    if named.isEmpty, registry.decision(station: d.stationID) == d.memory { continue }
+                    problems.add(at, named.isEmpty ? "no live station of this run within 5 km of s_id \(d.stationID) (\(shown(registered.side.stations[r].name))) is \(d.expect), the station it merges into"
+                                 : "\(named.count) live stations within 5 km are \(d.expect): "
+                                 + named.map { "\(shown(s[$0].name)) (o_id \(side.stations[$0].operatorID), s_id \(ids[$0]))" }.joined(separator: ", ") + "; name one, with o_id=")
+                    continue
+                }
+                if let other = s[i].identityKeys.compactMap({ holder[$0] }).first {
+                    problems.add(at, "\(shown(s[i].name)) is s_id \(other)'s own station, which a decision retires: a survivor keeps its own s_id (no chain, no loop)")
+                    continue
+                }
+                out.append(Renumbering(newID: ids[i], oldID: d.stationID, version: 0))
             }
-            return false
+            try problems.check()
+            return out
         }
     }
 }

@@ -122,17 +122,24 @@ package enum StationDatabaseReader {
             }
         }
 
-        // register.csv first: a station's bundle stations are its operators' on its lines.
-        var registrations: [Int: [Registration]] = [:]
+        // register.csv first: a station's bundle stations are its operators' on its lines. A row
+        // naming a line or a station the release's line.csv or station.csv does not list is the
+        // upstream's `extra` dataset (closed lines and stations), which its releases before
+        // v20220711 listed here too: not read, and said once.
+        var registrations: [Int: [Registration]] = [:], extra: [SourceLocation] = []
         do {
             let t = registerTable
             let cStation = t.column("station_code"), cLine = t.column("line_code"), cIndex = t.column("index")
             var seen: [[Int]: Int] = [:]
             for r in t.records {
                 let station = t.int(r, cStation, &problems)
-                let line = reference(t, r, cLine, in: lineCodes, listedIn: lineTable.file, &problems)
+                let line = t.int(r, cLine, &problems)
                 let index = t.int(r, cIndex, &problems)
                 guard let station, let line, let index else { continue }
+                guard lineCodes.contains(line) else {
+                    extra.append(t.location(r, cLine))
+                    continue
+                }
                 if let earlier = seen.updateValue(t.line(r), forKey: [station, line]) {
                     problems.add(t.location(r, field: "station_code, line_code"),
                                  "expected each station once per line, found station \(station) on line \(line) again (first on line \(earlier))")
@@ -183,10 +190,13 @@ package enum StationDatabaseReader {
                 }
             }
         }
-        for (code, rows) in registrations.sorted(by: { $0.key < $1.key }) where !stationCodes.contains(code) {
-            var place = rows[0].origin
-            place.field = "station_code"
-            problems.add(place, "expected a station code listed in \(stationTable.file), found \(code)")
+        for (code, rows) in registrations where !stationCodes.contains(code) {
+            extra += rows.map { var place = $0.origin; place.field = "station_code"; return place }
+        }
+        if let first = extra.min(by: { ($0.line ?? 0) < ($1.line ?? 0) }) {
+            network.warnings.append(Diagnostic(first, "\(extra.count) row\(extra.count == 1 ? " names" : "s name") a line or a station that \(lineTable.file) or "
+                                               + "\(stationTable.file) does not list (the upstream's extra dataset of closed lines and stations, "
+                                               + "which its releases before v20220711 listed here too): not read; this is the first"))
         }
         try problems.check()
         network.sortByKey()

@@ -275,20 +275,18 @@ package struct Pipeline: Sendable {
         // The stages and the candidate as the publish after this plan makes them: against this
         // dist's version when it is not the served one, so that the publish takes this candidate.
         let made = local ?? baseline
-        // The published version as the identity review and the preview read it, read while
-        // the stages run (the second core idles while ingest parses); on a failure each reads
-        // it again itself, and says what is wrong with it as before.
+        // The published version as the preview reads it, read while the stages run (the second
+        // core idles while ingest parses); on a failure the preview reads it again itself, and
+        // says what is wrong with it as before.
         let shown = local == nil ? made : nil
-        return try await Pending.beside({ try? shown.map { PublishedRead(review: try IdentityReview.Version.read($0.databasePath),
-                                                                           preview: try PageData.Side.read(path: $0.databasePath, label: $0.label)) } }) { read in
+        return try await Pending.beside({ try? shown.map { PublishedRead(preview: try PageData.Side.read(path: $0.databasePath, label: $0.label)) } }) { read in
           try await runStages(baseline: made, registry: try missingRegistry(baseline: made, restore: false)) { staged in
             let lags = try registryLags(behind: made)
             // The preview of a new candidate is written while its gzip is made (not when it is
             // compared with a served version other than the one it was made against: below).
             var previewed: String??
             var outcome = try await buildStage.candidate(version: version, baseline: made, record: staged.buildCheck.record,
-                                                         staging: staged.staging, weights: staged.weights, linted: staged.linted,
-                                                         published: read) { candidate in
+                                                         staging: staged.staging, weights: staged.weights, linted: staged.linted) { candidate in
                 guard local == nil else { return }
                 previewed = writePreview(candidate.database, baseline: baseline, changes: candidate.changes, identity: candidate.identity,
                                          baselineRead: try? await read.value?.preview)
@@ -436,7 +434,6 @@ extension BaselineSource {
 
 /// The published version as a plan shows it, read beside the stages.
 package struct PublishedRead: Sendable {
-    var review: IdentityReview.Version
     var preview: PageData.Side
 }
 

@@ -127,10 +127,12 @@ extension RunReport {
         case text, markdown, json
     }
 
-    package func render(_ format: Format, limit: Int = 50, preview: String? = nil) throws -> String {
+    /// `explain`: in text, each identity the review names shows its evidence as a waterfall
+    /// (its pair's terms and its best rival's), as `stationdb explain` does; json always has it.
+    package func render(_ format: Format, limit: Int = 50, preview: String? = nil, explain: Bool = false) throws -> String {
         switch format {
         case .json: return String(decoding: try json(), as: UTF8.self)
-        case .text: return text(limit: limit, preview: preview)
+        case .text: return text(limit: limit, preview: preview, explain: explain)
         case .markdown: return markdown(limit: limit, preview: preview)
         }
     }
@@ -154,7 +156,7 @@ extension RunReport {
         notable.map { "\($0.kind.rawValue) \(ChangeList.withCause($0))" } + review
     }
 
-    func text(limit: Int, preview: String?) -> String {
+    func text(limit: Int, preview: String?, explain: Bool = false) -> String {
         var out = "\(command): \(headline)\n"
         for release in releases { out += "upstream: \(release)\n" }
         if !rows.isEmpty { out += "rows: \(countsLine)\n" }
@@ -166,7 +168,7 @@ extension RunReport {
             }
             out += ChangeList(entries: entries).text(limit: limit)
         }
-        if let identity { out += "\n" + Self.identityText(identity, limit: limit) }
+        if let identity { out += "\n" + Self.identityText(identity, limit: limit, explain: explain) }
         out += "\n" + guardsText + "\n"
         if let lintWarnings { out += "lint: \(lintWarnings) warning\(lintWarnings == 1 ? "" : "s") (`make lint` lists them)\n" }
         if let preview { out += "preview: \(preview) (open it in a browser)\n" }
@@ -204,13 +206,21 @@ extension RunReport {
         return out
     }
 
-    static func identityText(_ identity: IdentityReview, limit: Int) -> String {
+    static func identityText(_ identity: IdentityReview, limit: Int, explain: Bool = false) -> String {
         var out = "identities: \(identityCounts(identity))\n"
+        let model = IdentityModel.estimated, indent = "".padded(to: 14)
         for kind in IdentityReview.Kind.allCases {
             let some = identity.entries.filter { $0.kind == kind }
             for e in some.prefix(limit) {
                 out += "  \(kind.rawValue.padded(to: 9)) \(printable(describe(e)))\n"
                 if let row = e.decision { out += "  \("".padded(to: 9)) decide in raw/identity.csv: \(printable(row))\n" }
+                guard explain else { continue }
+                // Line by line: the waterfall's own line ends, whatever a source put in a level.
+                func lines(_ w: IdentityModel.Weight) -> String {
+                    w.waterfall(model, indent: indent + "  ").split(separator: "\n").map { printable(String($0)) + "\n" }.joined()
+                }
+                if let w = e.weight { out += indent + "evidence:\n" + lines(w) }
+                if let rival = e.rival { out += indent + "best rival, \(printable(rival.label)):\n" + lines(rival.weight) }
             }
             if some.count > limit { out += "  \(kind.rawValue.padded(to: 9)) ... and \(some.count - limit) more\n" }
         }

@@ -329,8 +329,8 @@ package struct BuildStage: Stage, Sendable {
         let merged = StagingMeta.identity(in: try meta ?? StagingFile.readMeta(from: staging)).merged
         guard !merged.isEmpty else { return out }
         let published = try baseline.map { try RenumberingFile.published(in: $0.databasePath) } ?? [:]
-        for (old, new) in merged.sorted(by: <) {
-            out[Renumbering(newID: new, oldID: old, version: published[[new, old]] ?? version)] = SourceLocation(file: IdentityDecisions.fileName)
+        for (old, survivors) in merged.sorted(by: { $0.key < $1.key }) {
+            for new in survivors { out[Renumbering(newID: new, oldID: old, version: published[[new, old]] ?? version)] = SourceLocation(file: IdentityDecisions.fileName) }
         }
         return out
     }
@@ -395,7 +395,7 @@ package struct BuildStage: Stage, Sendable {
     /// `then` sees it judged (a plan writes its preview there, beside the gzip of a new one).
     package func candidate(version: Int, baseline: Baseline?, record: StageRecord? = nil,
                           staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil,
-                          published: Pending<PublishedRead?>? = nil, then: (Candidate) async -> Void = { _ in }) async throws -> BuildOutcome {
+                          then: (Candidate) async -> Void = { _ in }) async throws -> BuildOutcome {
         // The staging file's facts, read once when the caller holds no staging.
         var staging = staging
         var meta = try staging?.meta ?? StagingFile.readMeta(from: self.staging)
@@ -408,10 +408,8 @@ package struct BuildStage: Stage, Sendable {
         if recorded != nil { now = try await settled(now, linted) }
         func judged(_ candidate: Candidate) async throws -> Candidate {
             var candidate = candidate
-            if let baseline, let difference = candidate.difference {
-                candidate.identity = try await IdentityReview.make(difference, oldPath: baseline.databasePath, newPath: candidate.database,
-                                                                   facts: StagingMeta.identity(in: meta), published: try await published?.value?.review)
-            }
+            // Ingest reviewed every s_id against the registry the baseline was published with.
+            if baseline != nil { candidate.identity = StagingMeta.identity(in: meta).review }
             candidate.violations = try PublishGuards.violations(of: candidate, against: baseline, guards: guards)
             candidate.undecided = PublishGuards.undecided(candidate)
             await then(candidate)

@@ -19,11 +19,11 @@ package struct Registry: Sendable, Equatable {
 
     package static let fileName = "registry.csv"
     package static let columns = ["kind", "id", "keys", "name", "o_id", "type", "enabled", "yomi", "wiki", "pref", "address", "lat", "lng",
-                                 "shinkansen", "lines", "decided"]
+                                 "shinkansen", "lines", "decided", "merged"]
     /// A registry written before a station's row said whether it is a Shinkansen station,
-    /// which lines it served and which decision of raw/identity.csv a version applied to it
-    /// lacks the last three: it is read (its keys say which stations are Shinkansen ones)
-    /// and completed by the next run.
+    /// which lines it served, which decision of raw/identity.csv a version applied to it and
+    /// which stations it merged into lacks the last four: it is read (its keys say which
+    /// stations are Shinkansen ones) and completed by the next run.
     static let requiredColumns = Array(columns.prefix(13))
     /// Keys are joined with this; sources' keys never contain it.
     static let keySeparator = "|"
@@ -92,8 +92,10 @@ package struct Registry: Sendable, Equatable {
                   kind != .line || t.optionalInt(i, c.type, &problems) != nil else { continue }
             if kind == .station {
                 guard t.trimmedBytes(i, c.shinkansen).isEmpty || t.bool(i, c.shinkansen, default: false, &problems) != nil else { continue }
-                guard Self.lineIDs(t.bytes(i, c.lines)) != nil else {
-                    problems.add(t.location(i, c.lines), "expected l_ids separated by |, found '\(shown(t.string(i, c.lines)))'")
+                let lists = [(c.lines, "l_ids"), (c.merged, "s_ids")]
+                let bad = lists.first { Self.lineIDs(t.bytes(i, $0.0)) == nil }
+                if let (column, what) = bad {
+                    problems.add(t.location(i, column), "expected \(what) separated by |, found '\(shown(t.string(i, column)))'")
                     continue
                 }
             }
@@ -105,12 +107,12 @@ package struct Registry: Sendable, Equatable {
 
     /// The registry's columns, looked up once.
     private struct Columns {
-        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng, shinkansen, lines, decided: CSVColumn
+        let kind, id, keys, name, operatorID, type, enabled, yomi, wiki, pref, address, lat, lng, shinkansen, lines, decided, merged: CSVColumn
         init(_ t: CSVTable) {
             kind = t.column("kind"); id = t.column("id"); keys = t.column("keys"); name = t.column("name"); operatorID = t.column("o_id")
             type = t.column("type"); enabled = t.column("enabled"); yomi = t.column("yomi"); wiki = t.column("wiki")
             pref = t.column("pref"); address = t.column("address"); lat = t.column("lat"); lng = t.column("lng")
-            shinkansen = t.column("shinkansen"); lines = t.column("lines"); decided = t.column("decided")
+            shinkansen = t.column("shinkansen"); lines = t.column("lines"); decided = t.column("decided"); merged = t.column("merged")
         }
     }
 
@@ -181,6 +183,13 @@ package struct Registry: Sendable, Equatable {
         return Self.lineIDs(table.bytes(r, c.lines)) ?? []
     }
 
+    /// The s_ids a published version merged the station into (renumbered_stations), if any:
+    /// it is published no more, and every version lists the pairs.
+    package func merged(station id: Int) -> [Int] {
+        guard let table, let c, let r = records.stations[id] else { return [] }
+        return Self.lineIDs(table.bytes(r, c.merged)) ?? []
+    }
+
     /// The decision of raw/identity.csv a published version applied to the station, as
     /// IdentityDecision.memory writes it ("same station=田町"); nil for none.
     package func decision(station id: Int) -> String? {
@@ -208,12 +217,12 @@ package struct Registry: Sendable, Equatable {
         network.lines = ids(.line).map { row(line: $0)! }
         network.stations = ids(.station).map { row(station: $0)! }
         return Self.text(of: network, reserving: grownSize, keys: { kind, id in (keys(kind, id) ?? []).joined(separator: Self.keySeparator) },
-                         facts: { (isShinkansen(station: $0), lines(station: $0), decision(station: $0)) }, while: keepGoing)
+                         facts: { (isShinkansen(station: $0), lines(station: $0), decision(station: $0), merged(station: $0)) }, while: keepGoing)
     }
 
     /// What a station's row says of it besides its bundle row: a Shinkansen station or not,
-    /// the lines it serves, and the decision a version applied to it.
-    package typealias StationFacts = (shinkansen: Bool, lines: [Int], decided: String?)
+    /// the lines it serves, the decision a version applied to it, and the stations it merged into.
+    package typealias StationFacts = (shinkansen: Bool, lines: [Int], decided: String?, merged: [Int])
 
     /// The file for `network`'s operators, lines and stations (each in ID order) under
     /// the keys field `joined` gives. Text fields are quoted when they must be, so every
@@ -227,20 +236,21 @@ package struct Registry: Sendable, Equatable {
         CSVWriter.append(columns, to: &out)
         func flag(_ v: Bool) -> String { v ? "1" : "0" }
         for o in network.operators {
-            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", "", "", "", ""],
+            CSVWriter.append(["operator", String(o.id), joined(.operator_, o.id), o.name, "", String(o.type), flag(o.enabled), "", "", "", "", "", "", "", "", "", ""],
                              to: &out)
             if !keepGoing(out) { return out }
         }
         for l in network.lines {
             CSVWriter.append(["line", String(l.id), joined(.line, l.id), l.name, String(l.operatorID), l.type.map(String.init) ?? "",
-                              flag(l.enabled), "", "", "", "", "", "", "", "", ""], to: &out)
+                              flag(l.enabled), "", "", "", "", "", "", "", "", "", ""], to: &out)
             if !keepGoing(out) { return out }
         }
         for s in network.stations {
             let f = facts(s.id)
             CSVWriter.append(["station", String(s.id), joined(.station, s.id), s.name, String(s.operatorID), "", flag(s.enabled), s.yomi, s.wiki,
                               String(s.pref), s.address, String(s.lat), String(s.lng), flag(f.shinkansen),
-                              f.lines.map(String.init).joined(separator: Self.keySeparator), f.decided ?? ""], to: &out)
+                              f.lines.map(String.init).joined(separator: Self.keySeparator), f.decided ?? "",
+                              f.merged.map(String.init).joined(separator: Self.keySeparator)], to: &out)
             if !keepGoing(out) { return out }
         }
         return out
@@ -251,7 +261,7 @@ package struct Registry: Sendable, Equatable {
     /// each station a Shinkansen one or not and on the lines it is on in `network`, or, on
     /// none there (gone from the sources), as it was; and the decisions the run applied
     /// (`decided`, by s_id) beside those versions applied before.
-    package func text(after network: RailNetwork, current: ByKind<[Int: [String]]>, decided: [Int: String] = [:]) -> [UInt8] {
+    package func text(after network: RailNetwork, current: ByKind<[Int: [String]]>, decided: [Int: String] = [:], merged: [Int: [Int]] = [:]) -> [UInt8] {
         let served = LinesOfStations(network), shinkansen = network.shinkansenStations()
         var owners = ByKind<[String: Int]?>(nil)
         func owner(_ kind: Kind, _ key: String) -> Int? {
@@ -264,8 +274,9 @@ package struct Registry: Sendable, Equatable {
         }
         func facts(_ id: Int) -> StationFacts {
             let decision = decided[id] ?? decision(station: id)
-            guard let lines = served.lines(of: id) else { return (isShinkansen(station: id), self.lines(station: id), decision) }
-            return (shinkansen.contains(id), lines, decision)
+            let into = merged[id] ?? self.merged(station: id)
+            guard let lines = served.lines(of: id) else { return (isShinkansen(station: id), self.lines(station: id), decision, into) }
+            return (shinkansen.contains(id), lines, decision, into)
         }
         func joined(_ kind: Kind, _ id: Int) -> String {
             let now = (current[kind][id] ?? []).sorted().joined(separator: Self.keySeparator)

@@ -23,7 +23,7 @@ package enum StagingMeta {
     /// The licences sources.json names ("license"), for latest.json.
     package static let license = "license"
 
-    /// What ingest settled of identities, for the build's review (StagingIdentity, as JSON).
+    /// What ingest settled of identities: its review and merges (StagingIdentity, as JSON).
     package static let identity = "identity"
 
     /// What the fixes changed, row by row (FixedValue.text): the reports' causes.
@@ -49,23 +49,18 @@ package enum StagingMeta {
     }
 }
 
-/// What ingest settled of identities that the bundles cannot show, for the build's review
-/// (IdentityReview): the decisions of raw/identity.csv in force, the retired s_ids whose
-/// source id names a station with another s_id, and the merges.
+/// What ingest settled of identities, for the build and the plan: the review of every s_id
+/// against the registry (IdentityReview) and the s_ids merged into another station.
 package struct StagingIdentity: Codable, Sendable, Equatable {
-    /// The s_ids raw/identity.csv decides, by kind ("same", "new", "merge"), each with its `expect`.
-    package var decided: [String: [Int: String]] = [:]
-    /// Live s_ids no source gives any more whose source id (the upstream's `id`) now names a
-    /// station with a new s_id, under another name or place than proves them one: retired -> new.
-    package var unproven: [Int: Int] = [:]
-    /// s_ids a `merge` retires this run, each with the s_id of the station it merges into.
-    package var merged: [Int: Int] = [:]
+    package var review: IdentityReview?
+    /// s_ids retired into other stations (by the evidence or a `merge`), each with the s_ids it merges into.
+    package var merged: [Int: [Int]] = [:]
 
-    package init(decided: [String: [Int: String]] = [:], unproven: [Int: Int] = [:], merged: [Int: Int] = [:]) {
-        self.decided = decided; self.unproven = unproven; self.merged = merged
+    package init(review: IdentityReview? = nil, merged: [Int: [Int]] = [:]) {
+        self.review = review; self.merged = merged
     }
 
-    package var isEmpty: Bool { decided.isEmpty && unproven.isEmpty && merged.isEmpty }
+    package var isEmpty: Bool { review == nil && merged.isEmpty }
 
     /// The JSON the staging file keeps under StagingMeta.identity.
     package var text: String { String(decoding: (try? jsonDocument(self, compact: true)) ?? [], as: UTF8.self) }
