@@ -27,15 +27,18 @@ Tests/Fixtures/apps_master.py writes from v20260227. The script checks that
 every key it labels exists at its step and that every station of a step is
 accounted for.
 
-usage: identity_corpus.py OUT_FOLDER
+usage: identity_corpus.py OUT_FOLDER [--national]
 """
 import copy
+import math
 import csv
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,17 +82,27 @@ def natural(key):
 # ---------------------------------------------------------------- upstream
 
 def upstream_keys(rel):
-    """Key -> station row, as StationDatabaseReader groups a station by (operator of its line, Shinkansen)."""
+    """Key -> station row, as StationDatabaseReader groups a station by (operator of its line, Shinkansen)
+    (a register row of a line line.csv does not list is the upstream's extra dataset: not read)."""
     lines = {l["code"]: l for l in rows(rel, "line.csv")}
     registered = {}
     for r in rows(rel, "register.csv"):
-        registered.setdefault(r["station_code"], []).append(lines[r["line_code"]])
-    keys = {}
+        if r["line_code"] in lines:
+            registered.setdefault(r["station_code"], []).append(lines[r["line_code"]])
+    keys, live = {}, set()
     for s in rows(rel, "station.csv"):
         for l in registered.get(s["code"], []):
             op = f"company:{l['company_code']}" if l["company_code"] != "NULL" else f"line-operator:{l['id']}"
-            keys[f"{SD}station:{s['id']}:{op}" + (":shinkansen" if "新幹線" in l["name"] else "")] = s
+            k = f"{SD}station:{s['id']}:{op}" + (":shinkansen" if "新幹線" in l["name"] else "")
+            keys[k] = s
+            if s["closed"] == "0" and l["closed"] == "0":
+                live.add(k)
+    LIVE[id(rel)] = live
     return keys
+
+
+# The keys each release publishes live (a station open on an open line of the key's operator), by id() of the release.
+LIVE = {}
 
 
 def keys_of(rel, station_id):
@@ -101,7 +114,8 @@ def slice_release(rel, prefs):
     out = copy.deepcopy(rel)
     rows(out, "station.csv")[:] = [s for s in rows(rel, "station.csv") if int(s["prefecture"]) in prefs]
     codes = {s["code"] for s in rows(out, "station.csv")}
-    rows(out, "register.csv")[:] = [r for r in rows(rel, "register.csv") if r["station_code"] in codes]
+    listed = {l["code"] for l in rows(rel, "line.csv")}
+    rows(out, "register.csv")[:] = [r for r in rows(rel, "register.csv") if r["station_code"] in codes and r["line_code"] in listed]
     line_codes = {r["line_code"] for r in rows(out, "register.csv")}
     rows(out, "line.csv")[:] = [l for l in rows(rel, "line.csv") if l["code"] in line_codes]
     companies = {l["company_code"] for l in rows(out, "line.csv")}
@@ -133,7 +147,7 @@ def fresh_id_and_code(national):
     return str(max(int(s["id"]) for s in ss) + 1), str(max(int(s["code"]) for s in ss) + 1)
 
 
-def write_upstream(folder, rel, release_folder):
+def write_upstream(folder, rel, release_folder=None):
     with open(os.path.join(ROOT, "raw", "sources.json"), encoding="utf-8") as f:
         sources = f.read()
     os.makedirs(folder, exist_ok=True)
@@ -142,8 +156,12 @@ def write_upstream(folder, rel, release_folder):
     shutil.copyfile(os.path.join(ROOT, "raw", "CREDITS.md"), os.path.join(folder, "CREDITS.md"))
     for name in UPSTREAM_FILES:
         write_csv(os.path.join(folder, "station_database", name), rel[name])
-    for name in ["LICENSE.md", "latest_info.json"]:
-        shutil.copyfile(os.path.join(release_folder, name), os.path.join(folder, "station_database", name))
+    shutil.copyfile(os.path.join(V0529, "LICENSE.md"), os.path.join(folder, "station_database", "LICENSE.md"))
+    if release_folder:
+        shutil.copyfile(os.path.join(release_folder, "latest_info.json"), os.path.join(folder, "station_database", "latest_info.json"))
+    else:
+        with open(os.path.join(folder, "station_database", "latest_info.json"), "wb") as f:
+            f.write(rel["latest_info.json"])
 
 
 # ---------------------------------------------------------------- native master
@@ -353,6 +371,35 @@ def gone_and_back_variant(out, national):
     t.link(2, 3, arrivals={kb: None for kb in back_keys})
     for ka, kb in zip(k, back_keys):
         t.label(1, ka, 3, kb, "same", "back after a gap as a name variant, new id")
+    write_transition(out, t, folders)
+    return t
+
+
+def stops_renamed_and_moved(out, national):
+    """Three neighbouring tram stops of 長崎電気軌道 (100 to 170 m apart) each renamed (口 added)
+    and moved 120 m east, under new ids and codes: each is its own stop, never a neighbour's."""
+    base = slice_release(national, {42})
+    moved = copy.deepcopy(base)
+    ids = [8946, 8947, 8948]
+    olds = {i: keys_of(base, i) for i in ids}
+    news = {}
+    for i in ids:
+        s = station(moved, i)
+        new_id, new_code = fresh_id_and_code(national)
+        new_id = str(int(new_id) + i)
+        new_code = str(int(new_code) + i)
+        for r in rows(moved, "register.csv"):
+            if r["station_code"] == s["code"]:
+                r["station_code"] = new_code
+        lat = float(s["lat"])
+        s.update(id=new_id, code=new_code, name=s["name"] + "口", original_name=s["original_name"] + "口",
+                 lng="%.6f" % (float(s["lng"]) + 120 / (111_320 * math.cos(lat * math.pi / 180))))
+        news[i] = [k.replace(f":{i}:", f":{new_id}:") for k in olds[i]]
+    t, folders = upstream_transition("stops_renamed_and_moved", "新地中華街, 西浜町 and 観光通 renamed (口 added) and moved 120 m, under new ids",
+                                     [base, moved])
+    t.link(1, 2, special={ka: [(kb, "same", "renamed and moved 120 m, a new id: its own stop, not a neighbour")]
+                          for i in ids for ka, kb in zip(olds[i], news[i])},
+           arrivals={kb: None for i in ids for kb in news[i]})
     write_transition(out, t, folders)
     return t
 
@@ -572,7 +619,144 @@ def boundary_rows_merged(out, master, by_key):
                              [before, after], special)
 
 
-def main(out):
+# ---------------------------------------------------------------- the upstream's own history
+
+HISTORY = os.path.join(HERE, "station_database", "history.tar.xz")
+EVENTS = os.path.join(HERE, "station_database", "history-events.csv")
+
+
+def history_releases(tags):
+    """The releases of history.tar.xz (every tag since v20211026), as read_folder gives a folder."""
+    out = {}
+    with tarfile.open(HISTORY) as tar:
+        for tag in tags:
+            rel = {}
+            for name in UPSTREAM_FILES:
+                text = tar.extractfile(f"history/{tag}/{name}").read().decode("utf-8")
+                r = csv.DictReader(io.StringIO(text, newline=""))
+                rel[name] = {"columns": list(r.fieldnames), "rows": list(r)}
+            rel["latest_info.json"] = tar.extractfile(f"history/{tag}/latest_info.json").read()
+            out[tag] = rel
+    return out
+
+
+def history_tags():
+    with tarfile.open(HISTORY) as tar:
+        return [line.split()[0] for line in tar.extractfile("history/TAGS").read().decode().splitlines() if line.strip()]
+
+
+def renumbering(a, b):
+    """old id -> new id, and old line id -> new line id, where release b renumbered a's ids (v20250430:
+    every id, hex to integer): a station by its exact name and place, a line by its name."""
+    ids_b = {s["id"] for s in rows(b, "station.csv")}
+    if sum(s["id"] in ids_b for s in rows(a, "station.csv")) * 2 > len(rows(a, "station.csv")):
+        return {}, {}
+    place = {(s["name"], float(s["lat"]), float(s["lng"])): s["id"] for s in rows(b, "station.csv")}
+    stations = {s["id"]: place[(s["name"], float(s["lat"]), float(s["lng"]))] for s in rows(a, "station.csv")
+                if (s["name"], float(s["lat"]), float(s["lng"])) in place}
+    by_name = {}
+    for l in rows(b, "line.csv"):
+        by_name.setdefault(l["name"], l["id"])
+    return stations, {l["id"]: by_name[l["name"]] for l in rows(a, "line.csv") if l["name"] in by_name}
+
+
+def history_transition(out, name, description, tags, releases, prefs=None):
+    """Consecutive releases of the history, sliced to `prefs` (national without), labeled by the
+    upstream's own id (renumbered ids bridged by name and place): a key still there is the same
+    station; a key gone whose place (id and kind) another row holds lives on as that row (`same`
+    for a row new in this release, the line passed on; `merged` into a row that was there); a key
+    whose place is gone retired. Then the hand labels of history-events.csv for the real events."""
+    steps = [slice_release(releases[tag], prefs) if prefs else releases[tag] for tag in tags]
+    t = Transition(name, description)
+    for rel in steps:
+        t.step(upstream_keys(rel))
+    for a in range(1, len(steps)):
+        stations, lines = renumbering(steps[a - 1], steps[a])
+
+        def bridged(k, stations=stations, lines=lines):
+            p = k.split(":")
+            p[2] = stations.get(p[2], p[2])
+            if p[3] == "line-operator":
+                p[4] = lines.get(p[4], p[4])
+            return ":".join(p)
+        before, after, live = t.steps[a - 1], t.steps[a], LIVE[id(steps[a - 1])]
+        seen = {bridged(k) for k in before}
+        places = {}
+        for kb in after:
+            places.setdefault((kb.split(":")[2], kb.endswith(":shinkansen")), []).append(kb)
+        special = {}
+        for k in before:
+            kb = bridged(k)
+            if kb in after:
+                special[k] = [(kb, "same", "closed" if after[kb]["closed"] != before[k]["closed"] and after[kb]["closed"] == "1"
+                               else "reopened" if after[kb]["closed"] != before[k]["closed"] else "renumbered id" if kb != k else "kept")]
+                continue
+            heirs = places.get((kb.split(":")[2], kb.endswith(":shinkansen")), []) if k in live else []
+            fresh = [h for h in heirs if h not in seen]
+            special[k] = ([(h, "same", "its row gone, its place's new row carries it on (a line passed on)") for h in fresh] if len(fresh) == 1
+                          else [(h, "ambiguous", "its place has several new rows") for h in fresh] if fresh
+                          else [(h, "merged", "its row gone: its place lives on as this row") for h in heirs] if heirs
+                          else [("", "retired", "its place is gone" if k in live else "a closed row gone")])
+        t.link(a, a + 1, special=special, new_note="a new place")
+    # Hand labels replace what the id says of the same station (a station given twice lives on as both rows).
+    hand = set()
+    for e in read_csv(EVENTS)["rows"]:
+        if e["tag"] not in tags[1:] or (prefs and not any(e[c] and find(t, steps, tags.index(e["tag"]) + c.startswith("to"), e, c) for c in ("from_company", "to_company"))):
+            continue
+        b = tags.index(e["tag"]) + 1
+        ka = find(t, steps, b - 1, e, "from_company") if e["from_company"] else ""
+        kb = find(t, steps, b, e, "to_company") if e["to_company"] else ""
+        t.labels = [l for l in t.labels if (l[0], l[1], l[2], l[3]) in hand or not ((ka and l[0] == b - 1 and l[1] == ka) or (not l[1] and l[2] == b and l[3] == kb))]
+        t.label(b - 1, ka, b, kb, e["expect"], "hand: " + e["note"])
+        hand.add((b - 1, ka, b, kb))
+    write_transition(out, t, [lambda f, rel=rel: write_upstream(f, rel) for rel in steps])
+    return t
+
+
+def find(t, steps, step, e, column):
+    """The key of the event's station at `step`: its name there, under the company (or, for a line of no
+    company, the line) the event names; None when the step's slice does not hold it."""
+    rel = steps[step - 1]
+    companies = {c["code"]: c["name"] for c in rows(rel, "company.csv")}
+    lines = {l["id"]: l["name"] for l in rows(rel, "line.csv")}
+    station = e["from_station" if column.startswith("from") else "to_station"]
+    keys = [k for k, s in t.steps[step - 1].items() if s["original_name"] == station and not k.endswith(":shinkansen")
+            and (companies.get(k.split(":")[4]) if k.split(":")[3] == "company" else lines.get(k.split(":")[4])) == e[column]]
+    assert len(keys) <= 1, (t.name, e, step, keys)
+    return keys[0] if keys else None
+
+
+def history(out, releases, tags):
+    """The real events of the history, each on the prefectures it touched (fast), and with
+    --national the whole history, every release one after the other, national."""
+    return [
+        history_transition(out, "history_closures_renames_2022", "v20220228 -> v20220402: 東風連 relocated as 名寄高校, JR北海道's closures, renames",
+                           ["v20220228", "v20220331", "v20220402"], releases, {1, 5, 21, 23}),
+        history_transition(out, "history_renames_2023", "v20221226 -> v20230131: 名古屋市交通局's and 長崎電気軌道's stops renamed (市役所 -> 名古屋城, 市民会館 -> 市役所)",
+                           ["v20221226", "v20230131"], releases, {23, 42}),
+        history_transition(out, "history_closures_2023", "v20230331 -> v20230428: 留萌本線 石狩沼田-留萌 closed; 茶山 renamed",
+                           ["v20230331", "v20230428"], releases, {1, 26}),
+        history_transition(out, "history_tokyu_yokohama_2022", "v20220602 -> v20220711: the rows of closed lines (東急 桜木町, 羽後交通) leave",
+                           ["v20220602", "v20220711"], releases, {5, 14}),
+        history_transition(out, "history_nishikyushu_2022", "v20220729 -> v20220930: 西九州新幹線 opens; 肥前山口 renamed 江北",
+                           ["v20220729", "v20220831", "v20220930"], releases, {41, 42}),
+        history_transition(out, "history_sotetsu_tokyu_2023", "v20230131 -> v20230228: 相鉄・東急新横浜線 opens",
+                           ["v20230131", "v20230228"], releases, {14}),
+        history_transition(out, "history_utsunomiya_lrt_2023", "v20230531 -> v20230731: 宇都宮ライトレール opens",
+                           ["v20230531", "v20230731"], releases, {9}),
+        history_transition(out, "history_hokuriku_2024", "v20240131 -> v20240430: 北陸新幹線 to 敦賀; 北陸本線 金沢-敦賀 passed to "
+                           "IRいしかわ鉄道 and ハピラインふくい, their rows a release early", ["v20240131", "v20240229", "v20240321", "v20240329", "v20240430"],
+                           releases, {16, 17, 18}),
+        history_transition(out, "history_relocations_2024", "v20240628 -> v20240831: stations moved 50 m to 1.4 km (川原湯温泉, 淀, 大成, 高知's trams)",
+                           ["v20240628", "v20240831"], releases, {1, 10, 26, 39}),
+        history_transition(out, "history_renumbered_2025", "v20250331 -> v20250430: every id renumbered; 新京成電鉄 folded into 京成電鉄, "
+                           "泉北高速鉄道 into 南海", ["v20250331", "v20250430"], releases, {12, 27}),
+        history_transition(out, "history_hiroden_2025", "v20250731 -> v20260227: 広島電鉄's stops closed, one opened, two reopened; "
+                           "長崎電気軌道's stops renamed back", ["v20250731", "v20250829", "v20251013", "v20251221", "v20260227"], releases, {34, 42}),
+    ]
+
+
+def main(out, national=False):
     old, new = read_folder(V0227, UPSTREAM_FILES), read_folder(V0529, UPSTREAM_FILES)
     with tempfile.TemporaryDirectory() as tmp:
         master, truth, by_key = apps_master(tmp)
@@ -582,17 +766,25 @@ def main(out):
             company_codes_swapped(out, "company_codes_swapped_tokyo", new, {13}, "18", "119", "東京メトロ (18) and 東京都交通局 (119)"),
             line_renamed_shinkansen(out, new),
             gone_and_back_variant(out, new),
+            stops_renamed_and_moved(out, new),
             duplicate_then_original_deleted(out, new),
             rename_then_move(out, new),
             ids_swapped(out, new),
             id_reused(out, new),
             apps_history(out, master, by_key),
             boundary_rows_merged(out, master, by_key)]
+    tags = history_tags()
+    releases = history_releases(tags)
+    done += history(out, releases, tags)
+    if national:
+        done.append(history_transition(out, "history_national", "every release v20211026 -> v20260529, national, one after the other",
+                                       tags, releases))
     write_csv(os.path.join(out, "index.csv"), {"columns": ["transition", "steps", "description"], "rows": [
         {"transition": t.name, "steps": len(t.steps), "description": t.description} for t in done]})
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = [a for a in sys.argv[1:] if a != "--national"]
+    if len(args) != 1:
         sys.exit(__doc__.strip().splitlines()[-1])
-    main(sys.argv[1])
+    main(args[0], national="--national" in sys.argv[1:])

@@ -51,25 +51,25 @@ final class ScanFromFileTests: XCTestCase {
         // registry written before rows said whether a station is a Shinkansen one and which
         // lines it served is completed (its keys say which; the lines, the next run's).
         let written = String(decoding: r.text(), as: UTF8.self)
-        XCTAssertEqual(written, "kind,id,keys,name,o_id,type,enabled,yomi,wiki,pref,address,lat,lng,shinkansen,lines,decided\n" + #"""
-            operator,1,o:1|x:9,A,,1,0,,,,,,,,,
-            operator,2,o:2,B,,2,1,,,,,,,,,
-            line,7,l:7,山手線,1,,0,,,,,,,,,
-            station,5,s:5,"東京, 丸の内",1,,1,とうきょう,,13,"千代田区 ""一丁目""",35681236,139767125,0,,
+        XCTAssertEqual(written, "kind,id,keys,name,o_id,type,enabled,yomi,wiki,pref,address,lat,lng,shinkansen,lines,decided,merged\n" + #"""
+            operator,1,o:1|x:9,A,,1,0,,,,,,,,,,
+            operator,2,o:2,B,,2,1,,,,,,,,,,
+            line,7,l:7,山手線,1,,0,,,,,,,,,,
+            station,5,s:5,"東京, 丸の内",1,,1,とうきょう,,13,"千代田区 ""一丁目""",35681236,139767125,0,,,
 
             """#)
         XCTAssertEqual(try Registry.parse(CSVReader.parse(r.text(), file: "registry.csv")), r)
         XCTAssertTrue(written.hasPrefix(CSVWriter.line(Registry.columns)))
 
         // An ID is registered once: a second row of the same kind and ID is bad input.
-        let twice = CSVWriter.line(Registry.columns) + "operator,4,o:4,A,,1,1,,,,,,,,,\noperator,4,o:44,B,,1,1,,,,,,,,,\nline,4,l:4,L,4,,1,,,,,,,,,\n"
+        let twice = CSVWriter.line(Registry.columns) + "operator,4,o:4,A,,1,1,,,,,,,,,,\noperator,4,o:44,B,,1,1,,,,,,,,,,\nline,4,l:4,L,4,,1,,,,,,,,,,\n"
         XCTAssertEqual(inputErrorMessages { try Registry.parse(CSVReader.parse(twice, file: "raw/registry.csv")) },
                        ["raw/registry.csv:3: id: duplicate operator id 4"])
     }
 
     /// Empty keys in a hand-edited keys field are dropped, as they always were.
     func testRegistryKeysFieldWithEmptyKeys() throws {
-        let text = CSVWriter.line(Registry.columns) + "operator,6,|o:6||x:2|,C,,1,1,,,,,,,,,\noperator,7,o:7,D,,1,1,,,,,,,,,\n"
+        let text = CSVWriter.line(Registry.columns) + "operator,6,|o:6||x:2|,C,,1,1,,,,,,,,,,\noperator,7,o:7,D,,1,1,,,,,,,,,,\n"
         let r = try Registry.parse(CSVReader.parse(text, file: "registry.csv"))
         XCTAssertEqual(r.keys(.operator_, 6), ["o:6", "x:2"])
         XCTAssertEqual(r.keys(.operator_, 7), ["o:7"])

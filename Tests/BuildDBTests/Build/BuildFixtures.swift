@@ -57,7 +57,7 @@ enum Fixtures {
     static let registry: String = {
         // One file for every test process (the same text each time), not one per run.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("stationdb-tests-registry-999.csv").path
-        let text = Registry.columns.joined(separator: ",") + "\n" + (1...999).map { "station,\($0),old:\($0),旧駅\($0),1,,0,,,13,,35000000,139000000,0,,\n" }.joined()
+        let text = Registry.columns.joined(separator: ",") + "\n" + (1...999).map { "station,\($0),old:\($0),旧駅\($0),1,,0,,,13,,35000000,139000000,0,,,\n" }.joined()
         try! AtomicFile.write(text, to: path)
         return path
     }()
