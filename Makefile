@@ -41,6 +41,9 @@ NO_WAIT ?=
 FORMAT ?=
 # make plan AGAINST=https://...: compare with the dist the apps download from, not the local one.
 AGAINST ?=
+# make plan EXPLAIN=1: each identity the plan names with its evidence, term by term, and its
+# best rival's (stationdb explain S_ID shows any one s_id so).
+EXPLAIN ?=
 # make fetch UPSTREAM=https://...: read the station_database sources from a mirror laid out as the
 # upstream's repository (out/main/*.csv, src/company.csv, latest_info.json) instead of their url.
 UPSTREAM ?=
@@ -64,28 +67,28 @@ RELEASE := $(ROOT)/.build/release/stationdb
 # The tests run make with the binary built beside them (the same one): BIN=.../stationdb.
 BIN     ?= $(RELEASE)
 
-.PHONY: all help setup fetch lint plan deploy install test bench diff clean binary release-binary
+.PHONY: all help setup fetch lint plan deploy install test bench history diff clean binary release-binary
 # One target at a time, in the order given: `make -j2 plan all` plans, then publishes.
 .NOTPARALLEL:
 
 # What make says when stationdb fails: its own exit status, which make turns into 2, in
 # the words of the command that failed. Only `make` (publish) publishes, so only its
 # failures say "nothing was published"; fetch, lint and plan say what they leave as it was.
-EXPLAIN = status=$$?; case $$status in \
+SAY_WHY = status=$$?; case $$status in \
 	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
 	3) echo "make: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); nothing was published" >&2 ;; \
 	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
 	5) echo "make: the version was published, but raw/registry.csv was not updated (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
 	esac; exit $$status
-EXPLAIN_FETCH = status=$$?; case $$status in \
+SAY_WHY_FETCH = status=$$?; case $$status in \
 	2) echo "make: fetch refused: bad input (exit 2 from stationdb): see the message above; the source it names is left as it was in raw/" >&2 ;; \
 	3) echo "make: fetch failed: the network, the server or the disk (exit 3 from stationdb): see the message above; the source it names is left as it was in raw/; try again later" >&2 ;; \
 	esac; exit $$status
-EXPLAIN_LINT = status=$$?; case $$status in \
+SAY_WHY_LINT = status=$$?; case $$status in \
 	2) echo "make: lint stopped: bad input (exit 2 from stationdb): mend raw/ as the message above says" >&2 ;; \
 	3) echo "make: lint stopped: I/O failure (exit 3 from stationdb): see the message above" >&2 ;; \
 	esac; exit $$status
-EXPLAIN_PLAN = status=$$?; case $$status in \
+SAY_WHY_PLAN = status=$$?; case $$status in \
 	2) echo "make: plan stopped: bad input (exit 2 from stationdb): mend raw/ as the message above says; dist/ and raw/ are as they were" >&2 ;; \
 	3) echo "make: plan stopped: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); dist/ and raw/ are as they were" >&2 ;; \
 	4) echo "make: a publish would be refused by a guard (exit 4 from stationdb): see the report above" >&2 ;; \
@@ -101,14 +104,15 @@ STAGE_OPTIONS = --raw $(call q,$(RAW)) --build $(call q,$(BUILD)) --dist $(call 
 STATIONDB = $(call q,$(BIN))
 
 all: binary
-	@$(STATIONDB) publish $(STAGE_OPTIONS); $(EXPLAIN)
+	@$(STATIONDB) publish $(STAGE_OPTIONS); $(SAY_WHY)
 
 # What the next `make` would publish, without publishing anything: the report on
 # stdout and build/preview.html. Succeeds when nothing (stationdb's 0) or a new
 # version (its 1) would be published; a `make` after it publishes that very version.
 plan: binary
-	@$(STATIONDB) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(call q,$(AGAINST))) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
-	if [ $$status -gt 1 ]; then (exit $$status); $(EXPLAIN_PLAN); fi
+	@case $(call q,$(EXPLAIN)) in ''|0|1) ;; *) echo "make: EXPLAIN must be 1 or 0 (or unset), not $(call q,$(EXPLAIN))" >&2; exit 2 ;; esac
+	@$(STATIONDB) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(call q,$(AGAINST))) $(if $(FORMAT),--format $(call q,$(FORMAT))) $(if $(filter 1,$(EXPLAIN)),--explain); status=$$?; \
+	if [ $$status -gt 1 ]; then (exit $$status); $(SAY_WHY_PLAN); fi
 
 # Copies $(DIST) to where the apps download it: the version folders the target lacks, each
 # whole, then latest.json; never deletes there. See `stationdb deploy --help`.
@@ -122,7 +126,9 @@ deploy: binary
 help:
 	@echo 'make                the nightly job: raw/ -> build/ -> a new version in dist/ when anything changed'
 	@echo 'make plan           what the next make would publish, without publishing: a report by station name'
-	@echo '                    and build/preview.html, the map the apps would show [FORMAT=markdown AGAINST=URL]'
+	@echo '                    and build/preview.html, the map the apps would show [FORMAT=markdown AGAINST=URL'
+	@echo '                    EXPLAIN=1: each identity it names with its evidence, term by term]'
+	@echo 'make history        replay the upstream'"'"'s 46 releases since 2021 as nightlies: docs/identity-history.md'
 	@echo 'make deploy TARGET=/srv/www/stations   (or TARGET=host:/srv/www/stations, rsync over ssh)'
 	@echo '                    copy dist/ to where the apps download it: new version folders, then latest.json'
 	@echo '                    [CHECK=https://... reads it back as the apps do; DRY_RUN=1 lists only]'
@@ -178,11 +184,11 @@ release-binary:
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: binary
-	@$(STATIONDB) fetch --raw $(call q,$(RAW)) --dist $(call q,$(DIST)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release) $(if $(ALLOW_FUTURE_RELEASE),--allow-future-release); $(EXPLAIN_FETCH)
+	@$(STATIONDB) fetch --raw $(call q,$(RAW)) --dist $(call q,$(DIST)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release) $(if $(ALLOW_FUTURE_RELEASE),--allow-future-release); $(SAY_WHY_FETCH)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: binary
-	@$(STATIONDB) lint --raw $(call q,$(RAW)); $(EXPLAIN_LINT)
+	@$(STATIONDB) lint --raw $(call q,$(RAW)); $(SAY_WHY_LINT)
 
 # Besides the build's packages, the tests need sqldiff (sqlite3-tools), which they hold
 # `stationdb diff` against, python3 for their HTTP server and Python's gzip reader, chromium, which opens the
@@ -197,6 +203,14 @@ test:
 
 bench: setup
 	$(call q,$(ROOT)/bench/run)
+
+# Every upstream release since v20211026 (Tests/Fixtures/station_database/history.tar.xz)
+# replayed as the nightly publishes them, national, from an empty registry: the confusion
+# table per night and in all, with the replay's time, in docs/identity-history.md (about 90 s).
+history:
+	cd $(call q,$(ROOT)) && scripts/build-tests
+	cd $(call q,$(ROOT)) && STATIONDB_HISTORY=national STATIONDB_WRITE_GOLDEN=1 .build/release/stationdbPackageTests.xctest \
+		PublishingTests.IdentityCorpusTests/testTheWholeHistoryReplaysAsNightlies
 
 # Succeeds when the diff ran, whether the bundles are the same (stationdb's 0)
 # or different (its 1); CI that must tell them apart calls `stationdb diff`.
