@@ -198,6 +198,31 @@ final class IdentityCorpusTests: XCTestCase {
     /// FORCE_PUBLISH): every version publishes with no decision, and the stations whose line
     /// passed to another operator are listed as transferred: 山田線's reopened under 三陸鉄道,
     /// 札幌市電's under 札幌市交通事業振興公社, 富山ライトレール's and 北神急行's.
+    /// Every row the plan suggests publishes once applied, as written, in every transition of
+    /// the corpus: none is bad input, none is refused, and none makes a wrong link.
+    func testEverySuggestedRowPublishes() async throws {
+        let corpus = try Self.corpusFolder()
+        var applied = 0
+        for name in try Self.transitions(in: corpus) {
+            let steps = try await publish(name, in: corpus)
+            var decisions: [Int: String] = [:]
+            for (step, outcome) in steps {
+                let rows = (outcome.review?.entries ?? []).compactMap(\.decision)
+                if !rows.isEmpty { decisions[step] = rows.map { $0 + "\n" }.joined() }
+                applied += rows.count
+            }
+            guard !decisions.isEmpty else { continue }
+            let decided = try await publish(name, in: corpus, decisions: decisions)
+            for (step, outcome) in decided.sorted(by: { $0.key < $1.key }) {
+                XCTAssertEqual(outcome.review?.undecided ?? [], [], "\(name) step \(step)")
+            }
+            for (l, got) in Self.judge(try Self.labels(name, in: corpus), decided) where got == .wrong {
+                XCTFail("\(name): a suggested row made a wrong link: \(l.fromStep) \(l.fromKey) -> \(l.toStep) \(l.toKey) (\(l.note))")
+            }
+        }
+        XCTAssertGreaterThan(applied, 0, "the corpus has rows to apply")
+    }
+
     func testTheAppsHistoryPublishesEveryVersionWithNoDecision() async throws {
         let corpus = try Self.corpusFolder()
         let steps = try await publish("apps_history", in: corpus)
