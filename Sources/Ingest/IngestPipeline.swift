@@ -35,9 +35,15 @@ package struct IngestOutcome: Sendable {
     /// Every pair the evidence weighs (IdentityReviewer.pairs), for the weights' estimation.
     package func identityPairs() -> [IdentityPair] { reviewer?.pairs() ?? [] }
 
-    /// The evidence on each of `ids` (IdentityReviewer.explain); nil with no registry to weigh against.
-    package func explain(_ ids: [Int]) -> [IdentityExplanation]? {
+    /// The evidence on each of `ids` (IdentityReviewer.explain); nil with no registry to weigh
+    /// against. An s_id neither ever published nor this run's is bad input, all of them at once.
+    package func explain(_ ids: [Int]) throws -> [IdentityExplanation]? {
         guard let reviewer else { return nil }
+        let unknown = ids.filter { reviewer.registered.index[$0] == nil && reviewer.at[$0] == nil }
+        guard unknown.isEmpty else {
+            throw StationError.badInput(SourceLocation(file: "s_id"), unknown.map { "s_id \($0) was never published and no station of this run has it" }
+                .joined(separator: "; ") + ": give an s_id of the registry or of this run")
+        }
         let review = StagingMeta.identity(in: staging.meta).review
         return ids.map { reviewer.explain($0, review: review) }
     }

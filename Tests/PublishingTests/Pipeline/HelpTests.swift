@@ -81,3 +81,29 @@ final class HelpTests: XCTestCase {
         XCTAssertTrue(run.err.contains("make plan"), run.err)
     }
 }
+
+/// `stationdb explain` on the default raw/: an s_id's pair as a waterfall whose total is the
+/// sum of its terms, as json too; an s_id never published is bad input (exit 2), named.
+final class ExplainCommandTests: XCTestCase {
+    func stationdb(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+        let run = try runWithTimeout(try BuiltTools.stationdb(), arguments, in: FileManager.default.temporaryDirectory.path, timeout: 120)
+        return (run.status, run.out, run.err)
+    }
+
+    func testAnSIDsEvidenceAndAnUnknownOne() throws {
+        let json = try stationdb("explain", "--raw", RepositoryData.raw, "--format", "json", "1274")
+        XCTAssertEqual(json.status, 0, json.err)
+        let explained = try JSONDecoder().decode([IdentityExplanation].self, from: Data(json.out.utf8))
+        let pair = try XCTUnwrap(explained.first?.pairs.first)
+        XCTAssertEqual(explained.first?.outcome, "kept")
+        XCTAssertEqual(pair.total, pair.weight.terms.reduce(0) { $0 + $1.weight }, accuracy: 1e-9)
+        XCTAssertGreaterThanOrEqual(pair.total, IdentityModel.estimated.link)
+        let text = try stationdb("explain", "--raw", RepositoryData.raw, "1274")
+        XCTAssertEqual(text.status, 0, text.err)
+        XCTAssertTrue(text.out.hasPrefix("s_id 1274: kept\n  pair: s_id 1274 新橋 (JR東日本)"), text.out)
+        let unknown = try stationdb("explain", "--raw", RepositoryData.raw, "1274", "99999999", "99999998")
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertEqual(unknown.out, "")
+        XCTAssertTrue(unknown.err.contains("s_id 99999999 was never published") && unknown.err.contains("s_id 99999998"), unknown.err)
+    }
+}
