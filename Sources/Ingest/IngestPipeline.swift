@@ -67,6 +67,8 @@ package struct IngestInputs {
     package var registry: Registry
     /// raw/identity.csv: the maintainer's decisions on identities the evidence cannot prove.
     package var decisions: [IdentityDecision] = []
+    /// The rows of raw/identity.csv that could not be read, listed with the problems of applying the others.
+    package var decisionProblems: [Diagnostic] = []
     package var meta: [String: String]
     /// The evidence's weights (a test may change one to see it matter).
     package var model = IdentityModel.estimated
@@ -164,8 +166,12 @@ package enum IngestPipeline {
         progress.finish()
         var fixes: [DataFix] = [], fixProblems: [Diagnostic] = []
         do { (fixes, fixProblems) = try DataFixes.read(path: options.fixesPath, label: label(options, options.fixesPath)) } catch let e as StationError where e.kind == .badInput { problems.add(e) }
-        var decisions: [IdentityDecision] = []
-        do { decisions = try IdentityDecisions.read(path: options.decisionsPath, label: label(options, options.decisionsPath)) } catch let e as StationError where e.kind == .badInput { problems.add(e) }
+        var decisions: [IdentityDecision] = [], decisionProblems: [Diagnostic] = []
+        do {
+            (decisions, decisionProblems) = try IdentityDecisions.rows(path: options.decisionsPath, label: label(options, options.decisionsPath))
+        } catch let e as StationError where e.kind == .badInput { problems.add(e) }
+        // Listed now when the sources fail, else with what applying the other decisions finds.
+        if !problems.isEmpty { for d in decisionProblems { problems.add(d.location, d.message) } }
         try problems.check()
         // Read after the sources are merged and let go: at 100 times national the two together passed 1 GiB.
         let registry = try Registry.load(path: options.registryPath)
@@ -181,7 +187,7 @@ package enum IngestPipeline {
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
         return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry,
-                            decisions: decisions, meta: facts, model: options.model)
+                            decisions: decisions, decisionProblems: decisionProblems, meta: facts, model: options.model)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
@@ -247,10 +253,14 @@ package enum IngestPipeline {
                                           registry: registry, decisions: inputs.decisions, fixed: Set(fixTargets.keys), model: inputs.model,
                                           registered: registered)
         } catch let e as StationError where e.kind == .badInput {
-            for d in e.diagnostics { problems.add(d.location, d.message) }
+            // Every row of raw/identity.csv that is wrong, in the file's order, whatever made it so.
+            let all = (inputs.decisionProblems + e.diagnostics).enumerated()
+                .sorted { ($0.element.location.file, $0.element.location.line ?? 0, $0.offset) < ($1.element.location.file, $1.element.location.line ?? 0, $1.offset) }
+            for (_, d) in all { problems.add(d.location, d.message) }
             try problems.check()
             throw e
         }
+        for d in inputs.decisionProblems { problems.add(d.location, d.message) }
         let (operatorIDs, lineIDs, stationIDs) = (ids.operators, ids.lines, ids.stations)
 
         var network = RailNetwork()

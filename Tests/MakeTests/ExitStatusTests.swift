@@ -34,7 +34,11 @@ final class ExitStatusTests: MakeTestCase {
         let target = f.folder + "/www"
         // A path that names nothing: 2, from every command that reads one.
         for command in [["diff", "nothing", "dist"], ["diff", "dist", "nothing"], ["preview", "nothing", "--out", "p.html"],
-                        ["verify", "nothing"], ["deploy", "nothing", target]] {
+                        ["verify", "nothing"], ["deploy", "nothing", target],
+                        ["priority", "--staging", "nothing", "--out", "w.csv"], ["priority", "suggest", "--staging", "nothing"],
+                        ["priority", "report", "--staging", "nothing", "--weights", "nothing"], ["priority", "report", "--bundle", "nothing"],
+                        ["priority", "map", "--staging", "nothing", "--weights", "nothing", "--out", "m.svg"],
+                        ["priority", "--staging", f.build + "/staging.bin", "--hand", "nothing.csv", "--out", "w.csv"]] {
             assertStatus(2, try stationdb(f, command), command.joined(separator: " "))
         }
 

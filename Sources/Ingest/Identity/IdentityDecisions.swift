@@ -57,9 +57,18 @@ package enum IdentityDecisions {
     /// Every decision of the file (none when there is no file); every malformed row is an
     /// error at its line and field, all of them at once.
     package static func read(path: String, label: String) throws -> [IdentityDecision] {
-        guard Files.exists(path) else { return [] }
+        let (decisions, problems) = try rows(path: path, label: label)
+        if !problems.isEmpty { throw StationError.badInput(problems) }
+        return decisions
+    }
+
+    /// The decisions of the rows that can be read, and each problem of those that cannot,
+    /// for the run to list with what applying the others finds: every error at once.
+    /// A file that is no table with these columns throws.
+    package static func rows(path: String, label: String) throws -> (decisions: [IdentityDecision], problems: [Diagnostic]) {
+        guard Files.exists(path) else { return ([], []) }
         let table = try CSVReader.read(path: path, displayName: label)
-        if table.header.isEmpty { return [] }
+        if table.header.isEmpty { return ([], []) }
         try table.require(columns)
         let cID = table.column("s_id"), cDecision = table.column("decision"), cExpect = table.column("expect"), cNote = table.column("note")
         var problems = DiagnosticCollector(limit: .max)
@@ -88,7 +97,6 @@ package enum IdentityDecisions {
             }
             decisions.append(IdentityDecision(stationID: id, kind: kind, expect: expect, note: note, location: table.location(r)))
         }
-        try problems.check()
-        return decisions
+        return (decisions, problems.diagnostics)
     }
 }

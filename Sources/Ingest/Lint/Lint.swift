@@ -47,7 +47,7 @@ package struct ReviewedFinding: Codable, Hashable, Sendable, CustomStringConvert
 
 package enum LintRule: String, CaseIterable, Sendable {
     case text, yomi, code, far, pref, sameName = "same-name", handWeight = "hand-weight", fix, review, emptyLine = "empty-line"
-    case noLine = "no-line", reviewed
+    case noLine = "no-line", emptyOperator = "empty-operator", reviewed
 
     /// What the rule finds, as `stationdb lint --help` lists it.
     package var summary: String {
@@ -63,6 +63,7 @@ package enum LintRule: String, CaseIterable, Sendable {
         case .review: "a fix that moves a station over 1 km from where it was\npublished, or renames it (right station?), until published"
         case .emptyLine: "a live line on which no live station lies (build refuses it)"
         case .noLine: "a station a fix enables that is on no line (the sources no\nlonger give its lines): the apps would list it under no line"
+        case .emptyOperator: "a live operator with no live line (its last line closed or passed\nto another operator): disable it in fixes.csv"
         case .reviewed: "a row of raw/reviewed.csv that finds nothing as it expects any\nmore: look again, then mend the row or remove it"
         }
     }
@@ -150,8 +151,16 @@ package enum Lint {
         // Read here, so that a malformed raw/reviewed.csv still stops the run before anything is written.
         let reviewsPath = joinPath(options.rawFolder, LintReviews.fileName)
         let reviews = try LintReviews.read(path: reviewsPath, label: options.label(for: reviewsPath))
+        // What stops a publish stops a lint, in the same words at the same line, and before
+        // anything is written: a station listed twice (which weight wins would depend on the
+        // order), an unknown or merged s_id, a weight outside 1..10. Only a hand weight on a
+        // disabled station, which a publish keeps, is a finding.
+        let merged = StagingMeta.identity(in: outcome.staging.meta).merged
+        let hand = try handWeights.flatMap { Files.exists($0) ? $0 : nil }.map {
+            try HandWeights.read(path: $0, label: options.label(for: $0), network: outcome.staging.network, merged: merged).warnings
+        } ?? []
         return (outcome, Check(sourceFindings: sourceFindings, ingest: outcome.report, network: outcome.staging.network,
-                               origins: outcome.stationOrigins, fixes: outcome.fixes, reviews: reviews, options: options, handWeights: handWeights))
+                               origins: outcome.stationOrigins, fixes: outcome.fixes, reviews: reviews, options: options, handWarnings: hand))
     }
 
     /// Every rule over what one ingest read and assembled, held apart from the ingest's outcome.
@@ -164,7 +173,8 @@ package enum Lint {
         var fixes: [DataFix]
         var reviews: [LintReviews.Row]
         var options: IngestOptions
-        var handWeights: String?
+        /// raw/weights.csv's warnings (the file was checked when read).
+        var handWarnings: [Diagnostic]
 
         /// The places and messages of the readers' warnings that raw/reviewed.csv reviewed
         /// (`report()` lists them apart): a run need not say them every night.
@@ -186,16 +196,14 @@ package enum Lint {
                 LintFinding(.emptyLine, SourceLocation(file: options.rawLabel, field: "l_id \($0.id)"),
                             "\($0.name): a live line with no live station; give it stations or disable it in fixes.csv (build refuses it)")
             }
+            findings += network.liveOperatorsWithoutLines.map {
+                LintFinding(.emptyOperator, SourceLocation(file: options.rawLabel, field: "o_id \($0.id)"),
+                            "\($0.name): a live operator with no live line (its last line closed, or passed to another operator): the apps "
+                            + "would list it with nothing under it; disable it in fixes.csv (disable,operators,o_id=\($0.id),,,,why)")
+            }
             findings += stationsEnabledOnNoLine(fixes, network)
             findings += geography(network, origins: origins)
-            if let handWeights, Files.exists(handWeights) {
-                // What stops a publish stops a lint, in the same words at the same line: a station
-                // listed twice (which weight wins would depend on the order), an unknown s_id or a
-                // weight outside 1..10 was a warning here and an error in make. Only a hand weight
-                // on a disabled station, which a publish keeps, is a finding.
-                let hand = try HandWeights.read(path: handWeights, label: options.label(for: handWeights), network: network)
-                findings += hand.warnings.map { LintFinding(.handWeight, $0.location, $0.message) }
-            }
+            findings += handWarnings.map { LintFinding(.handWeight, $0.location, $0.message) }
             let (open, reviewed) = LintReviews.apply(reviews, to: findings, rawLabel: options.rawLabel)
             return LintReport(open, reviewed: reviewed)
         }

@@ -24,7 +24,9 @@ extension FileFormat {
             return Self.csvProblem(bytes, name: name, required: required)
         case .upstreamRelease:
             let bytes = try Files.read(path)
-            return StationDatabaseReader.release(of: bytes) == nil ? "expected a JSON object whose \"version\" is a whole number (the release, as 20260529)" : nil
+            if StationDatabaseReader.release(of: bytes) != nil { return nil }
+            let number = JSONSyntax.numberOutOfRange(in: bytes).map { "\"\(shown($0.path))\" is \(shown($0.text)), out of range; " } ?? ""
+            return number + "expected a JSON object whose \"version\" is a whole number (the release, as 20260529)"
         case .n02:
             do {
                 _ = try N02Reader.read(path: path, label: name)

@@ -115,7 +115,7 @@ package final class SourceFetcher {
             let previous = FetchedFileState.load(for: file.path, url: file.url)
             let conditional = previous.map { Validators(etag: $0.etag, lastModified: $0.lastModified) }
             let part = staged + ".part"
-            let result = try http.download(file.url, to: part, conditional: conditional)
+            let result = try http.download(file.url, to: part, conditional: conditional, limit: file.format == .upstreamRelease ? TransferFailure.documentLimit : nil)
             if result.notModified {
                 // Unchanged only from the copy raw/ holds and asked about: a 304 to anything else
                 // (a broken cache or mirror) leaves nothing to keep.

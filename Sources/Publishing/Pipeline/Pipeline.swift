@@ -153,7 +153,7 @@ package struct Pipeline: Sendable {
         return try await Pending.beside({ if checkIDs { try build.checkPublishedIDs(against: baseline, staging: held) } }) { checked in
             var weights: [Int: Int]?
             if announce("priority", priorityCheck.reason) {
-                let run = try priority.run(record: priorityCheck.record, network: held?.network)
+                let run = try priority.run(record: priorityCheck.record, staging: held)
                 weights = run.weights
                 digests.know(run.record?.written ?? [:])
             }
@@ -208,9 +208,12 @@ package struct Pipeline: Sendable {
         _ = try missingRegistry(baseline: baseline, restore: true)
 
         let (outcome, report) = try await runStages(baseline: baseline) { staged in
-            // One that lags (an exit 5 before) takes the registry below, when the build is done.
-            _ = try registryLags(behind: baseline)
+            // One that lags (an exit 5 before, a checkout, a lost write) is never overwritten by a
+            // version equal to the published one, nor said to be "nothing changed": the run says so
+            // as a plan does (exit 5), naming the copy. A new version's registry replaces it.
+            let lags = try registryLags(behind: baseline)
             guard announce("build", staged.buildCheck.reason) else {
+                if lags, let baseline { try refuseLaggingRegistry(behind: baseline) }
                 // Nothing changed: the lint count is ingest's record's, the report unread.
                 let outcome = BuildOutcome.unchanged(version: baseline?.bundle.version ?? 0)
                 var report = RunReport(outcome, command: "publish", baseline: baseline, lint: nil, force: settings.force)
@@ -219,7 +222,8 @@ package struct Pipeline: Sendable {
             }
             let outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
                                                        staging: staged.staging, weights: staged.weights, linted: staged.linted,
-                                                       checked: staged.checked)
+                                                       checked: staged.checked, registryLags: lags)
+            if case .unchanged = outcome, lags, let baseline { try refuseLaggingRegistry(behind: baseline) }
             let lint = staged.linted == nil ? try? BuildStage.lintReport(lint) : try await staged.lint().report
             return (outcome, RunReport(outcome, command: "publish", baseline: baseline, lint: lint, force: settings.force))
         }

@@ -199,7 +199,10 @@ extension RunReport {
         switch e.kind {
         case .renamed, .moved, .transferred, .contested:
             out += ": \(e.was ?? "") -> \(e.now ?? "")" + (e.metres.map { " (\(Int($0.rounded())) m)" } ?? "")
-        case .orphaned, .new, .retired, .merged: break
+        case .merged:
+            // The pair the apps act on: every record a user keeps on the s_id moves to its survivor.
+            if let heir = e.successor { out += " into s_id \(heir) \(e.now ?? ""): the apps move its users' records there" }
+        case .orphaned, .new, .retired: break
         }
         if let reason = e.reason { out += "; \(reason)" }
         if let decided = e.decided { out += " [decided: \(decided), raw/identity.csv]" }

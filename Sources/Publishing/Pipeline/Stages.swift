@@ -227,13 +227,14 @@ package struct PriorityStage: Stage {
                                     "hand weights": try hand.map { try digests.digest(of: $0) } ?? StageRecord.absent])
     }
 
-    /// Weighs the network of the staging file (`network` when the caller has just made it);
+    /// Weighs the network of the staging file (`held` when the caller has just made it);
     /// returns the weights and the record written.
     @discardableResult
-    package func run(record: StageRecord? = nil, network: RailNetwork? = nil) throws -> (weights: [Int: Int], record: StageRecord?) {
+    package func run(record: StageRecord? = nil, staging held: Staging? = nil) throws -> (weights: [Int: Int], record: StageRecord?) {
         let record = record ?? (try? self.record())
-        let network = try network ?? StagingFile.read(from: staging).network
-        let hand = try self.hand.map { try HandWeights.read(path: $0, network: network) } ?? (weights: [], warnings: [])
+        let staged = try held ?? StagingFile.read(from: staging), network = staged.network
+        let merged = StagingMeta.identity(in: staged.meta).merged
+        let hand = try self.hand.map { try HandWeights.read(path: $0, network: network, merged: merged) } ?? (weights: [], warnings: [])
         for w in hand.warnings { Events.send(Warning(w)) }
         var config = PriorityConfig(seed: seed, method: method)
         if let tiers { config.method = .meshLottery(try MeshTier.parse(list: tiers)) }
@@ -488,11 +489,12 @@ package struct BuildStage: Stage, Sendable {
     }
 
     /// Prepares (or takes the prepared) version `version`, checks the guards and publishes
-    /// it into dist, whose lock the caller holds; then raw/registry.csv takes its registry.
+    /// it into dist, whose lock the caller holds; then raw/registry.csv takes its registry
+    /// (not when it is unchanged and `registryLags`: an earlier version's registry stays for the caller to say).
     /// `record`, `staging` and `weights` are what the build reads now, when the caller has them.
     package func publish(baseline: Baseline?, version: Int, force: Bool, record: StageRecord? = nil,
                         staging: Staging? = nil, weights: [Int: Int]? = nil, linted: Pending<IngestStage.Linted>? = nil,
-                        checked: Pending<Void>? = nil) async throws -> BuildOutcome {
+                        checked: Pending<Void>? = nil, registryLags: Bool = false) async throws -> BuildOutcome {
         var record = try record ?? self.record()
         return try await Pending.beside({ Result { try registryGains() } }) { gains in
             let made = try await candidate(version: version, baseline: baseline, record: record, staging: staging, weights: weights, linted: linted)
@@ -515,7 +517,8 @@ package struct BuildStage: Stage, Sendable {
                 outcome = .published(candidate)
             case .unchanged(let published):
                 Events.send(PublishEvent.unchanged(version: published))
-                try commitRegistry(version: published, gains: try await gains.value)
+                // A raw/registry.csv that lags is the maintainer's to restore (the caller says how), not overwritten here.
+                if !registryLags { try commitRegistry(version: published, gains: try await gains.value) }
                 outcome = .unchanged(version: published)
             case .refused, .published:
                 preconditionFailure("a candidate is prepared or unchanged")

@@ -55,6 +55,7 @@ package struct HTTPResult: Sendable {
 /// other protocol, for the request or any redirect.
 package final class HTTPClient {
     package let options: TransferOptions
+    static let maxRedirects = 5
 
     package init(options: TransferOptions = TransferOptions()) {
         self.options = options
@@ -64,13 +65,15 @@ package final class HTTPClient {
     /// errors and 5xx with backoff while the file's time (totalTimeout) lasts.
     /// Returns 2xx and 304; throws everything else.
     /// On a throw the content of `path` is unspecified: callers download to a temporary file.
-    package func download(_ url: String, to path: String, conditional: Validators? = nil) throws -> HTTPResult {
+    /// `limit`: the most bytes the body may hold, when less than the options' maxBytes.
+    package func download(_ url: String, to path: String, conditional: Validators? = nil, limit: Int? = nil) throws -> HTTPResult {
+        let limit = min(limit ?? options.maxBytes, options.maxBytes)
         let deadline = monotonicSeconds() + options.totalTimeout
         var delay = options.backoff
         var attempt = 1
         while true {
             do {
-                return try attemptDownload(url, to: path, conditional: conditional, seconds: deadline - monotonicSeconds())
+                return try attemptDownload(url, to: path, conditional: conditional, limit: limit, seconds: deadline - monotonicSeconds())
             } catch let error as StationError where error.transfer?.isRetryable == true && attempt < options.attempts
                         && deadline - monotonicSeconds() > min(delay, 60) + 0.1 {
                 Events.send(Retrying(error: error.transfer!, seconds: delay))
@@ -81,14 +84,14 @@ package final class HTTPClient {
         }
     }
 
-    /// GETs a small document (a manifest) into memory.
+    /// GETs a small document (a manifest) into memory, refusing one past TransferFailure.documentLimit.
     package func fetchData(_ url: String, to scratchPath: String) throws -> [UInt8] {
         defer { unlink(scratchPath) }
-        _ = try download(url, to: scratchPath)
+        _ = try download(url, to: scratchPath, limit: TransferFailure.documentLimit)
         do { return try Files.read(scratchPath) } catch { throw StationError.environment("cannot read back \(scratchPath)") }
     }
 
-    private func attemptDownload(_ url: String, to path: String, conditional: Validators?, seconds: Double) throws -> HTTPResult {
+    private func attemptDownload(_ url: String, to path: String, conditional: Validators?, limit: Int, seconds: Double) throws -> HTTPResult {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw StationError.environment("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -97,7 +100,7 @@ package final class HTTPClient {
         guard let curl = stationdb_curl_easy_init() else { throw StationError.environment("libcurl could not start a request") }
         defer { stationdb_curl_easy_cleanup(curl) }
 
-        let sink = ResponseSink(fd: fd, limit: options.maxBytes)
+        let sink = ResponseSink(fd: fd, limit: limit)
         let sinkPointer = Unmanaged.passUnretained(sink).toOpaque()
 
         var headers: UnsafeMutablePointer<curl_slist>?
@@ -114,11 +117,11 @@ package final class HTTPClient {
         }
         _ = stationdb_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
-        _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXREDIRS, Self.maxRedirects)
         _ = stationdb_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(min(options.connectTimeout, seconds)))
         _ = stationdb_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, milliseconds(seconds))
         // A declared length past the limit is refused when the headers come, not after the time limit.
-        _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXFILESIZE, options.maxBytes)
+        _ = stationdb_curl_setopt_long(curl, CURLOPT_MAXFILESIZE, limit)
         // "" asks for every encoding libcurl can undo (gzip, deflate), and undoes it.
         _ = stationdb_curl_setopt_string(curl, CURLOPT_ACCEPT_ENCODING, "")
         _ = stationdb_curl_setopt_string(curl, CURLOPT_USERAGENT, "stationdb")
@@ -140,12 +143,14 @@ package final class HTTPClient {
         _ = stationdb_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
 
         if let ioError = sink.ioError { throw StationError.environment(ioError) }
-        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED { throw StationError(.tooLarge(url: url, limit: options.maxBytes)) }
+        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED { throw StationError(.tooLarge(url: url, limit: limit)) }
         switch code {
         case CURLE_OK:
             break
         case CURLE_OPERATION_TIMEDOUT:
             throw StationError(.timedOut(url: url, seconds: options.totalTimeout))
+        case CURLE_TOO_MANY_REDIRECTS:
+            throw StationError(.tooManyRedirects(url: url, limit: Self.maxRedirects))
         case CURLE_UNSUPPORTED_PROTOCOL:
             throw StationError(.notHTTP(url: url, location: sink.location))
         default:

@@ -65,13 +65,15 @@ package enum Files {
     /// opening a FIFO waits for a writer, and a device such as /dev/zero never ends, so
     /// either would hang a publish that holds dist/.lock. The open itself is non-blocking
     /// for that reason (it changes nothing for a regular file). Also refused: a file over
-    /// `limit` bytes. Both are bad input naming the file (`label`, else the path); a file
-    /// that cannot be opened at all stays an environment error.
+    /// `limit` bytes. Both are bad input naming the file (`label`, else the path), as is a
+    /// path that names nothing; a file that cannot be opened otherwise stays an environment error.
     /// Returns the descriptor, for the caller to close, and the file's size.
     package static func openRegularFile(_ path: String, label: String? = nil, limit: Int? = nil) throws -> (fd: Int32, size: Int) {
         let name = label ?? path
         let limit = try limit ?? readLimit()
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        // A path that names nothing is what was given (the table of StationError's kinds): bad input.
+        if fd < 0, errno == ENOENT || errno == ENOTDIR { throw StationError.badInput(SourceLocation(file: name), "no such file or folder") }
         guard fd >= 0 else { throw StationError.environment("cannot read \(name): \(systemError())") }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -313,8 +315,28 @@ package final class HeldInputs: Sendable {
     /// raw/'s path as given, in parts, and as the file system resolves it.
     private let raw: (parts: [Substring], absolute: Bool, real: String)?
 
+    /// raw/ as the run found it (device and inode): a folder moved or replaced since is not it.
+    private let rawFolder: (dev: UInt64, ino: UInt64)?
+
     package init(raw: String? = nil) {
         self.raw = raw.flatMap { raw in Files.realPath(raw).map { (Self.parts(raw), raw.hasPrefix("/"), $0) } }
+        rawFolder = raw.flatMap(Self.folderID)
+    }
+
+    private static func folderID(_ path: String) -> (dev: UInt64, ino: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Why `path`, a file of raw/, may not be written now: raw/ is gone, or another folder
+    /// stands at its path (moved or replaced while the run read it). A write would make a
+    /// raw/ of its own, or leave the file where no one looks for it.
+    package func rawFolderLeft(writing path: String) -> String? {
+        guard let raw, let rawFolder, isInRaw(path) else { return nil }
+        let folder = raw.parts.isEmpty && !raw.absolute ? "." : (raw.absolute ? "/" : "") + raw.parts.joined(separator: "/")
+        guard let now = Self.folderID(folder) else { return "\(folder) is gone: it was moved or removed while this run read it" }
+        return now == rawFolder ? nil : "\(folder) is another folder than the one this run read: it was moved or replaced meanwhile"
     }
 
     private static func parts(_ path: String) -> [Substring] { path.split(separator: "/").filter { $0 != "." } }
@@ -435,6 +457,7 @@ package enum AtomicFile {
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String) throws -> WrittenFile {
         let given = path
+        if let why = HeldInputs.current?.rawFolderLeft(writing: given) { throw StationError.environment("cannot write \(given): \(why)") }
         let path = try destination(path)
         let folder = parentFolder(of: path)
         if !folder.isEmpty { try Files.createFolder(folder) }

@@ -37,9 +37,21 @@ package enum JSONSyntax {
         return scanner.lines
     }
 
+    /// The first number of `bytes` (one JSON value) that no reader takes as it is written: a
+    /// whole number past 64 bits, or one past a Double's range (1e400), by its path. Foundation's
+    /// decoder refuses such a document as "not valid JSON", naming neither.
+    package static func numberOutOfRange(in bytes: [UInt8]) -> (path: String, text: String)? {
+        var scanner = Scanner(bytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.i = 3 }
+        scanner.skipSpace()
+        try? scanner.value(depth: 0, path: "")
+        return scanner.outOfRange
+    }
+
     private struct Scanner {
         let b: [UInt8]
         var i = 0
+        var outOfRange: (path: String, text: String)?
         /// The line `i` is on: line breaks stand only in white space (a string may not hold one).
         var line = 1
         var lines: [String: Int] = [:]
@@ -124,7 +136,11 @@ package enum JSONSyntax {
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = i
                 try number()
+                let text = String(decoding: b[start..<i], as: UTF8.self)
+                let whole = !text.contains { $0 == "." || $0 == "e" || $0 == "E" }
+                if outOfRange == nil, whole ? Int64(text) == nil : !(Double(text)?.isFinite ?? false) { outOfRange = (path, text) }
             default:
                 throw problem("expected a value")
             }

@@ -10,6 +10,8 @@ package enum TransferFailure: CustomStringConvertible, Sendable, Equatable {
     case timedOut(url: String, seconds: Double)
     /// A redirect (or the URL itself) to a protocol other than http and https, which is never followed.
     case notHTTP(url: String, location: String?)
+    /// The redirects went on past the limit (a loop, most likely): the server's doing, which a retry repeats.
+    case tooManyRedirects(url: String, limit: Int)
     /// The body grew past the configured size limit.
     case tooLarge(url: String, limit: Int)
     /// The body's size or digest differs from what the manifest promised.
@@ -25,11 +27,16 @@ package enum TransferFailure: CustomStringConvertible, Sendable, Equatable {
     /// and the next fetch completes them.
     case partlyReplaced(String)
 
+    /// The most a small document (latest.json, the upstream's latest_info.json) may hold: a
+    /// few kilobytes in truth. It is read into memory whole, so a bigger one is refused as it
+    /// comes, not once held.
+    package static let documentLimit = 1 << 20
+
     package var isRetryable: Bool {
         switch self {
         case .httpStatus(_, let status): return status >= 500
         case .network, .timedOut: return true
-        case .notHTTP, .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced: return false
+        case .notHTTP, .tooManyRedirects, .tooLarge, .checksumMismatch, .corrupt, .badContent, .notAFile, .partlyReplaced: return false
         }
     }
 
@@ -71,6 +78,10 @@ package enum TransferFailure: CustomStringConvertible, Sendable, Equatable {
             return "\(url): \(message) (curl error \(code)); check the network and the server, then try again"
         case .timedOut(let url, let seconds):
             return "\(url): no complete answer within \(formatSeconds(seconds)); try again later or raise --timeout"
+        case .tooManyRedirects(let url, let limit):
+            return "\(url): more than \(limit) redirects (a loop?); not retried, as the server would lead round again: have its redirects fixed, or give the URL they should end at"
+        case .tooLarge(let url, let limit) where limit == Self.documentLimit:
+            return "\(url): larger than \(limit) bytes, where a manifest holds a few kilobytes: the URL serves something else; check it"
         case .tooLarge(let url, let limit):
             return "\(url): larger than the limit of \(limit) bytes; raise --max-bytes if the file really is that big"
         case .checksumMismatch(let what, let expected, let actual):

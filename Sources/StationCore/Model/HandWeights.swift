@@ -13,15 +13,17 @@ package enum HandWeights {
     /// 1..10, a station listed twice. A weight on a disabled station is kept but
     /// warned about, since a maintainer may be preparing its return.
     /// `label` is the name messages use (e.g. "raw/weights.csv").
-    package static func read(path: String, label: String? = nil, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
-        try check(CSVReader.read(path: path, displayName: label ?? path), network: network)
+    /// `merged`: the s_ids this run retired into other stations (StagingIdentity.merged), so
+    /// that a pick left on one says where its station went.
+    package static func read(path: String, label: String? = nil, network: RailNetwork, merged: [Int: [Int]] = [:]) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
+        try check(CSVReader.read(path: path, displayName: label ?? path), network: network, merged: merged)
     }
 
     package static func parse(_ text: String, label: String, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
         try check(CSVReader.parse(text, file: label), network: network)
     }
 
-    static func check(_ table: CSVTable, network: RailNetwork) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
+    static func check(_ table: CSVTable, network: RailNetwork, merged: [Int: [Int]] = [:]) throws -> (weights: [HandWeight], warnings: [Diagnostic]) {
         if table.header.isEmpty { return ([], []) }   // an empty file: no picks yet
         try table.require(CSVColumns(required: ["s_id", "weight"], optional: ["note"]))
         let enabled = Dictionary(network.stations.map { ($0.id, $0.enabled) }, uniquingKeysWith: { first, _ in first })
@@ -40,7 +42,13 @@ package enum HandWeights {
             }
             firstLine[id] = table.line(r)
             guard let isEnabled = enabled[id] else {
-                problems.add(table.location(r, cID), "no station with s_id \(id) in the network")
+                if let into = merged[id], !into.isEmpty {
+                    let survivors = into.map { heir in "s_id \(heir)" + (network.stations.first { $0.id == heir }.map { " (\($0.name))" } ?? "") }
+                    problems.add(table.location(r, cID), "s_id \(id) was merged into \(survivors.joined(separator: " and ")), where its records go: "
+                                 + "move its hand weight to \(into.count == 1 ? "that s_id" : "one of them"), or remove the row")
+                } else {
+                    problems.add(table.location(r, cID), "no station with s_id \(id) in the network")
+                }
                 continue
             }
             guard let weight else { continue }

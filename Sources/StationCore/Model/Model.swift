@@ -138,6 +138,13 @@ package struct RailNetwork: Hashable, Sendable {
         return lines.filter { $0.enabled && !served.contains($0.id) }
     }
 
+    /// Enabled operators none of whose lines is enabled: the apps would list an operator with
+    /// nothing under it (its last line closed, or passed to another operator).
+    package var liveOperatorsWithoutLines: [Operator] {
+        let running = Set(lines.lazy.filter(\.enabled).map(\.operatorID))
+        return operators.filter { $0.enabled && !running.contains($0.id) }
+    }
+
     /// What would break the clients, all at once: an ID used twice, a reference
     /// to nothing, a prefecture outside 1..47, a point outside Japan, a code that
     /// is not a small integer, a station twice on one line. `place` names where

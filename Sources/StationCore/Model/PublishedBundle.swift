@@ -33,7 +33,13 @@ package enum DistLayout {
     /// segments a name (no "..", ".", empty or control character).
     package static func problem(withPath path: String) -> String? {
         if path.hasPrefix("/") { return "\"\(printable(path))\" is absolute; a dist names its files relative to itself, inside it" }
+        // "file:///etc/passwd", "https://elsewhere/x.gz": a reader would take it as a path (or fetch it), never as the dist's file.
+        if let colon = path.firstIndex(of: ":"), let first = path.unicodeScalars.first, first.properties.isAlphabetic,
+           path[..<colon].unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }) {
+            return "\"\(printable(path))\" is a URL (scheme \(printable(String(path[..<colon])))), not a path: a dist names its files by their path inside it, as 3/stations.sqlite.gz"
+        }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty { return "\"\(printable(path))\" is not a path inside the dist: it has an empty part (\"//\", or a \"/\" at its end)" }
             if let problem = problem(withName: String(segment)) {
                 return "\"\(printable(path))\" is not a path inside the dist: \"\(printable(String(segment)))\" \(problem)"
             }
@@ -218,7 +224,7 @@ package struct PublishedBundle: Codable, Sendable, Equatable {
 
     /// The same, a document that is not one being the error `failure` makes of why (a download's, say).
     package static func decode(_ bytes: [UInt8], failure: (DecodingError) -> Error) throws -> PublishedBundle {
-        do { return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes)) } catch let error as DecodingError { throw failure(error) }
+        do { return try JSONDecoder().decode(PublishedBundle.self, from: Data(bytes)) } catch let error as DecodingError { throw failure(error.naming(in: bytes)) }
     }
 
     /// The published version of a dist folder, or nil when nothing is published there yet.
@@ -328,6 +334,23 @@ package struct Baseline: Sendable {
 }
 
 extension DecodingError {
+    /// The same error, or, for a document holding a number no reader takes as written (which
+    /// Foundation refuses as "not valid JSON", or as the wrong type), that number at its path:
+    /// "version: 99999999999999999999 is out of range".
+    package func naming(in bytes: [UInt8]) -> DecodingError {
+        guard let number = JSONSyntax.numberOutOfRange(in: bytes) else { return self }
+        let path = number.path.split(separator: ".").map { JSONPathKey(String($0)) }
+        return .dataCorrupted(Context(codingPath: path, debugDescription: "\(number.text) is out of range: no reader takes it as written"))
+    }
+
+    private struct JSONPathKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { Int(stringValue) }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { stringValue = String(intValue) }
+    }
+
     /// Where in the document: "sources.0.kind".
     package var keyPath: String? {
         let path: [CodingKey]

@@ -158,7 +158,7 @@ package enum StagingFile {
     package static func read(from path: String) throws -> Staging { try read(from: path, metaOnly: false) }
 
     static func read(from path: String, metaOnly: Bool) throws -> Staging {
-        guard Files.exists(path) else { throw StationError.environment("no staging file at \(path); run `stationdb ingest` first") }
+        guard Files.exists(path) else { throw StationError.badInput(SourceLocation(file: path), "no staging file there; run `stationdb ingest` first, or name the one it wrote") }
         let bytes = try Files.read(path)
         func damaged(_ what: String) -> StationError {
             StationError(.damaged, reasons: ["the staging file \(path) is damaged (\(what)); run `stationdb ingest` again to rewrite it"])

@@ -139,7 +139,8 @@ final class StagingFileTests: XCTestCase {
         XCTAssertEqual(readError(StagingFile.magic + [2] + [UInt8](repeating: 0, count: 20)),
                        "the staging file \(p) is of format 2, this stationdb reads format 1; run `stationdb ingest` again to rewrite it")
         XCTAssertThrowsError(try StagingFile.read(from: path("missing.bin"))) {
-            XCTAssertEqual($0.station(.environment)?.message, "no staging file at \(self.path("missing.bin")); run `stationdb ingest` first")
+            // A path that names nothing is what was given: bad input (exit 2), as for diff and verify.
+            XCTAssertEqual($0.station(.badInput)?.message, "no staging file there; run `stationdb ingest` first, or name the one it wrote")
         }
         // A folder where a file belongs is the user's to fix: bad input (exit 2), not an I/O failure.
         XCTAssertThrowsError(try StagingFile.read(from: folder)) {

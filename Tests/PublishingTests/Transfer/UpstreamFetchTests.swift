@@ -92,6 +92,19 @@ final class UpstreamFetchTests: XCTestCase {
         XCTAssertEqual(events.last, .release(SourceRelease(source: "station_database", previous: "v20260227", current: "v20991231")))
     }
 
+    /// A latest_info.json whose version no reader takes as written was "not valid JSON":
+    /// it names the field and says it is out of range; raw/ is left as it was.
+    func testAReleaseNumberOutOfRangeIsNamed() throws {
+        let server = try StaticServer(root: folder + "/site")
+        defer { server.stop() }
+        try mirror(RepositoryData.stationDatabase, at: "huge/")
+        try Files.write(Array("{\"version\": 99999999999999999999}\n".utf8), to: folder + "/site/huge/latest_info.json")
+        let said = try refusal(from: server, site: "huge/")
+        XCTAssertEqual(said, "error: \(server.baseURL)/huge/latest_info.json: not usable as \(folder)/raw/station_database/latest_info.json: "
+                       + "\"version\" is 99999999999999999999, out of range; expected a JSON object whose \"version\" is a whole number (the release, as 20260529); "
+                       + "check the url, or the server may be down for maintenance")
+    }
+
     func testAFetchNamesTheReleaseItTookAndTheFilesThatDidNotChange() throws {
         let server = try StaticServer(root: folder + "/site")
         defer { server.stop() }
