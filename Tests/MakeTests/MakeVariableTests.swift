@@ -5,9 +5,10 @@ import XCTest
 /// What a new user hit (issue 50, §6): `make plan FORCE_PUBLISH=0` forced a publish past the
 /// guards, since make took any value as on; `METHOD=bluenoise`, `FORMAT=html`, `VERSION=-1` or
 /// `SEED=abc` came back as stationdb's complaint about `--method`, `--format`, `--as-version` or
-/// `--seed`, with a last line that blamed raw/. A switch is now 1 or 0 (or unset), a value from a
-/// list or a number is checked before stationdb runs and named as the variable typed, and
-/// GUARDS is named when stationdb did not take it.
+/// `--seed`, with a last line that blamed raw/; and a nightly script could not tell a guard's
+/// refusal from bad input by make's status. A switch is now 1 or 0 (or unset), a value from a
+/// list or a number is checked before stationdb runs and named as the variable typed, GUARDS
+/// is named when stationdb did not take it, and make's status is what README says.
 final class MakeVariableTests: MakeTestCase {
     /// What make and stationdb said on stderr, make's own `*** ... Error 2` left out.
     func said(_ run: MakeFixture.Run) -> [String] {
@@ -172,5 +173,39 @@ final class MakeVariableTests: MakeTestCase {
         let raw = try f.make("GUARDS=--max-removed 5")
         XCTAssertEqual(raw.status, 2, raw.err)
         XCTAssertEqual(raw.lastMessage, "make: bad input (exit 2 from stationdb): see the message above; nothing was published")
+    }
+
+    /// README: make exits 0 or 2, its last line naming stationdb's status; a script that
+    /// branches on the cause runs README's stationdb command, whose status is the cause.
+    func testMakeExitsTwoWhereTheStationdbCommandSaysWhy() throws {
+        let readme = try String(contentsOfFile: MakeFixture.root + "/README.md", encoding: .utf8)
+        let match = try XCTUnwrap(readme.firstMatch(of: /runs the stationdb command itself, e\.g\.\s+`stationdb (publish [^`]+)`/))
+        let command = match.1.split(whereSeparator: \.isWhitespace).map(String.init)
+        XCTAssertEqual(command, ["publish", "--raw", "raw", "--build", "build", "--dist", "dist"])
+
+        let f = try refusedByAGuard()
+        var run = try f.make()
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertEqual(run.lastMessage, "make: refused by a guard (exit 4 from stationdb)")
+        XCTAssertEqual(try f.stationdb(command).status, 4)
+
+        // Bad input: a version not larger than the published one.
+        run = try f.make("VERSION=1", "FORCE_PUBLISH=1")
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertEqual(run.lastMessage, "make: bad input (exit 2 from stationdb): see the message above; nothing was published")
+        XCTAssertEqual(try f.stationdb(command + ["--as-version", "1", "--force"]).status, 2)
+
+        // I/O: another publish holds the dist.
+        var held: FileLock? = try FileLock.acquire(f.dist + "/.lock", wait: false)
+        XCTAssertNotNil(held)
+        run = try f.make("NO_WAIT=1", "FORCE_PUBLISH=1")
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertEqual(run.lastMessage, "make: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); nothing was published")
+        XCTAssertEqual(try f.stationdb(command + ["--no-wait", "--force"]).status, 3)
+        held = nil
+        _ = held
+
+        XCTAssertEqual(try f.latestVersion(), 1)
+        XCTAssertEqual(try f.make("FORCE_PUBLISH=1").status, 0)
     }
 }
