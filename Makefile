@@ -9,6 +9,31 @@
 # list on its own (GUARDS="--max-removed 5" is two arguments).
 q  = '$(subst ','\'',$(1))'
 qw = $(foreach w,$(1),$(call q,$(w)))
+
+# A switch is 1 (on) or 0, empty or unset (off); a choice is one of its words; a number is a
+# whole number in its range. Each is checked before stationdb runs, and a wrong one is named as
+# the variable typed: stationdb would name its --option, and make's last line would blame raw/.
+# Every wrong value of a run is named, a line each, then the recipe stops with 2, bad input's
+# status. $(call checked,CHECKS) runs CHECKS, each one of these:
+#   $(call one_of,NAME,WORDS)               NAME empty or one of WORDS
+#   $(call switch,NAME)                     NAME empty, 1 or 0
+#   $(call whole_number,NAME,MIN,MAX)       NAME empty or a whole number from MIN to MAX
+# A number is compared as text (the longer, or at one length the later, is the larger): SEED's
+# range, a UInt64's, is beyond the shell's arithmetic.
+checked = wrong=; $(1); [ -z "$$wrong" ] || exit 2
+must_be = { printf "make: %s must be %s (or unset), not '%s'\n" $(1) $(call q,$(2)) $(call q,$($(1))) >&2; wrong=1; }
+one_of = case $(call q,$($(1))) in ''$(foreach w,$(2),|$(w))) ;; *) $(call must_be,$(1),$(call or_list,$(2))) ;; esac
+switch = $(call one_of,$(1),1 0)
+whole_number = n=$(call q,$($(1))); min=$(2); max=$(3); case $$n in '') ;; *[!0-9]*) $(call must_be,$(1),a whole number from $(2) to $(3)) ;; \
+	*) n=$${n\#"$${n%%[!0]*}"}; n=$${n:-0}; \
+	if [ $${\#n} -lt $${\#min} ] || { [ $${\#n} -eq $${\#min} ] && [ "$$n" \< "$$min" ]; } || \
+	   [ $${\#n} -gt $${\#max} ] || { [ $${\#n} -eq $${\#max} ] && [ "$$n" \> "$$max" ]; }; then $(call must_be,$(1),a whole number from $(2) to $(3)); fi ;; esac
+# text markdown json: "text, markdown or json".
+comma := ,
+empty :=
+space := $(empty) $(empty)
+or_list = $(subst $(space),$(comma)$(space),$(filter-out $(lastword $(1)),$(1))) or $(lastword $(1))
+
 # This Makefile's folder. Nothing is included before this line, so MAKEFILE_LIST is this
 # file's path alone (after a space), which may hold spaces: make's word functions
 # ($(dir), $(lastword)) would split it, the shell does not.
@@ -100,25 +125,41 @@ SAY_WHY_PLAN = status=$$?; case $$status in \
 # stages run by hand agree with make. The dist is locked for the whole run.
 STAGE_OPTIONS = --raw $(call q,$(RAW)) --build $(call q,$(BUILD)) --dist $(call q,$(DIST)) $(if $(SEED),--seed $(call q,$(SEED))) \
 	$(if $(METHOD),--method $(call q,$(METHOD))) $(if $(VERSION),--as-version $(call q,$(VERSION))) $(call qw,$(GUARDS)) \
-	$(if $(FORCE_PUBLISH),--force) $(if $(NO_WAIT),--no-wait) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release)
+	$(if $(filter 1,$(FORCE_PUBLISH)),--force) $(if $(filter 1,$(NO_WAIT)),--no-wait) $(if $(filter 1,$(ALLOW_OLDER_RELEASE)),--allow-older-release)
+# What of STAGE_OPTIONS make can check exactly: --seed is a UInt64, --as-version a bundle's
+# user_version (that it is larger than every version in $(DIST) is stationdb's to say).
+STAGE_CHECKS = $(call whole_number,SEED,0,18446744073709551615); $(call one_of,METHOD,blue-noise mesh-lottery); \
+	$(call whole_number,VERSION,1,2147483647); $(call switch,FORCE_PUBLISH); $(call switch,NO_WAIT); $(call switch,ALLOW_OLDER_RELEASE)
 STATIONDB = $(call q,$(BIN))
 
+# stationdb's usage error (ArgumentParser's "Error: ...", before it runs anything) has bad
+# input's status, 2, as a mistake in raw/ does. GUARDS is the one value make hands stationdb as
+# options of its own, unchecked, so when a run ends 2 with GUARDS set, stationdb is asked
+# whether GUARDS alone parse: in a plan of an empty folder, where anything else fails as its own
+# "error: ...". $(call GUARDS_WHY,COMMAND,WHAT IS LEFT AS IT WAS), after status=$$?.
+GUARDS_WHY = if [ $$status = 2 ] && [ -n $(call q,$(GUARDS)) ] && t=$$(mktemp -d); then \
+	$(STATIONDB) plan --raw "$$t/raw" --build "$$t/build" --dist "$$t/dist" $(call qw,$(GUARDS)) 2>&1 >/dev/null | grep -q '^Error: '; \
+	usage=$$?; rm -rf -- "$$t"; if [ $$usage = 0 ]; then printf "make: %sbad input (exit 2 from stationdb): the message above is about GUARDS='%s' (stationdb %s --help lists the guards); %s\n" \
+	$(if $(filter plan,$(1)),'plan stopped: ','') $(call q,$(GUARDS)) $(1) $(call q,$(2)) >&2; exit 2; fi; fi
+
 all: binary
-	@$(STATIONDB) publish $(STAGE_OPTIONS); $(SAY_WHY)
+	@$(call checked,$(STAGE_CHECKS))
+	@$(STATIONDB) publish $(STAGE_OPTIONS); status=$$?; $(call GUARDS_WHY,publish,nothing was published); (exit $$status); $(SAY_WHY)
 
 # What the next `make` would publish, without publishing anything: the report on
 # stdout and build/preview.html. Succeeds when nothing (stationdb's 0) or a new
 # version (its 1) would be published; a `make` after it publishes that very version.
 plan: binary
-	@case $(call q,$(EXPLAIN)) in ''|0|1) ;; *) echo "make: EXPLAIN must be 1 or 0 (or unset), not $(call q,$(EXPLAIN))" >&2; exit 2 ;; esac
+	@$(call checked,$(STAGE_CHECKS); $(call one_of,FORMAT,text markdown json); $(call switch,EXPLAIN))
 	@$(STATIONDB) plan $(STAGE_OPTIONS) $(if $(AGAINST),--against $(call q,$(AGAINST))) $(if $(FORMAT),--format $(call q,$(FORMAT))) $(if $(filter 1,$(EXPLAIN)),--explain); status=$$?; \
-	if [ $$status -gt 1 ]; then (exit $$status); $(SAY_WHY_PLAN); fi
+	if [ $$status -gt 1 ]; then $(call GUARDS_WHY,plan,dist/ and raw/ are as they were); (exit $$status); $(SAY_WHY_PLAN); fi
 
 # Copies $(DIST) to where the apps download it: the version folders the target lacks, each
 # whole, then latest.json; never deletes there. See `stationdb deploy --help`.
 deploy: binary
 	@test -n $(call q,$(TARGET)) || { echo "usage: make deploy TARGET=/srv/www/stations|host:/srv/www/stations [CHECK=https://stations.example.org] [DRY_RUN=1]" >&2; exit 2; }
-	@$(STATIONDB) deploy $(if $(CHECK),--check=$(call q,$(CHECK))) $(if $(DRY_RUN),--dry-run) $(if $(NO_WAIT),--no-wait) -- $(call q,$(DIST)) $(call q,$(TARGET)); status=$$?; case $$status in \
+	@$(call checked,$(call switch,DRY_RUN); $(call switch,NO_WAIT))
+	@$(STATIONDB) deploy $(if $(CHECK),--check=$(call q,$(CHECK))) $(if $(filter 1,$(DRY_RUN)),--dry-run) $(if $(filter 1,$(NO_WAIT)),--no-wait) -- $(call q,$(DIST)) $(call q,$(TARGET)); status=$$?; case $$status in \
 	2) echo "make: deploy refused (exit 2 from stationdb): see the message above; nothing was copied" >&2 ;; \
 	3) echo "make: deploy failed (exit 3 from stationdb): see the message above; the target still serves a whole version (the old or the new one); make deploy again once mended" >&2 ;; \
 	esac; exit $$status
@@ -148,7 +189,11 @@ help:
 	@printf '  PREFIX=%s (make install)  OLD=, NEW= (make diff)  FORMAT=text|markdown|json (make plan, make diff; sql for diff too)  AGAINST=URL (make plan)\n' $(call q,$(PREFIX))
 	@echo '  STATIONDB_MAX_SOURCE_BYTES=N  read files up to N bytes (default 2000000000)'
 	@echo '  TARGET=folder|host:path  CHECK=URL  DRY_RUN=1 (make deploy)'
-	@echo 'Exit statuses of stationdb (make itself exits 2 on any failure, naming the cause last):'
+	@echo '  Switches (FORCE_PUBLISH NO_WAIT EXPLAIN DRY_RUN ALLOW_OLDER_RELEASE ALLOW_FUTURE_RELEASE): 1 on, 0 or unset off;'
+	@echo '  any other value, or a METHOD, FORMAT, SEED or VERSION stationdb would not take, stops make (2) naming it'
+	@echo 'make exits 0 when done and 2 on any failure, its last line naming stationdb'"'"'s status; a script that'
+	@echo 'branches on the cause runs stationdb itself (e.g. stationdb publish --raw raw --build build --dist dist).'
+	@echo 'Exit statuses of stationdb:'
 	@echo '  0 success/same  1 different (diff) or would publish (plan)  4 refused by a guard'
 	@echo '  5 published, but raw/registry.csv not updated'
 	@echo '  2 bad input: what was given is wrong (a value, a path that names nothing or no file, a URL that'
@@ -184,7 +229,9 @@ release-binary:
 
 # Refreshes the sources of $(RAW)/sources.json that have a url (see `stationdb fetch --help`).
 fetch: binary
-	@$(STATIONDB) fetch --raw $(call q,$(RAW)) --dist $(call q,$(DIST)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) $(if $(ALLOW_OLDER_RELEASE),--allow-older-release) $(if $(ALLOW_FUTURE_RELEASE),--allow-future-release); $(SAY_WHY_FETCH)
+	@$(call checked,$(call switch,ALLOW_OLDER_RELEASE); $(call switch,ALLOW_FUTURE_RELEASE))
+	@$(STATIONDB) fetch --raw $(call q,$(RAW)) --dist $(call q,$(DIST)) $(if $(UPSTREAM),--upstream $(call q,$(UPSTREAM))) \
+	$(if $(filter 1,$(ALLOW_OLDER_RELEASE)),--allow-older-release) $(if $(filter 1,$(ALLOW_FUTURE_RELEASE)),--allow-future-release); $(SAY_WHY_FETCH)
 
 # Every value of raw/ worth a maintainer's look, with file:line:field and why.
 lint: binary
@@ -216,6 +263,7 @@ history:
 # or different (its 1); CI that must tell them apart calls `stationdb diff`.
 diff: binary
 	@test -n $(call q,$(OLD)) -a -n $(call q,$(NEW)) || { echo "usage: make diff OLD=<bundle|version folder|dist> NEW=<...> [FORMAT=text|json|markdown|sql]" >&2; exit 2; }
+	@$(call checked,$(call one_of,FORMAT,text json markdown sql))
 	@$(STATIONDB) diff $(call q,$(OLD)) $(call q,$(NEW)) $(if $(FORMAT),--format $(call q,$(FORMAT))); status=$$?; \
 	if [ $$status -gt 1 ]; then echo "make: the diff did not run (exit $$status from stationdb)" >&2; exit $$status; fi
 
