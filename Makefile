@@ -103,7 +103,7 @@ SAY_WHY = status=$$?; case $$status in \
 	2) echo "make: bad input (exit 2 from stationdb): see the message above; nothing was published" >&2 ;; \
 	3) echo "make: I/O failure, a damaged dist, or another run holds the lock named above (exit 3 from stationdb); nothing was published" >&2 ;; \
 	4) echo "make: refused by a guard (exit 4 from stationdb)" >&2 ;; \
-	5) echo "make: the version was published, but raw/registry.csv was not updated (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
+	5) echo "make: raw/registry.csv lags the published version (exit 5 from stationdb): restore it as said above and commit it" >&2 ;; \
 	esac; exit $$status
 SAY_WHY_FETCH = status=$$?; case $$status in \
 	2) echo "make: fetch refused: bad input (exit 2 from stationdb): see the message above; the source it names is left as it was in raw/" >&2 ;; \

@@ -37,8 +37,9 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     case badInput = 2
     case environment = 3
     case guardRefused = 4
-    /// A version was published, but raw/registry.csv could not take its registry: the
-    /// next publish must not start from the old one (the message names the copy to restore).
+    /// raw/registry.csv lags the published version: a version was published and raw/registry.csv
+    /// could not take its registry, or it was put back since; the next publish must not start
+    /// from the old one (the message names the copy to restore).
     case publishedWithoutRegistry = 5
 
     /// What the status says, as `stationdb --help` gives it.
@@ -49,7 +50,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .badInput: "bad input or usage (what was given is wrong)"
         case .environment: "I/O or environment failure, or a damaged dist (what it leads to failed)"
         case .guardRefused: "a guard refused (or would refuse) to publish"
-        case .publishedWithoutRegistry: "published but RAW/registry.csv not updated"
+        case .publishedWithoutRegistry: "RAW/registry.csv lags the published version (not updated)"
         }
     }
 
