@@ -50,8 +50,9 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     /// The next line the program writes on stdout, without its newline; nil when it
-    /// writes none within `timeout` seconds or closes stdout first.
-    package func readLine(timeout: Double = 20) -> String? {
+    /// writes none within `timeout` seconds or closes stdout first. The default is a hang's
+    /// bound, far past a server's start on a loaded machine.
+    package func readLine(timeout: Double = 60) -> String? {
         var line: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         var byte: UInt8 = 0

@@ -9,32 +9,51 @@ import Glibc
 /// reads an empty file, so a reader that does not check what it opens returns (and the
 /// test's assertions fail) instead of hanging. A reader that refuses the FIFO never
 /// blocks, and the unblocker's opens then fail harmlessly (ENXIO: no reader).
+///
+/// `freedAReader` says whether one of its opens found a reader, which is how a test tells
+/// a reader that waited for a writer from one that refused the FIFO at once, whatever the
+/// machine's speed: no clock is read. (A reader that checks what it opens holds the FIFO
+/// for microseconds, `after` seconds being far longer than any refusal takes.)
 package final class FIFOUnblocker: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
+    private var freed = false
+    private let wake = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
 
-    package init(_ path: String, after seconds: Double = 2) {
+    package init(_ path: String, after seconds: Double = 10) {
         let thread = Thread { [self] in
-            Thread.sleep(forTimeInterval: seconds)
-            while !isStopped {
+            defer { ended.signal() }
+            var pause = seconds
+            // Woken at once by stop(), which then waits for this thread: nothing runs after it.
+            while wake.wait(timeout: .now() + pause) == .timedOut {
                 let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-                if fd >= 0 { close(fd) }
-                Thread.sleep(forTimeInterval: 0.2)
+                if fd >= 0 {
+                    lock.withLock { freed = true }
+                    close(fd)
+                }
+                pause = 0.2
             }
         }
         thread.start()
     }
 
-    private var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
+    /// Stops it and waits until it has; once is enough.
+    package func stop() {
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        wake.signal()
+        ended.wait()
     }
 
-    package func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
+    /// Stops it; whether any of its opens found the FIFO open for reading (a reader waiting
+    /// for a writer, let go by that open).
+    package var freedAReader: Bool {
+        stop()
+        return lock.withLock { freed }
     }
 }
 

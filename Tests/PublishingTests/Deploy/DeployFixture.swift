@@ -264,6 +264,12 @@ final class GroupProcess {
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
+    /// Whether the program has ended (it may wait to be reaped: killGroup reaps it).
+    var hasEnded: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+    }
+
     /// SIGKILL to the whole group; returns whether the deploy was still running (so the kill landed).
     func killGroup() -> Bool {
         var status: Int32 = 0

@@ -1,4 +1,5 @@
 import Foundation
+import Publishing
 import StationCore
 import TestSupport
 import XCTest
@@ -8,10 +9,10 @@ import XCTest
 /// whole, and an app starting then gets that version; the next deploy completes the
 /// job and removes what the killed one left.
 ///
-/// Two ways to pick the moment: STATIONDB_DEPLOY_KILL_AT makes stationdb kill itself
-/// at a named moment (every step, deterministically), and a timer kills the whole
-/// process group (stationdb with its rsync and ssh) at several delays into a copy
-/// of a large file.
+/// Every moment is one the test waits for, never a delay, so that no kill can land
+/// early or late on a fast or a loaded machine: STATIONDB_DEPLOY_KILL_AT makes stationdb
+/// kill itself at a named moment (every step), and the test kills the whole process
+/// group (stationdb with its rsync and ssh) once rsync is partway through a large file.
 final class KillDuringDeployTests: XCTestCase {
     var f: DeployFixture!
     var server: StaticServer!
@@ -75,48 +76,85 @@ final class KillDuringDeployTests: XCTestCase {
         try killAtMoments(moments, dist: v3, target: "deploy-host:" + f.target, options: ["--rsh", ssh.command])
     }
 
-    /// The timer's kills: the deploy (and its rsync) killed at several delays after it
-    /// says it is copying version 3, whose registry is made large enough (64 MB) for
-    /// the copy to take a while. The delays are fractions of the time a whole copy
-    /// takes on this machine, measured first, so that they fall during the copy
-    /// however fast or loaded the machine is.
-    func testKilledAtDelaysDuringALargeCopy() throws {
+    /// Kills in the middle of a large file (version 3's registry.csv made 64 MB), each at a
+    /// moment the test waits for, not at a delay: the Swift copy at a piece of the large file
+    /// (STATIONDB_DEPLOY_KILL_AT=chunk#40: version 2's files and version 3's small ones are a
+    /// piece each, at most 11); rsync over ssh with its stream held partway through the file
+    /// (a stand-in ssh that passes 8 MB to the receiving rsync, then nothing), killed once
+    /// rsync's temporary file of it holds data, so the copy cannot have ended first however
+    /// fast or loaded the machine; rsync into a local folder, which has no stream to hold,
+    /// killed as soon as its temporary file holds data. Wherever a kill lands, the target
+    /// serves version 1 or 3, whole, and the next deploy completes the job.
+    func testKilledDuringALargeCopy() throws {
         let dist = try f.dist(\.atVersion3, as: "large")
-        try Self.enlargeRegistry(of: dist, version: 3, bytes: 64 << 20)
-        let ssh = try f.fakeSSH()
-        for (label, target, options) in [("local copy", f.target, [String]()), ("rsync", f.target, ["--rsync"]),
-                                         ("rsync over ssh", "deploy-host:" + f.target, ["--rsh", ssh.command])] {
-            // The copy's time as the kills below meet it: the second of two, with the files cached.
-            var copyTime = 0.0
-            for _ in 1...2 {
-                try f.resetTarget(to: atVersion1)
-                let whole = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, target] + options)
-                XCTAssertTrue(whole.waitFor("copying version 3"), "\(label): \(whole.err)")
-                let start = Date()
-                XCTAssertEqual(whole.waitForExit(), 0, "\(label): \(whole.err)")
-                copyTime = Date().timeIntervalSince(start)
-            }
+        try Self.enlargeRegistry(of: dist, version: 3, bytes: Self.largeRegistryBytes)
 
-            var killedMidCopy = 0
-            // Within the first half of the copy as last timed: a copy with its files cached by the
-            // runs before it may take half that time (rsync over ssh took 1.2 s, then outran 0.45 and 0.6).
-            for fraction in [0.0, 0.1, 0.2, 0.3, 0.4] {
-                try f.resetTarget(to: atVersion1)
-                let moment = "\(label), killed \(fraction) of \(copyTime) s into version 3"
-                let deploy = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, target] + options)
-                XCTAssertTrue(deploy.waitFor("copying version 3"), "\(moment): \(deploy.err)")
-                if fraction > 0 { usleep(UInt32(fraction * copyTime * 1_000_000)) }
-                if deploy.killGroup(), !DeployFixture.leftovers(in: f.target).isEmpty { killedMidCopy += 1 }
-                try f.assertServesWholeVersion(f.target, oneOf: [1, 3], dist: dist, server: server, moment)
+        // The Swift copy: the same file, killed by stationdb itself at a piece of it.
+        try f.resetTarget(to: atVersion1)
+        let killed = try f.stationdb(["deploy", dist, f.target], environment: ["STATIONDB_DEPLOY_KILL_AT": "chunk#40"])
+        XCTAssertEqual(killed.signal, SIGKILL, "local copy: not killed at chunk#40: status \(killed.status), \(killed.err)")
+        XCTAssertEqual(try Self.partialRegistries(in: f.target).map { $0.name }, [DistLayout.registry], "local copy: not killed inside the large file")
+        try assertKilledThenDeployedAgain(dist: dist, target: f.target, options: [], serves: [1], "local copy, killed at chunk#40")
 
-                let again = try f.stationdb(["deploy", dist, target] + options)
-                XCTAssertEqual(again.status, 0, "\(moment), then deploy: \(again.err)")
-                try f.assertDeployed(dist, to: f.target, "\(moment), then deploy")
+        // rsync over ssh, its stream held: the kill lands during the copy, every time.
+        let holding = try f.fakeSSH(holdingVersion: 3, after: 8 << 20), ssh = try f.fakeSSH()
+        let heldTarget = "deploy-host:" + f.target
+        try f.resetTarget(to: atVersion1)
+        let held = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, heldTarget, "--rsh", holding.command])
+        let reached = waitForPartialRegistry(of: held)
+        XCTAssertTrue(held.killGroup(), "rsync over ssh: the deploy ended though its stream was held: \(held.err)")
+        XCTAssertTrue(reached, "rsync over ssh: rsync never wrote into a temporary file of \(DistLayout.registry): \(held.err)")
+        XCTAssertFalse(DeployFixture.leftovers(in: f.target).isEmpty, "rsync over ssh: killed mid-copy, yet no staging folder is left")
+        print("KillDuringDeployTests: rsync over ssh killed with \(try Self.partialRegistries(in: f.target).map { $0.bytes }) bytes of the large file arrived")
+        try assertKilledThenDeployedAgain(dist: dist, target: heldTarget, options: ["--rsh", ssh.command], serves: [1], "rsync over ssh, held mid-file")
+
+        // rsync into a folder of this machine: killed once its temporary file holds data, or
+        // wherever the deploy is when the test looks (a loaded machine may look late); not counted.
+        try f.resetTarget(to: atVersion1)
+        let local = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, f.target, "--rsync"])
+        let seen = waitForPartialRegistry(of: local)
+        let landed = local.killGroup()
+        print("KillDuringDeployTests: rsync killed \(seen ? "during the large file's copy" : landed ? "after the large file's copy" : "after the deploy ended")")
+        try assertKilledThenDeployedAgain(dist: dist, target: f.target, options: ["--rsync"], serves: [1, 3], "rsync, killed during the copy")
+    }
+
+    static let largeRegistryBytes = 64 << 20
+
+    /// Checks the target as a kill left it, deploys again and checks the result.
+    func assertKilledThenDeployedAgain(dist: String, target: String, options: [String], serves: Set<Int>, _ moment: String,
+                                       file: StaticString = #filePath, line: UInt = #line) throws {
+        try f.assertServesWholeVersion(f.target, oneOf: serves, dist: dist, server: server, moment, file: file, line: line)
+        let again = try f.stationdb(["deploy", dist, target] + options)
+        XCTAssertEqual(again.status, 0, "\(moment), then deploy: \(again.err)", file: file, line: line)
+        try f.assertDeployed(dist, to: f.target, "\(moment), then deploy", file: file, line: line)
+        try f.assertServesWholeVersion(f.target, oneOf: [3], dist: dist, server: server, "\(moment), then deploy", file: file, line: line)
+    }
+
+    /// The large registry.csv files in the target's staging folders, partly written: the Swift
+    /// copy's (under its name) and rsync's temporary ones (`.registry.csv.XXXXXX`).
+    static func partialRegistries(in target: String) throws -> [(name: String, bytes: Int)] {
+        var out: [(name: String, bytes: Int)] = []
+        for staging in DeployFixture.leftovers(in: target) where staging.hasPrefix(Deployment.stagingPrefix) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: target + "/" + staging)) ?? []
+            where name == DistLayout.registry || name.hasPrefix("." + DistLayout.registry + ".") {
+                var info = stat()
+                guard stat(target + "/" + staging + "/" + name, &info) == 0 else { continue }
+                let bytes = Int(info.st_size)
+                if bytes > 0 && bytes < largeRegistryBytes { out.append((name.hasPrefix(".") ? "." + DistLayout.registry + ".*" : name, bytes)) }
             }
-            // Most kills land mid-copy (a staging folder left); a copy that outran every
-            // kill would leave the invariants above untested, and fails here instead.
-            XCTAssertGreaterThanOrEqual(killedMidCopy, 3, "\(label): too few of the kills landed during the copy (\(copyTime) s)")
         }
+        return out
+    }
+
+    /// Waits until rsync's temporary file of the large registry.csv holds data (true), or
+    /// the deploy ends first (false). The 5 minutes only keep a hung deploy from hanging the test.
+    func waitForPartialRegistry(of deploy: GroupProcess) -> Bool {
+        let deadline = Date().addingTimeInterval(300)
+        while Date() < deadline && !deploy.hasEnded {
+            if let partial = try? Self.partialRegistries(in: f.target), partial.contains(where: { $0.name.hasPrefix(".") }) { return true }
+            usleep(1_000)
+        }
+        return false
     }
 
     /// Makes version `version`'s registry.csv `bytes` long (its own lines again and again)
@@ -141,6 +179,29 @@ final class KillDuringDeployTests: XCTestCase {
 }
 
 extension DeployFixture {
+    /// The stand-in ssh (fakeSSH) but for one call: the rsync receiving version `version`
+    /// gets the first `bytes` of its stream, then nothing (the sender waits, the receiver
+    /// waits), until the process group is killed. A copy of a file larger than that stops
+    /// partway through it, for as long as the test likes. The call is known by its destination,
+    /// the version's staging folder: a deploy that stopped staging is not held, and the test
+    /// says so ("the deploy ended though its stream was held"). (dd, not head -c: head buffers
+    /// what it passes on, and rsync's first messages would never reach the receiver.)
+    func fakeSSH(holdingVersion version: Int, after bytes: Int) throws -> (command: String, log: String) {
+        let path = folder + "/fake-ssh-held", log = folder + "/fake-ssh.log"
+        try """
+            #!/bin/sh
+            printf '%s\\n' "$*" >> '\(log)'
+            while [ $# -gt 0 ]; do case "$1" in -l|-p|-i|-o) shift 2 ;; -*) shift ;; *) break ;; esac; done
+            shift
+            case "$*" in
+            *"rsync --server"*"/\(Deployment.stagingPrefix)\(version)-"*) { dd bs=65536 count=\(bytes) iflag=count_bytes status=none; exec sleep 3600; } | sh -c "$*"; exit ;;
+            esac
+            exec sh -c "$*"
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return (path, log)
+    }
+
     func stationdb(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         try Self.runStationDB(arguments, environment: environment, in: folder)
     }

@@ -13,7 +13,9 @@ final class BundleClientTests: XCTestCase {
     var server: TestServer!
     var local = ""
 
-    static let fastOptions = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: 1 << 20, attempts: 3, backoff: 0.05)
+    /// Fast retries; time limits far past what a download from this machine takes, however
+    /// loaded it is, so that only a test of a time limit (with its own) ever meets one.
+    static let fastOptions = TransferOptions(connectTimeout: 10, totalTimeout: 60, maxBytes: 1 << 20, attempts: 3, backoff: 0.05)
 
     override func setUpWithError() throws {
         // A quote in every path: the client copies its database with VACUUM INTO, the path bound.
@@ -249,7 +251,7 @@ final class BundleClientTests: XCTestCase {
         let manifestBytes = (try FileManager.default.attributesOfItem(atPath: scratch + "/dist/latest.json")[.size] as! NSNumber).intValue
         let limit = gzipBytes - 1
         XCTAssertLessThan(manifestBytes, limit, "the fixture must let latest.json through")
-        let options = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: limit, attempts: 3, backoff: 0.05)
+        let options = TransferOptions(connectTimeout: 10, totalTimeout: 60, maxBytes: limit, attempts: 3, backoff: 0.05)
         // The database (larger than its gzip) is over the limit: refused before the download.
         try assertFailsUntouched(client(options: options)) { error in
             XCTAssertEqual(error, .tooLarge(url: server.baseURL + "/3/stations.sqlite", limit: limit))
@@ -424,7 +426,7 @@ final class BundleClientTests: XCTestCase {
         try installVersion1WithCompletions()
         let claimed = 2_007_040
         try publishGzipBomb(claimedBytes: claimed)
-        let options = TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: 64 << 20, attempts: 3, backoff: 0.05)
+        let options = TransferOptions(connectTimeout: 10, totalTimeout: 60, maxBytes: 64 << 20, attempts: 3, backoff: 0.05)
         try assertFailsUntouched(client(options: options)) { error in
             guard case .corrupt(let what, let reason) = error else { return XCTFail("expected the claim to stop it, got \(error)") }
             XCTAssertEqual(what, server.baseURL + "/4/stations.sqlite.gz")

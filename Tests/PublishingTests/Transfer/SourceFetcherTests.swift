@@ -60,8 +60,10 @@ final class SourceFetcherTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
-    func fetcher(maxBytes: Int = 1 << 20, attempts: Int = 3) -> SourceFetcher {
-        SourceFetcher(http: HTTPClient(options: TransferOptions(connectTimeout: 1, totalTimeout: 1, maxBytes: maxBytes, attempts: attempts, backoff: 0.05)))
+    /// Fast retries; a time limit far past what a download from this machine takes, however
+    /// loaded it is, but for a test of the limit itself.
+    func fetcher(maxBytes: Int = 1 << 20, attempts: Int = 3, seconds: Double = 60) -> SourceFetcher {
+        SourceFetcher(http: HTTPClient(options: TransferOptions(connectTimeout: min(10, seconds), totalTimeout: seconds, maxBytes: maxBytes, attempts: attempts, backoff: 0.05)))
     }
 
     /// A file of a source: a CSV with the columns its reader requires, or (columns nil) an N02 document.
@@ -179,7 +181,7 @@ final class SourceFetcherTests: XCTestCase {
             XCTAssertEqual(error, .httpStatus(url: server.baseURL + "/ekidata/station.csv", status: 500))
         }
         try server.setFaults(["/ekidata/station.csv": "slow"])
-        try assertFailsUntouched(ekidataSource, fetcher(attempts: 1)) { error in
+        try assertFailsUntouched(ekidataSource, fetcher(attempts: 1, seconds: 1)) { error in
             XCTAssertEqual(error, .timedOut(url: server.baseURL + "/ekidata/station.csv", seconds: 1))
         }
         try server.setFaults([:])
