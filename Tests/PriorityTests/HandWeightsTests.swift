@@ -70,9 +70,9 @@ final class HandWeightsTests: XCTestCase {
         XCTAssertEqual(r.warnings.map(\.location), [SourceLocation(file: path, line: 3, field: "s_id")])
         XCTAssertEqual(try HandWeights.read(path: path, label: "raw/weights.csv", network: network).weights.first?.location,
                        SourceLocation(file: "raw/weights.csv", line: 2))
-        // A file named but missing is an environment error, not "no hand weights".
+        // A file named but missing is bad input (a path that names nothing, exit 2), not "no hand weights".
         XCTAssertThrowsError(try HandWeights.resolve(joinPath(folder, "missing.csv"), raw: folder, network: network)) { error in
-            XCTAssertTrue(error.station(.environment) != nil, "\(error)")
+            XCTAssertEqual(error.station(.badInput)?.diagnostics, [Diagnostic(SourceLocation(file: joinPath(folder, "missing.csv")), "no such file or folder")])
         }
     }
 }

@@ -47,7 +47,7 @@ package struct ReviewedFinding: Codable, Hashable, Sendable, CustomStringConvert
 
 package enum LintRule: String, CaseIterable, Sendable {
     case text, yomi, code, far, pref, sameName = "same-name", handWeight = "hand-weight", fix, review, emptyLine = "empty-line"
-    case noLine = "no-line", emptyOperator = "empty-operator", reviewed
+    case noLine = "no-line", emptyOperator = "lineless", reviewed
 
     /// What the rule finds, as `stationdb lint --help` lists it.
     package var summary: String {
@@ -63,7 +63,7 @@ package enum LintRule: String, CaseIterable, Sendable {
         case .review: "a fix that moves a station over 1 km from where it was\npublished, or renames it (right station?), until published"
         case .emptyLine: "a live line on which no live station lies (build refuses it)"
         case .noLine: "a station a fix enables that is on no line (the sources no\nlonger give its lines): the apps would list it under no line"
-        case .emptyOperator: "a live operator with no live line (its last line closed or passed\nto another operator): disable it in fixes.csv"
+        case .emptyOperator: "a live operator with no live line (its last one closed or\npassed to another operator): disable it in fixes.csv"
         case .reviewed: "a row of raw/reviewed.csv that finds nothing as it expects any\nmore: look again, then mend the row or remove it"
         }
     }

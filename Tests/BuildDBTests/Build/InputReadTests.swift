@@ -63,7 +63,7 @@ final class InputReadTests: XCTestCase {
         XCTAssertEqual(read.network.stations, network.stations)
         XCTAssertEqual(read.network.stationLines, network.stationLines)
         XCTAssertThrowsError(try StagingFile.read(from: (folder as NSString).appendingPathComponent("missing.sqlite"))) {
-            XCTAssertTrue($0.station(.environment) != nil)
+            XCTAssertTrue($0.station(.badInput) != nil, "a path that names nothing is what was given: \($0)")
         }
     }
 }

@@ -347,7 +347,7 @@ final class CSVTests: XCTestCase {
         try Files.write(Array("a,b\n1,x\n".utf8), to: path)
         XCTAssertEqual(try CSVReader.read(path: path).file, path)
         XCTAssertThrowsError(try CSVReader.read(path: joinPath(folder, "missing.csv"))) { error in
-            XCTAssertTrue(error.station(.environment) != nil, "\(error)")
+            XCTAssertEqual(error.station(.badInput)?.diagnostics, [Diagnostic(SourceLocation(file: joinPath(folder, "missing.csv")), "no such file or folder")])
         }
     }
 

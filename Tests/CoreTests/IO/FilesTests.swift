@@ -101,7 +101,8 @@ final class FilesTests: XCTestCase {
         XCTAssertFalse(Files.exists(path("x")))
 
         XCTAssertThrowsError(try Files.read(path("missing"))) {
-            XCTAssertEqual($0.station(.environment)?.message, "cannot read \(self.path("missing")): No such file or directory")
+            // A path that names nothing is what was given: bad input (exit 2), as diff and verify say it.
+            XCTAssertEqual($0.station(.badInput)?.diagnostics, [Diagnostic(SourceLocation(file: self.path("missing")), "no such file or folder")])
         }
         // A folder where a file belongs is the user's to fix: bad input (exit 2), not an I/O failure.
         XCTAssertThrowsError(try Files.read(folder)) {

@@ -58,7 +58,7 @@ final class SHA256Tests: XCTestCase {
         try Files.write([], to: path)
         XCTAssertEqual(try SHA256.hex(fileAt: path), SHA256.hex([UInt8]()))
         XCTAssertThrowsError(try SHA256.hex(fileAt: path + ".missing")) { error in
-            XCTAssertEqual(error.station(.environment)?.message, "cannot read \(path).missing: No such file or directory")
+            XCTAssertEqual(error.station(.badInput)?.diagnostics, [Diagnostic(SourceLocation(file: path + ".missing"), "no such file or folder")])
         }
     }
 }

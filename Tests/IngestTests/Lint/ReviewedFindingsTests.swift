@@ -24,8 +24,9 @@ final class ReviewedFindingsTests: XCTestCase {
         try await Lint.run(IngestOptions(rawFolder: raw, rawLabel: "raw"), handWeights: raw + "/weights.csv")
     }
 
+    /// The default raw/'s fixes and these rows after them.
     func fixes(_ rows: String) throws {
-        try Files.write(Array(("action,table,match,field,value,expect,note\n" + rows).utf8), to: raw + "/fixes.csv")
+        try Files.write(try Files.read(raw + "/fixes.csv") + Array(rows.utf8), to: raw + "/fixes.csv")
     }
 
     func testTheDefaultRawsFindingsAreReviewedAndLintReachesZero() async throws {
@@ -74,6 +75,22 @@ final class ReviewedFindingsTests: XCTestCase {
         XCTAssertEqual(reopened.stationID, 1615)
         XCTAssertEqual(reopened.reopened, "raw/reviewed.csv:7")
         XCTAssertEqual(report.reviewed.count, 6)
+    }
+
+    /// Without raw/fixes.csv's rows, the four operators the upstream keeps live with no line
+    /// of their own left (大阪市交通局's lines passed to Osaka Metro) are each named: the apps
+    /// would list them with nothing under them. The operator is not disabled behind the
+    /// maintainer's back.
+    func testAnOperatorLeftWithoutALineIsNamed() async throws {
+        try Files.write(Array("action,table,match,field,value,expect,note\n".utf8), to: raw + "/fixes.csv")
+        let report = try await lint()
+        let lineless = report.findings.filter { $0.rule == LintRule.emptyOperator.rawValue }
+        // In the order lint lists findings: by place, as text.
+        XCTAssertEqual(lineless.map(\.location), [112, 117, 134, 71].map { SourceLocation(file: "raw", field: "o_id \($0)") })
+        XCTAssertEqual(lineless.first { $0.location.field == "o_id 112" }?.message,
+                       "大阪市交通局: a live operator with no live line (its last line closed, or passed to another operator): the apps "
+                       + "would list it with nothing under it; disable it in fixes.csv (disable,operators,o_id=112,,,,why)")
+        XCTAssertEqual(report.count, 4)
     }
 
     /// 古河 given Saitama's code: there is nothing to find; the row that reviewed it says so.

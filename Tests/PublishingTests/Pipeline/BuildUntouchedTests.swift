@@ -8,6 +8,8 @@ import XCTest
 /// fails"): a hand weight on no station stopped the lint after build/staging.bin had been
 /// replaced (issue 50).
 final class BuildUntouchedTests: XCTestCase {
+    override class func tearDown() { if let published = IdentityGuardTests.published { Files.remove(published) } }
+
     func testAHandWeightOnNoStationLeavesBuildUntouched() async throws {
         let v1 = try await IdentityGuardTests.publishedOnce()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("build-untouched-\(UUID().uuidString)").path

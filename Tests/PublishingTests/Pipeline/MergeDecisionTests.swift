@@ -22,6 +22,7 @@ final class MergeDecisionTests: XCTestCase {
     }
 
     override func tearDown() { Files.remove(folder) }
+    override class func tearDown() { if let published = IdentityGuardTests.published { Files.remove(published) } }
 
     func pipeline() -> Pipeline { Pipeline(PublishSettings(raw: raw, build: build, dist: dist)) }
 

@@ -20,6 +20,7 @@ final class RegistryLagTests: XCTestCase {
     }
 
     override func tearDown() { Files.remove(folder) }
+    override class func tearDown() { if let published = IdentityGuardTests.published { Files.remove(published) } }
 
     func pipeline() -> Pipeline { Pipeline(PublishSettings(raw: raw, build: folder + "/build", dist: dist)) }
 

@@ -55,7 +55,9 @@ final class UpstreamUpdateTests: XCTestCase {
 
         try FileManager.default.removeItem(atPath: folder + "/raw/station_database")
         try FileManager.default.copyItem(atPath: RepositoryData.stationDatabase, toPath: folder + "/raw/station_database")
-        try Files.write(Array(Self.fixes.utf8), to: folder + "/raw/fixes.csv")
+        // This update's fixes, then the default raw/'s own (the operators left without a line).
+        let kept = try String(contentsOfFile: folder + "/raw/fixes.csv", encoding: .utf8).split(separator: "\n").dropFirst().map { $0 + "\n" }.joined()
+        try Files.write(Array((Self.fixes + kept).utf8), to: folder + "/raw/fixes.csv")
         let (plan, events) = try await Events.collect { try await pipeline.plan() }
         let preview = try XCTUnwrap(plan.preview)
         let scratch = folder + "/browser"
