@@ -1,3 +1,4 @@
+import Synchronization
 import FoundationEssentials
 import Glibc
 
@@ -87,22 +88,34 @@ package func metres(_ a: IdentityStation, _ b: IdentityStation) -> Double {
 /// name (within a kilometre), whoever runs it and whatever its s_id.
 package struct IdentitySides: Sendable {
     package let old: IdentitySide, new: IdentitySide
-    private let overlap: [[Int: Int]]
+    /// Each new line's counts, made when a pair first asks (a nightly that keeps every station
+    /// asks of few lines; made for all at once, they were most of ingest at 100 times national).
+    private let overlaps = Overlaps()
+
+    private final class Overlaps: Sendable {
+        let made = Mutex<[Int: [Int: Int]]>([:])
+    }
 
     package init(old: IdentitySide, new: IdentitySide) {
         (self.old, self.new) = (old, new)
-        overlap = new.members.map { members in
-            var counts: [Int: Int] = [:]
-            for j in members {
-                let s = new.stations[j]
-                var stood = Set<Int>()
-                for q in old.candidates(for: s) where metres(s, old.stations[q]) <= 100 || old.stations[q].base == s.base && metres(s, old.stations[q]) <= 1_000 {
-                    stood.formUnion(old.stations[q].lines)
-                }
-                for line in stood { counts[line, default: 0] += 1 }
+    }
+
+    /// How many of new line `l`'s stations stood on each old line.
+    private func overlap(_ l: Int) -> [Int: Int] {
+        if let made = overlaps.made.withLock({ $0[l] }) { return made }
+        var counts: [Int: Int] = [:]
+        for j in new.members[l] {
+            let s = new.stations[j]
+            var stood = Set<Int>()
+            // Both ways of standing there lie within a kilometre: the grid's query finds them all.
+            for q in old.cells.points(aroundLat: s.lat, lng: s.lng, metres: 1_000) {
+                let d = metres(s, old.stations[q])
+                if d <= 100 || d <= 1_000 && old.stations[q].base == s.base { stood.formUnion(old.stations[q].lines) }
             }
-            return counts
+            for line in stood { counts[line, default: 0] += 1 }
         }
+        overlaps.made.withLock { $0[l] = counts }
+        return counts
     }
 
     /// Whether old station `a`'s line continues through new station `b`: more than half the
@@ -110,7 +123,10 @@ package struct IdentitySides: Sendable {
     /// on whole, in part, with a station added, or joined to another; another line through the
     /// same place shares a few at most).
     func continues(_ a: IdentityStation, _ b: IdentityStation) -> Bool {
-        b.lines.contains { l in a.lines.contains { m in (overlap[l][m] ?? 0) * 2 > min(new.members[l].count, old.members[m].count) } }
+        b.lines.contains { l in
+            let counts = overlap(l)
+            return a.lines.contains { m in (counts[m] ?? 0) * 2 > min(new.members[l].count, old.members[m].count) }
+        }
     }
 
     /// The line comparison's level: whether `a`'s line continues through `b`, and under whom.
