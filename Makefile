@@ -195,7 +195,7 @@ help:
 	@echo 'branches on the cause runs stationdb itself (e.g. stationdb publish --raw raw --build build --dist dist).'
 	@echo 'Exit statuses of stationdb:'
 	@echo '  0 success/same  1 different (diff) or would publish (plan)  4 refused by a guard'
-	@echo '  5 published, but raw/registry.csv not updated'
+	@echo '  5 raw/registry.csv lags the published version (not updated)'
 	@echo '  2 bad input: what was given is wrong (a value, a path that names nothing or no file, a URL that'
 	@echo '    serves no dist: a 404 for latest.json; for deploy, a target that differs or whose version the dist does not descend from)'
 	@echo '  3 I/O: what it leads to failed or is damaged (the disk, the network, a lock with NO_WAIT; a dist'

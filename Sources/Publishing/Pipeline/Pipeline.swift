@@ -201,6 +201,7 @@ package struct Pipeline: Sendable {
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime((distLock, buildLock)) {} }
+        HeldInputs.current?.holdRawFolder()
         // Under the lock, every temporary file in dist is a dead run's, whether or not this one publishes.
         BundleBuilder.removeLeftovers(in: settings.dist)
         let baseline = try Baseline.local(dist: settings.dist)

@@ -315,12 +315,23 @@ package final class HeldInputs: Sendable {
     /// raw/'s path as given, in parts, and as the file system resolves it.
     private let raw: (parts: [Substring], absolute: Bool, real: String)?
 
-    /// raw/ as the run found it (device and inode): a folder moved or replaced since is not it.
-    private let rawFolder: (dev: UInt64, ino: UInt64)?
+    /// raw/ as the run found it once it held the locks (device and inode): a folder moved or
+    /// replaced since is not it.
+    private let rawFolder = Mutex<(dev: UInt64, ino: UInt64)?>(nil)
 
     package init(raw: String? = nil) {
         self.raw = raw.flatMap { raw in Files.realPath(raw).map { (Self.parts(raw), raw.hasPrefix("/"), $0) } }
-        rawFolder = raw.flatMap(Self.folderID)
+    }
+
+    private var rawPath: String? {
+        raw.map { $0.parts.isEmpty && !$0.absolute ? "." : ($0.absolute ? "/" : "") + $0.parts.joined(separator: "/") }
+    }
+
+    /// Takes raw/ as it stands now as the folder the run reads: called once the run holds its
+    /// locks and before it reads raw/ (a raw/ replaced while the run waited is the one it reads).
+    package func holdRawFolder() {
+        let id = rawPath.flatMap(Self.folderID)
+        rawFolder.withLock { $0 = id }
     }
 
     private static func folderID(_ path: String) -> (dev: UInt64, ino: UInt64)? {
@@ -333,10 +344,9 @@ package final class HeldInputs: Sendable {
     /// stands at its path (moved or replaced while the run read it). A write would make a
     /// raw/ of its own, or leave the file where no one looks for it.
     package func rawFolderLeft(writing path: String) -> String? {
-        guard let raw, let rawFolder, isInRaw(path) else { return nil }
-        let folder = raw.parts.isEmpty && !raw.absolute ? "." : (raw.absolute ? "/" : "") + raw.parts.joined(separator: "/")
+        guard let read = rawFolder.withLock({ $0 }), let folder = rawPath, isInRaw(path) else { return nil }
         guard let now = Self.folderID(folder) else { return "\(folder) is gone: it was moved or removed while this run read it" }
-        return now == rawFolder ? nil : "\(folder) is another folder than the one this run read: it was moved or replaced meanwhile"
+        return now == read ? nil : "\(folder) is another folder than the one this run read: it was moved or replaced meanwhile"
     }
 
     private static func parts(_ path: String) -> [Substring] { path.split(separator: "/").filter { $0 != "." } }

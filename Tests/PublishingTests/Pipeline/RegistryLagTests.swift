@@ -1,4 +1,6 @@
+import BuildDB
 import Publishing
+import Synchronization
 import StationCore
 import Foundation
 import TestSupport
@@ -59,6 +61,22 @@ final class RegistryLagTests: XCTestCase {
         try Files.write(try Files.read(dist + "/2/registry.csv"), to: raw + "/registry.csv")
         let mended = try await pipeline().publish()
         XCTAssertEqual(mended.outcome, .unchanged)
+    }
+
+    /// raw/ replaced while the run waits for dist/.lock (a checkout made again): the run reads
+    /// the new raw/, and it is the one it writes, here the registry it restores.
+    func testRawReplacedWhileTheRunWaitsIsTheOneItWrites() async throws {
+        let held = Mutex<FileLock?>(try DistLock.acquire(dist: dist, wait: false))
+        let (raw, old) = (raw, folder + "/raw-old")
+        let report = try await Events.sending(to: { event in
+            guard event is WaitingForLock else { return }
+            _ = rename(raw, old)
+            try? FileManager.default.copyItem(atPath: old, toPath: raw)
+            unlink(raw + "/registry.csv")
+            held.withLock { $0 = nil }
+        }) { try await self.pipeline().publish() }
+        XCTAssertEqual(report.outcome, .unchanged)
+        XCTAssertEqual(try Files.read(raw + "/registry.csv"), try Files.read(dist + "/1/registry.csv"), "restored into the raw/ the run read")
     }
 
     /// raw/ moved away once the version is published, before the registry is written: the run
