@@ -105,6 +105,23 @@ final class NothingLostTests: XCTestCase {
         XCTAssertTrue(mended.out.contains("nothing would change"), mended.out)
     }
 
+    /// The stages by hand, raw/ moved away between ingest and the build: the version is out,
+    /// and the build says raw/ is gone (exit 5, naming the copy) rather than make a raw/ of its
+    /// own holding only registry.csv.
+    func testABuildByHandMakesNoRawWhenRawIsGone() throws {
+        let f = try MakeFixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.stationdb("ingest", "--raw", f.raw, "--out", f.build + "/staging.bin").status, 0)
+        XCTAssertEqual(try f.stationdb("priority", "--staging", f.build + "/staging.bin", "--no-hand", "--out", f.build + "/weights.csv").status, 0)
+        XCTAssertEqual(rename(f.raw, f.folder + "/raw-moved"), 0)
+        let build = try f.stationdb("build", "--staging", f.build + "/staging.bin", "--weights", f.build + "/weights.csv", "--dist", f.dist,
+                                    "--registry", f.raw + "/registry.csv")
+        XCTAssertEqual(build.status, 5, build.err)
+        XCTAssertEqual(try f.latestVersion(), 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.raw), "no raw/ made by the build")
+        XCTAssertTrue(build.err.contains("copy \(f.dist)/1/registry.csv"), build.err)
+    }
+
     /// A native master whose stations_lines.csv lost its rows would empty every line list.
     func testEmptiedStationLinesAreRefusedAndVerifyWarns() throws {
         let f = try MakeFixture()
