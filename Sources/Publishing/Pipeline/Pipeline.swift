@@ -178,7 +178,7 @@ package struct Pipeline: Sendable {
                              + "\(baseline.databasePath) holds every s_id with its name and place, to check it against")
         }
         if restore {
-            do { try AtomicFile.write(try Files.read(kept), to: registry) } catch {
+            do { try AtomicFile.write(try Files.read(kept), to: registry, creatingFolder: false) } catch {
                 throw BuildStage.registryNotUpdated(error, registry: registry, version: version, dist: settings.dist)
             }
             Events.send(PublishEvent.registryRestored(path: registry, from: kept, version: version))
@@ -201,33 +201,31 @@ package struct Pipeline: Sendable {
         let distLock = try DistLock.acquire(dist: settings.dist, wait: settings.wait)
         let buildLock = try buildStage.lockBuildFolder(wait: settings.wait)
         defer { withExtendedLifetime((distLock, buildLock)) {} }
-        HeldInputs.current?.holdRawFolder()
         // Under the lock, every temporary file in dist is a dead run's, whether or not this one publishes.
         BundleBuilder.removeLeftovers(in: settings.dist)
         let baseline = try Baseline.local(dist: settings.dist)
         let version = try BundleBuilder.version(for: settings.dist, previous: baseline, requested: settings.requestedVersion)
         _ = try missingRegistry(baseline: baseline, restore: true)
 
-        let (outcome, report) = try await runStages(baseline: baseline) { staged in
-            // One that lags (an exit 5 before, a checkout, a lost write) is never overwritten by a
-            // version equal to the published one, nor said to be "nothing changed": the run says so
-            // as a plan does (exit 5), naming the copy. A new version's registry replaces it.
+        let (outcome, report, lags) = try await runStages(baseline: baseline) { staged in
             let lags = try registryLags(behind: baseline)
             guard announce("build", staged.buildCheck.reason) else {
-                if lags, let baseline { try refuseLaggingRegistry(behind: baseline) }
                 // Nothing changed: the lint count is ingest's record's, the report unread.
                 let outcome = BuildOutcome.unchanged(version: baseline?.bundle.version ?? 0)
                 var report = RunReport(outcome, command: "publish", baseline: baseline, lint: nil, force: settings.force)
                 report.lintWarnings = try await staged.lint().record?.facts?["lint warnings"].flatMap { Int($0) }
-                return (outcome, report)
+                return (outcome, report, lags)
             }
             let outcome = try await buildStage.publish(baseline: baseline, version: version, force: settings.force, record: staged.buildCheck.record,
                                                        staging: staged.staging, weights: staged.weights, linted: staged.linted,
                                                        checked: staged.checked, registryLags: lags)
-            if case .unchanged = outcome, lags, let baseline { try refuseLaggingRegistry(behind: baseline) }
             let lint = staged.linted == nil ? try? BuildStage.lintReport(lint) : try await staged.lint().report
-            return (outcome, RunReport(outcome, command: "publish", baseline: baseline, lint: lint, force: settings.force))
+            return (outcome, RunReport(outcome, command: "publish", baseline: baseline, lint: lint, force: settings.force), lags)
         }
+        // A raw/registry.csv that lags (an exit 5 before, a checkout, a lost write) is never said to
+        // be "nothing changed", nor overwritten by a version equal to the published one: the run
+        // says so as a plan does (exit 5), naming the copy. A new version's registry replaces it.
+        if lags, case .unchanged = outcome, let baseline { try refuseLaggingRegistry(behind: baseline) }
         switch outcome {
         case .published:
             // What a reviewer looks at first, said even when no plan was looked at.

@@ -353,10 +353,7 @@ package struct BuildStage: Stage, Sendable {
         guard let registry else { return }
         do {
             guard let newIDs = try (gains ?? Result { try registryGains() }).get() else { return }
-            // Never a raw/ of its own: one moved away mid-run is said, not made again (`stationdb build` holds no raw/).
-            let folder = parentFolder(of: registry)
-            guard folder.isEmpty || Files.isFolder(folder) else { throw StationError.environment("\(folder) is gone: it was moved or removed while this run read it") }
-            try AtomicFile.write(try Files.read(stagingRegistry), to: registry)
+            try AtomicFile.write(try Files.read(stagingRegistry), to: registry, creatingFolder: false)
             Events.send(PublishEvent.registryUpdated(path: registry, newIDs: newIDs))
         } catch {
             throw Self.registryNotUpdated(error, registry: registry, version: version, dist: dist)

@@ -315,38 +315,8 @@ package final class HeldInputs: Sendable {
     /// raw/'s path as given, in parts, and as the file system resolves it.
     private let raw: (parts: [Substring], absolute: Bool, real: String)?
 
-    /// raw/ as the run found it once it held the locks (device and inode): a folder moved or
-    /// replaced since is not it.
-    private let rawFolder = Mutex<(dev: UInt64, ino: UInt64)?>(nil)
-
     package init(raw: String? = nil) {
         self.raw = raw.flatMap { raw in Files.realPath(raw).map { (Self.parts(raw), raw.hasPrefix("/"), $0) } }
-    }
-
-    private var rawPath: String? {
-        raw.map { $0.parts.isEmpty && !$0.absolute ? "." : ($0.absolute ? "/" : "") + $0.parts.joined(separator: "/") }
-    }
-
-    /// Takes raw/ as it stands now as the folder the run reads: called once the run holds its
-    /// locks and before it reads raw/ (a raw/ replaced while the run waited is the one it reads).
-    package func holdRawFolder() {
-        let id = rawPath.flatMap(Self.folderID)
-        rawFolder.withLock { $0 = id }
-    }
-
-    private static func folderID(_ path: String) -> (dev: UInt64, ino: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
-
-    /// Why `path`, a file of raw/, may not be written now: raw/ is gone, or another folder
-    /// stands at its path (moved or replaced while the run read it). A write would make a
-    /// raw/ of its own, or leave the file where no one looks for it.
-    package func rawFolderLeft(writing path: String) -> String? {
-        guard let read = rawFolder.withLock({ $0 }), let folder = rawPath, isInRaw(path) else { return nil }
-        guard let now = Self.folderID(folder) else { return "\(folder) is gone: it was moved or removed while this run read it" }
-        return now == read ? nil : "\(folder) is another folder than the one this run read: it was moved or replaced meanwhile"
     }
 
     private static func parts(_ path: String) -> [Substring] { path.split(separator: "/").filter { $0 != "." } }
@@ -464,13 +434,19 @@ package enum AtomicFile {
 
     /// Writes `bytes` to a temporary file beside `path` (beside the file it links to), flushes
     /// it and renames it into place; `path` must be a regular file or a new path (destination).
+    /// Its folder is made when missing, unless `creatingFolder` is false (raw/: a folder moved
+    /// away mid-run is said, never made again holding one file).
     @discardableResult
-    package static func write(_ bytes: [UInt8], to path: String) throws -> WrittenFile {
+    package static func write(_ bytes: [UInt8], to path: String, creatingFolder: Bool = true) throws -> WrittenFile {
         let given = path
-        if let why = HeldInputs.current?.rawFolderLeft(writing: given) { throw StationError.environment("cannot write \(given): \(why)") }
         let path = try destination(path)
         let folder = parentFolder(of: path)
-        if !folder.isEmpty { try Files.createFolder(folder) }
+        if !folder.isEmpty {
+            guard creatingFolder || Files.isFolder(folder) else {
+                throw StationError.environment("cannot write \(given): \(folder) is gone (moved or removed while this run ran); it is written into, never made")
+            }
+            try Files.createFolder(folder)
+        }
         let temporary = temporaryPath(for: path)
         do {
             try Files.write(bytes, to: temporary)

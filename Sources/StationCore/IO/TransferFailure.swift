@@ -80,10 +80,9 @@ package enum TransferFailure: CustomStringConvertible, Sendable, Equatable {
             return "\(url): no complete answer within \(formatSeconds(seconds)); try again later or raise --timeout"
         case .tooManyRedirects(let url, let limit):
             return "\(url): more than \(limit) redirects (a loop?); not retried, as the server would lead round again: have its redirects fixed, or give the URL they should end at"
-        case .tooLarge(let url, let limit) where limit == Self.documentLimit:
-            return "\(url): larger than \(limit) bytes, where a manifest holds a few kilobytes: the URL serves something else; check it"
         case .tooLarge(let url, let limit):
-            return "\(url): larger than the limit of \(limit) bytes; raise --max-bytes if the file really is that big"
+            return "\(url): larger than the limit of \(limit) bytes; check that the URL serves what it should (latest.json and "
+                + "latest_info.json hold a few kilobytes), or raise --max-bytes for a file that really is that big"
         case .checksumMismatch(let what, let expected, let actual):
             return "\(what): expected \(expected) but got \(actual); the download is damaged or the server is mid-publish, try again"
         case .corrupt(let what, let reason):

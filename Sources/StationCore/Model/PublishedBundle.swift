@@ -33,10 +33,9 @@ package enum DistLayout {
     /// segments a name (no "..", ".", empty or control character).
     package static func problem(withPath path: String) -> String? {
         if path.hasPrefix("/") { return "\"\(printable(path))\" is absolute; a dist names its files relative to itself, inside it" }
-        // "file:///etc/passwd", "https://elsewhere/x.gz": a reader would take it as a path (or fetch it), never as the dist's file.
-        if let colon = path.firstIndex(of: ":"), let first = path.unicodeScalars.first, first.properties.isAlphabetic,
-           path[..<colon].unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }) {
-            return "\"\(printable(path))\" is a URL (scheme \(printable(String(path[..<colon])))), not a path: a dist names its files by their path inside it, as 3/stations.sqlite.gz"
+        // "file:///etc/passwd", "https://elsewhere/x.gz": a dist's own names are a version and a file.
+        if let first = path.split(separator: "/").first, let colon = first.firstIndex(of: ":") {
+            return "\"\(printable(path))\" is a URL (\(printable(String(first[...colon])))), not a path: a dist names its files by their path inside it, as 3/stations.sqlite.gz"
         }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty { return "\"\(printable(path))\" is not a path inside the dist: it has an empty part (\"//\", or a \"/\" at its end)" }

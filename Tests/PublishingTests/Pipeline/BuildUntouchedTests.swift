@@ -8,14 +8,11 @@ import XCTest
 /// fails"): a hand weight on no station stopped the lint after build/staging.bin had been
 /// replaced (issue 50).
 final class BuildUntouchedTests: XCTestCase {
-    override class func tearDown() { if let published = IdentityGuardTests.published { Files.remove(published) } }
+    override class func tearDown() { IdentityGuardTests.removePublished() }
 
     func testAHandWeightOnNoStationLeavesBuildUntouched() async throws {
-        let v1 = try await IdentityGuardTests.publishedOnce()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("build-untouched-\(UUID().uuidString)").path
+        let folder = try await IdentityGuardTests.copyOfVersion1("build-untouched")
         defer { Files.remove(folder) }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in ["raw", "dist"] { try FileManager.default.copyItem(atPath: v1 + "/" + name, toPath: folder + "/" + name) }
         let raw = folder + "/raw", build = folder + "/build"
         let pipeline = Pipeline(PublishSettings(raw: raw, build: build, dist: folder + "/dist"))
         let first = try await pipeline.publish()

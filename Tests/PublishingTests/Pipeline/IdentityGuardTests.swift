@@ -30,14 +30,21 @@ final class IdentityGuardTests: XCTestCase {
         return folder
     }
 
-    override class func tearDown() { if let published { Files.remove(published) } }
-
-    override func setUp() async throws {
-        let v1 = try await Self.publishedOnce()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("identity-\(UUID().uuidString)").path
+    /// A folder of a test's own holding copies of version 1's raw/ and dist/.
+    static func copyOfVersion1(_ name: String) async throws -> String {
+        let v1 = try await publishedOnce()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for name in ["raw", "dist"] { try FileManager.default.copyItem(atPath: v1 + "/" + name, toPath: folder + "/" + name) }
+        return folder
     }
+
+    /// Each class that uses version 1 removes it when done (the next makes it again).
+    static func removePublished() { if let published { Files.remove(published) } }
+
+    override class func tearDown() { removePublished() }
+
+    override func setUp() async throws { folder = try await Self.copyOfVersion1("identity") }
 
     override func tearDown() { Files.remove(folder) }
 

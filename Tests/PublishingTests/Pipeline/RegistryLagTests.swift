@@ -14,15 +14,10 @@ final class RegistryLagTests: XCTestCase {
     var raw: String { folder + "/raw" }
     var dist: String { folder + "/dist" }
 
-    override func setUp() async throws {
-        let v1 = try await IdentityGuardTests.publishedOnce()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("registry-lag-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in ["raw", "dist"] { try FileManager.default.copyItem(atPath: v1 + "/" + name, toPath: folder + "/" + name) }
-    }
+    override func setUp() async throws { folder = try await IdentityGuardTests.copyOfVersion1("registry-lag") }
 
     override func tearDown() { Files.remove(folder) }
-    override class func tearDown() { if let published = IdentityGuardTests.published { Files.remove(published) } }
+    override class func tearDown() { IdentityGuardTests.removePublished() }
 
     func pipeline() -> Pipeline { Pipeline(PublishSettings(raw: raw, build: folder + "/build", dist: dist)) }
 

@@ -54,7 +54,7 @@ extension BundleClientTests {
             ("version", "99999999999999999999", "version: 99999999999999999999 is out of range: no reader takes it as written"),
             ("bytes", "1e400", "bytes: 1e400 is out of range: no reader takes it as written"),
             ("gzip_bytes", "18446744073709551616", "gzip_bytes: 18446744073709551616 is out of range: no reader takes it as written"),
-            ("gzip", "\"file:///etc/passwd\"", "gzip: \"file:///etc/passwd\" is a URL (scheme file), not a path: a dist names its files by their path inside it, as 3/stations.sqlite.gz"),
+            ("gzip", "\"file:///etc/passwd\"", "gzip: \"file:///etc/passwd\" is a URL (file:), not a path: a dist names its files by their path inside it, as 3/stations.sqlite.gz"),
         ]
         for (field, value, reason) in cases {
             let line = try XCTUnwrap(published.split(separator: "\n").first { $0.hasPrefix("  \"\(field)\" : ") }, field)
