@@ -29,7 +29,8 @@ package struct IngestOutcome: Sendable {
     package var stationOrigins: [Int: SourceLocation] = [:]
     /// raw/fixes.csv as read.
     package var fixes: [DataFix] = []
-    /// The identity review's sides, for `stationdb explain` (none for a first version).
+    /// The identity review's sides, for `stationdb explain` (none for a first version, and kept only when
+    /// IngestOptions.keepsEvidence asks).
     var reviewer: IdentityReviewer?
 
     /// Every pair the evidence weighs (IdentityReviewer.pairs), for the weights' estimation.
@@ -72,6 +73,8 @@ package struct IngestInputs {
     package var meta: [String: String]
     /// The evidence's weights (a test may change one to see it matter).
     package var model = IdentityModel.estimated
+    /// Whether the outcome keeps the identity review's sides (IngestOptions.keepsEvidence).
+    package var keepsEvidence = false
 }
 
 package struct IngestOptions: Sendable {
@@ -94,6 +97,10 @@ package struct IngestOptions: Sendable {
     package var published: Baseline?
     /// The evidence's weights (a test may change one to see it matter).
     package var model = IdentityModel.estimated
+    /// Whether the outcome keeps the identity review's sides, for `stationdb explain` and the
+    /// weights' estimation. A run that only publishes lets them go before it writes the registry's
+    /// text: at 100 times national they are a third of its memory.
+    package var keepsEvidence = false
 
     package init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
         self.rawFolder = rawFolder
@@ -187,7 +194,8 @@ package enum IngestPipeline {
         let credits = joinPath(options.rawFolder, SourcesConfig.creditsFile)
         if Files.exists(credits) { facts[StagingMeta.credits] = String(decoding: try Files.read(credits, label: options.label(for: credits)), as: UTF8.self) }
         return IngestInputs(merger: merger, labels: labels, warnings: warnings, fixes: fixes, fixProblems: fixProblems, registry: registry,
-                            decisions: decisions, decisionProblems: decisionProblems, meta: facts, model: options.model)
+                            decisions: decisions, decisionProblems: decisionProblems, meta: facts, model: options.model,
+                            keepsEvidence: options.keepsEvidence)
     }
 
     /// A registry that lost a line or a key of the published version's (a bad merge) gives
@@ -246,7 +254,7 @@ package enum IngestPipeline {
         }
         let ids: IdentityLinker.IDs
         // The registry's stations as the evidence reads them, for the linker and the review alike.
-        let registered = registry.ids(.station).isEmpty ? nil : IdentityLinker.Registered(registry)
+        var registered = registry.ids(.station).isEmpty ? nil : IdentityLinker.Registered(registry)
         do {
             ids = try IdentityLinker.link(IdentityLinker.Input(operators: merger.operators, lines: merger.lines, stations: merger.stations,
                                                                stationLines: merger.stationLines),
@@ -335,13 +343,15 @@ package enum IngestPipeline {
         checkDecisions(ids.applied, in: network, fixTargets: fixTargets, registry: registry, &problems)
         network.validate(&problems, place: "merged network")
         try problems.check()
-        let reviewer = registered.map {
+        var reviewer = registered.map {
             IdentityReviewer(model: inputs.model, registry: registry, registered: $0, network: network, keys: identityKeys,
                              ids: ids, fixTargets: Set(fixTargets.keys), decisions: inputs.decisions)
         }
+        registered = nil
         // A review that names nothing is not kept: the staging file is the same whether or not a
         // version was published before it (every s_id kept says nothing the plan must show).
         identity.review = reviewer?.review().nonEmpty
+        if !inputs.keepsEvidence { reviewer = nil }
         var remembered = network
         remembered.stations += mergedRows.map { var s = $0; s.enabled = false; return s }
         let registryText = registry.keepingFile(registry.text(after: remembered, current: keys,

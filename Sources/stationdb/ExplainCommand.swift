@@ -20,7 +20,9 @@ struct ExplainCommand: AsyncParsableCommand {
     var ids: [Int]
 
     func run() async throws {
-        guard let explanations = try await IngestPipeline.run(source.ingest).explain(ids) else {
+        var options = source.ingest
+        options.keepsEvidence = true
+        guard let explanations = try await IngestPipeline.run(options).explain(ids) else {
             throw StationError.badInput(SourceLocation(file: source.ingest.label(for: source.ingest.registryPath)),
                                         "holds no station yet: there is nothing to weigh this run's stations against (publish a first version)")
         }

@@ -41,21 +41,17 @@ package struct IdentitySide: Sendable {
     package var stations: [IdentityStation]
     /// Each line's stations, by the line's index.
     let members: [[Int]]
-    private let byBase: [String: [Int]]
-    private let byKey: [String: [Int]]
+    private let byBase: Postings
+    private let byKey: Postings
     let cells: PointGrid
 
     package init(_ stations: [IdentityStation]) {
         self.stations = stations
-        var byBase: [String: [Int]] = [:], byKey: [String: [Int]] = [:]
         var members = [[Int]](repeating: [], count: (stations.lazy.flatMap(\.lines).max() ?? -1) + 1)
-        for (i, s) in stations.enumerated() {
-            byBase[s.base, default: []].append(i)
-            for k in s.keys { byKey[k, default: []].append(i) }
-            for l in s.lines { members[l].append(i) }
-        }
+        for (i, s) in stations.enumerated() { for l in s.lines { members[l].append(i) } }
         self.members = members
-        (self.byBase, self.byKey) = (byBase, byKey)
+        byBase = Postings(count: stations.count) { CollectionOfOne(stations[$0].base) }
+        byKey = Postings(count: stations.count) { stations[$0].keys }
         cells = PointGrid(stations.map { ($0.lat, $0.lng) }, cellSize: 10_000)
     }
 
@@ -63,7 +59,7 @@ package struct IdentitySide: Sendable {
     /// kilometre or more from each other (each operator's row of one station is one place).
     func places(named s: IdentityStation, within reach: Double) -> Int {
         var firsts: [IdentityStation] = []
-        for i in byBase[s.base] ?? [] where metres(s, stations[i]) <= reach && !firsts.contains(where: { metres($0, stations[i]) < 1_000 }) {
+        for i in byBase[s.base] where metres(s, stations[i]) <= reach && !firsts.contains(where: { metres($0, stations[i]) < 1_000 }) {
             firsts.append(stations[i])
         }
         return firsts.count
@@ -72,10 +68,44 @@ package struct IdentitySide: Sendable {
     /// The stations of this side the evidence points at from `s`, a station of the other side:
     /// a key they share, the same name within 5 km, any within 1 km. In index order.
     package func candidates(for s: IdentityStation) -> [Int] {
-        var out = Set(s.keys.flatMap { byKey[$0] ?? [] })
-        for i in byBase[s.base] ?? [] where metres(s, stations[i]) <= 5_000 { out.insert(i) }
+        var out = Set(s.keys.flatMap { byKey[$0] })
+        for i in byBase[s.base] where metres(s, stations[i]) <= 5_000 { out.insert(i) }
         for i in cells.points(aroundLat: s.lat, lng: s.lng, metres: 1_000) where metres(s, stations[i]) <= 1_000 { out.insert(i) }
         return out.sorted()
+    }
+}
+
+/// The stations each string (a base name, a key) names, in index order: a string's first in a
+/// table, the rest chained through `next`. Most strings name one station, and an array of them
+/// each was a third of a side's memory at 100 times national.
+struct Postings: Sendable {
+    private var first: [String: Int32] = [:]
+    /// Each entry's station, and the next entry of its string (-1: none).
+    private var station: [Int32] = [], next: [Int32] = []
+
+    /// `strings(i)`: the strings that name station i, of `count`.
+    init<S: Sequence<String>>(count: Int, _ strings: (Int) -> S) {
+        // Last first, each entry put before its string's others: the chains come out in index order.
+        for i in (0..<count).reversed() {
+            for k in strings(i) {
+                station.append(Int32(i))
+                next.append(first[k] ?? -1)
+                first[k] = Int32(station.count - 1)
+            }
+        }
+    }
+
+    subscript(_ string: String) -> Chain { Chain(postings: self, entry: first[string] ?? -1) }
+
+    struct Chain: Sequence, IteratorProtocol {
+        let postings: Postings
+        var entry: Int32
+
+        mutating func next() -> Int? {
+            guard entry >= 0 else { return nil }
+            defer { entry = postings.next[Int(entry)] }
+            return Int(postings.station[Int(entry)])
+        }
     }
 }
 

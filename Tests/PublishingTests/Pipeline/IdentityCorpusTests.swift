@@ -300,7 +300,9 @@ final class IdentityCorpusTests: XCTestCase {
             let first = try await IngestPipeline.run(IngestOptions(rawFolder: "\(corpus)/\(transition)/steps/\(step - 1)", registryPath: registry))
             let before = try Outcome(registry: first.registryText, staging: first.staging)
             try AtomicFile.write(first.registryText, to: registry)
-            let outcome = try await IngestPipeline.run(IngestOptions(rawFolder: "\(corpus)/\(transition)/steps/\(step)", registryPath: registry))
+            var options = IngestOptions(rawFolder: "\(corpus)/\(transition)/steps/\(step)", registryPath: registry)
+            options.keepsEvidence = true
+            let outcome = try await IngestPipeline.run(options)
             let now = try Outcome(registry: outcome.registryText, staging: outcome.staging)
             var same = Set<[Int]>()
             for l in labels where l.fromStep == step - 1 && l.toStep == step && (l.expect == "same" || l.expect == "merged") {
