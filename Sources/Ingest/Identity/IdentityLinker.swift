@@ -62,6 +62,9 @@ enum IdentityLinker {
         let index: [Int: Int]
         let lineIDs: [Int]
 
+        /// The registry's stations, or nil when it has none (a first version: nothing to review).
+        static func of(_ registry: Registry) -> Registered? { registry.contains(anyOf: .station) ? Registered(registry) : nil }
+
         init(_ registry: Registry) {
             ids = registry.ids(.station)
             lineIDs = registry.ids(.line)

@@ -6,7 +6,7 @@ import Synchronization
 /// waits for its count only at the summary. The maker is a child of `beside`'s scope, so it
 /// never outlives the run, and its failure is still the run's.
 package final class Pending<Value: Sendable>: Sendable {
-    private let state = Mutex<(result: Result<Value, any Error>?, waiting: [CheckedContinuation<Value, any Error>])>((nil, []))
+    fileprivate let state = Mutex<(result: Result<Value, any Error>?, waiting: [CheckedContinuation<Value, any Error>])>((nil, []))
 
     private init() {}
 
@@ -28,7 +28,7 @@ package final class Pending<Value: Sendable>: Sendable {
         settle(result)
     }
 
-    private func settle(_ result: Result<Value, any Error>) {
+    fileprivate func settle(_ result: Result<Value, any Error>) {
         let waiting = state.withLock { state in
             state.result = result
             defer { state.waiting = [] }
@@ -65,20 +65,37 @@ package final class Pending<Value: Sendable>: Sendable {
     }
 }
 
+extension Pending {
+    /// `body`, with `maker` running beside it on a thread of its own, for work that is not
+    /// async (ingest's assemble, which tests call as it is): both finish before it returns,
+    /// and `maker`'s error comes first.
+    package static func onThread<T>(_ maker: @escaping @Sendable () throws -> Value, _ body: () throws -> T) throws -> (Value, T) {
+        let pending = Pending<Value>()
+        let thread = ThreadJob.start(joinable: true) { pending.settle(Result { try maker() }) }
+        let result = Result { try body() }
+        if let thread { pthread_join(thread, nil) }
+        let made = try pending.state.withLock { $0.result! }.get()
+        return (made, try result.get())
+    }
+}
+
 /// A closure run on a thread of its own (`Pending.onThread`).
 private final class ThreadJob: Sendable {
     let run: @Sendable () -> Void
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 
-    /// Runs `run` on a new thread (here, when none can be made).
-    static func start(_ run: @escaping @Sendable () -> Void) {
+    /// Runs `run` on a new thread (here, when none can be made: then nil); a joinable one is
+    /// the caller's to join.
+    @discardableResult
+    static func start(joinable: Bool = false, _ run: @escaping @Sendable () -> Void) -> pthread_t? {
         let job = Unmanaged.passRetained(ThreadJob(run)).toOpaque()
         var thread: pthread_t = 0
-        if pthread_create(&thread, nil, runJob, job) == 0 {
-            pthread_detach(thread)
-        } else {
+        guard pthread_create(&thread, nil, runJob, job) == 0 else {
             _ = runJob(job)
+            return nil
         }
+        if !joinable { pthread_detach(thread) }
+        return joinable ? thread : nil
     }
 }
 

@@ -131,6 +131,8 @@ package struct Registry: Sendable, Equatable {
 
     package func contains(_ kind: Kind, _ id: Int) -> Bool { records[kind][id] != nil }
 
+    package func contains(anyOf kind: Kind) -> Bool { !records[kind].isEmpty }
+
     /// The keys an ID is registered under (empty ones in a hand-edited field dropped).
     package func keys(_ kind: Kind, _ id: Int) -> [String]? {
         keysField(kind, id).map { $0.split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) } }
