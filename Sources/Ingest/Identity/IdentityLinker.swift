@@ -69,12 +69,7 @@ enum IdentityLinker {
             ids = registry.ids(.station)
             lineIDs = registry.ids(.line)
             let lineIndex = Dictionary(uniqueKeysWithValues: lineIDs.enumerated().map { ($1, $0) })
-            side = IdentitySide(ids.map { id in
-                let row = registry.row(station: id)!
-                return IdentityStation(name: row.name, yomi: row.yomi, lat: row.lat, lng: row.lng, operatorID: row.operatorID,
-                                       shinkansen: registry.isShinkansen(station: id), enabled: row.enabled,
-                                       keys: registry.keys(.station, id) ?? [], lines: registry.lines(station: id).compactMap { lineIndex[$0] })
-            })
+            side = IdentitySide(registry.identityStations(ids, lineIndex: lineIndex))
             index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
         }
     }

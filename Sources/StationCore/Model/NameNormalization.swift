@@ -40,19 +40,31 @@ package enum StationName {
         }
     }
 
-    private static let opening: Set<Unicode.Scalar> = ["(", "（", "〈", "「", "【", "［"]
-    private static let closing: Set<Unicode.Scalar> = [")", "）", "〉", "」", "】", "］"]
+    // Switches, not sets: a set's hash of every scalar of every name was most of a base's cost.
+    private static func opens(_ u: Unicode.Scalar) -> Bool {
+        switch u {
+        case "(", "（", "〈", "「", "【", "［": true
+        default: false
+        }
+    }
+
+    private static func closes(_ u: Unicode.Scalar) -> Bool {
+        switch u {
+        case ")", "）", "〉", "」", "】", "］": true
+        default: false
+        }
+    }
 
     /// The normalised name without what brackets add: a sub-name or another
     /// spelling (四ツ谷(四ッ谷), 押上〈スカイツリー前〉, 近鉄四日市（あすなろう四日市）).
     package static func base(_ name: String) -> String {
         // A bracket is one scalar, and only it equals itself: a name without one keeps all.
-        guard name.unicodeScalars.contains(where: { opening.contains($0) || closing.contains($0) }) else { return normalized(name) }
+        guard name.unicodeScalars.contains(where: { opens($0) || closes($0) }) else { return normalized(name) }
         var depth = 0, kept = ""
         for c in name {
             if c.unicodeScalars.count == 1, let u = c.unicodeScalars.first {
-                if opening.contains(u) { depth += 1; continue }
-                if closing.contains(u) { depth = max(0, depth - 1); continue }
+                if opens(u) { depth += 1; continue }
+                if closes(u) { depth = max(0, depth - 1); continue }
             }
             if depth == 0 { kept.append(c) }
         }
@@ -91,10 +103,14 @@ package enum NFKC {
     }
 
     /// Whether NFKC leaves every scalar of `s` as it is, by the ranges below.
-    package static func isPlain(_ s: String) -> Bool { s.unicodeScalars.allSatisfy { u in unchanged.contains { $0.contains(u.value) } } }
-
-    private static let unchanged: [ClosedRange<UInt32>] = [0x00...0x7F, 0x3005...0x3007, 0x3041...0x3096, 0x309D...0x309E,
-                                                            0x30A1...0x30FA, 0x30FC...0x30FE, 0x4E00...0x9FFF]
+    package static func isPlain(_ s: String) -> Bool {
+        s.unicodeScalars.allSatisfy { u in
+            switch u.value {
+            case 0x00...0x7F, 0x3005...0x3007, 0x3041...0x3096, 0x309D...0x309E, 0x30A1...0x30FA, 0x30FC...0x30FE, 0x4E00...0x9FFF: true
+            default: false
+            }
+        }
+    }
 
     /// ICU's NFKC normaliser, a process-wide instance that ICU makes once and keeps.
     private static var normalizer: UnsafeRawPointer {

@@ -178,6 +178,23 @@ package struct Registry: Sendable, Equatable {
         return table.bool(r, c.shinkansen, default: false, &unused) ?? false
     }
 
+    /// The registered stations `ids` as the identity evidence reads them, each of its lines as
+    /// `lineIndex` numbers its l_id (one it lacks is left out): each row looked up once, and only
+    /// the fields the evidence weighs made into strings.
+    package func identityStations(_ ids: [Int], lineIndex: [Int: Int]) -> [IdentityStation] {
+        guard let table, let c else { return [] }
+        var unused = DiagnosticCollector()
+        return ids.map { id in
+            let r = records.stations[id]!
+            let keys = table.bytes(r, c.keys).split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) }
+            let shinkansen = table.trimmedBytes(r, c.shinkansen).isEmpty ? ShinkansenKey.marks(keys) : table.bool(r, c.shinkansen, default: false, &unused) ?? false
+            return IdentityStation(name: table.string(r, c.name), yomi: table.string(r, c.yomi), lat: table.int(r, c.lat, &unused) ?? 0,
+                                   lng: table.int(r, c.lng, &unused) ?? 0, operatorID: table.int(r, c.operatorID, &unused) ?? 0, shinkansen: shinkansen,
+                                   enabled: table.bool(r, c.enabled, default: true, &unused) ?? true, keys: keys,
+                                   lines: (Self.lineIDs(table.bytes(r, c.lines)) ?? []).compactMap { lineIndex[$0] })
+        }
+    }
+
     /// The lines the station served when it was last published (none known for a
     /// registry written before rows said).
     package func lines(station id: Int) -> [Int] {
