@@ -342,6 +342,60 @@ def whole_make(scale, runs):
         rm(raw)
 
 
+# A typical night, as the upstream's own history has them (a median patch of 728 bytes):
+# three stations re-surveyed (~30 m), two renamed, one closed, on top of a published version.
+TYPICAL_NIGHT = dict(moved=(101, 2203, 5407), renamed=(333, 4444), closed=(777,))
+
+
+def typical_night(stations_csv):
+    """Edits a native master's stations.csv in place as a typical night changes it."""
+    with open(stations_csv, newline="") as f:
+        rows = list(csv.reader(f))
+    head, body = rows[0], rows[1:]
+    lat, name, enabled = head.index("lat"), head.index("station"), head.index("enabled")
+    for i in TYPICAL_NIGHT["moved"]:
+        body[i][lat] = f"{float(body[i][lat]) + 0.0003:.6f}"
+    for i in TYPICAL_NIGHT["renamed"]:
+        body[i][name] += "新"
+    for i in TYPICAL_NIGHT["closed"]:
+        body[i][enabled] = "0"
+    with open(stations_csv, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([head] + body)
+
+
+def nightly(scale, runs):
+    """The maintainer's nightly loop on a typical night: `make plan && make` against the published
+    version before it (six stations changed), against the fair peer, which makes the whole
+    bundle again (it has nothing else to do), and against our own first publish of the same size."""
+    raw, build, dist = W(f"night-raw-x{scale}"), W("out", f"night-build-x{scale}"), W("out", f"night-dist-x{scale}")
+    rm(raw, build, dist)
+    shutil.copytree(W(f"x{scale}"), raw, ignore=shutil.ignore_patterns("N02-stations.xml"))
+    make = ["make", "--no-print-directory", "-s", "-f", os.path.join(A.root, "Makefile"), f"RAW={raw}", f"BUILD={build}", f"DIST={dist}"]
+    run_once(make)
+    # Version 1 as the night finds it: its dist, build records and registry, kept to go back to.
+    kept = W("out", f"night-kept-x{scale}")
+    rm(kept)
+    os.makedirs(kept)
+    shutil.copytree(build, os.path.join(kept, "build"))
+    shutil.copytree(dist, os.path.join(kept, "dist"))
+    shutil.copy(os.path.join(raw, "registry.csv"), os.path.join(kept, "registry.csv"))
+    typical_night(os.path.join(raw, "stations.csv"))
+
+    def back_to_version_1():
+        rm(build, dist)
+        shutil.copytree(os.path.join(kept, "build"), build)
+        shutil.copytree(os.path.join(kept, "dist"), dist)
+        shutil.copy(os.path.join(kept, "registry.csv"), os.path.join(raw, "registry.csv"))
+
+    night = ["sh", "-c", '"$@" plan && "$@"', "sh"] + make
+    peer = fair_peer(raw, W("out", f"night-x{scale}.sqlite3-import.sqlite"))
+    t, b = measure(night, peer, runs=runs, prep=back_to_version_1)
+    row("a typical night: make plan && make (6 stations changed)", f"{scale}x", t, b, "fair peer", target="reported")
+    first, _ = measure(make, runs=max(1, runs // 2), prep=lambda: rm(build, dist))
+    row("the first publish of the same network: make (information)", f"{scale}x", first, b, "fair peer", target="reported")
+    rm(raw, build, dist, kept)
+
+
 def national(runs):
     """The national stages; with --before, each against the old binary as well."""
     scale = 1
@@ -398,6 +452,7 @@ def national(runs):
         target("N02 reader within 2x xmllint --stream", None, "xmllint missing")
 
     whole_make(1, runs)
+    nightly(1, runs)
 
     # Diff of two national versions against sqldiff, and against the binary before.
     diff_at(1, runs)
@@ -558,6 +613,7 @@ def main():
             scaled(scale, runs.get(scale, 3))
             if scale in WHOLE_MAKE_BUDGET:
                 whole_make(scale, runs.get(scale, 3))
+                nightly(scale, runs.get(scale, 3))
                 diff_at(scale, runs.get(scale, 3))
     if "preview" in steps:
         preview(runs.get(1, 5))

@@ -100,8 +100,8 @@ package struct IngestOptions: Sendable {
     /// The evidence's weights (a test may change one to see it matter).
     package var model = IdentityModel.estimated
     /// Whether the outcome keeps the identity review's sides, for `stationdb explain` and the
-    /// weights' estimation. A run that only publishes lets them go before it writes the registry's
-    /// text: at 100 times national they are a third of its memory.
+    /// weights' estimation. A run that only publishes lets them go once the review is made: at 100
+    /// times national they are a third of its memory.
     package var keepsEvidence = false
 
     package init(rawFolder: String, rawLabel: String? = nil, registryPath: String? = nil, fixesPath: String? = nil, problemLimit: Int = 100) {
@@ -155,8 +155,9 @@ package enum IngestPipeline {
         try options.checkRawFolder()
         let config = try SourcesConfig.load(rawFolder: options.rawFolder, rawLabel: options.rawLabel)
         async let meta = options.sourceDigests ?? digests(config, options)
-        // The registry and its stations as the evidence reads them are made beside the sources
-        // (the second core): a fifth of an ingest at 10 times national.
+        // The registry and its stations as the evidence reads them are made beside the sources, on
+        // the second core: a fifth of an ingest at 10 times national, for 130 MB more at the read's
+        // peak at 100 times (bench/README.md, issue 51).
         async let registered = Self.registered(options)
         var problems = DiagnosticCollector(limit: options.problemLimit)
         let merger = NetworkMerger()
@@ -264,7 +265,7 @@ package enum IngestPipeline {
         }
         let ids: IdentityLinker.IDs
         // The registry's stations as the evidence reads them, for the linker and the review alike.
-        var registered = inputs.registered
+        let registered = inputs.registered
         do {
             ids = try IdentityLinker.link(IdentityLinker.Input(operators: merger.operators, lines: merger.lines, stations: merger.stations,
                                                                stationLines: merger.stationLines),
@@ -366,7 +367,6 @@ package enum IngestPipeline {
                 IdentityReviewer(model: model, registry: registry, registered: $0, network: network, keys: identityKeys,
                                  ids: ids, fixTargets: Set(fixTargets.keys), decisions: decisions)
             }
-            registered = nil
             return (reviewer?.review(), keepsEvidence ? reviewer : nil)
         }
         // A review that names nothing is not kept: the staging file is the same whether or not a

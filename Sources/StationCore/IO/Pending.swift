@@ -6,7 +6,7 @@ import Synchronization
 /// waits for its count only at the summary. The maker is a child of `beside`'s scope, so it
 /// never outlives the run, and its failure is still the run's.
 package final class Pending<Value: Sendable>: Sendable {
-    fileprivate let state = Mutex<(result: Result<Value, any Error>?, waiting: [CheckedContinuation<Value, any Error>])>((nil, []))
+    private let state = Mutex<(result: Result<Value, any Error>?, waiting: [CheckedContinuation<Value, any Error>])>((nil, []))
 
     private init() {}
 
@@ -28,7 +28,7 @@ package final class Pending<Value: Sendable>: Sendable {
         settle(result)
     }
 
-    fileprivate func settle(_ result: Result<Value, any Error>) {
+    private func settle(_ result: Result<Value, any Error>) {
         let waiting = state.withLock { state in
             state.result = result
             defer { state.waiting = [] }
