@@ -102,7 +102,7 @@ package enum NFKC {
         }
     }
 
-    /// Whether NFKC leaves every scalar of `s` as it is, by the ranges below.
+    /// Whether NFKC leaves every scalar of `s` as it is: ASCII, kana without a combining mark, the unified ideographs.
     package static func isPlain(_ s: String) -> Bool {
         s.unicodeScalars.allSatisfy { u in
             switch u.value {
