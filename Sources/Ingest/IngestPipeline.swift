@@ -29,16 +29,22 @@ package struct IngestOutcome: Sendable {
     package var stationOrigins: [Int: SourceLocation] = [:]
     /// raw/fixes.csv as read.
     package var fixes: [DataFix] = []
-    /// The identity review's sides, for `stationdb explain` (none for a first version, and kept only when
-    /// IngestOptions.keepsEvidence asks).
+    /// The identity review's sides, for `stationdb explain` (none for a first version), kept only when
+    /// IngestOptions.keepsEvidence asks.
     var reviewer: IdentityReviewer?
+    /// Whether the run kept them: asking a run that did not is a caller's mistake, not a first version.
+    var keptEvidence = false
 
     /// Every pair the evidence weighs (IdentityReviewer.pairs), for the weights' estimation.
-    package func identityPairs() -> [IdentityPair] { reviewer?.pairs() ?? [] }
+    package func identityPairs() -> [IdentityPair] {
+        precondition(keptEvidence, "the weighed pairs of a run made without IngestOptions.keepsEvidence")
+        return reviewer?.pairs() ?? []
+    }
 
     /// The evidence on each of `ids` (IdentityReviewer.explain); nil with no registry to weigh
     /// against. An s_id neither ever published nor this run's is bad input, all of them at once.
     package func explain(_ ids: [Int]) throws -> [IdentityExplanation]? {
+        precondition(keptEvidence, "explain on a run made without IngestOptions.keepsEvidence")
         guard let reviewer else { return nil }
         let unknown = ids.filter { reviewer.registered.index[$0] == nil && reviewer.at[$0] == nil }
         guard unknown.isEmpty else {
@@ -149,8 +155,9 @@ package enum IngestPipeline {
     }
 
     /// Reads every declared source and merges it as soon as it is read (so the sources
-    /// are never all held at once); `each` sees each source before it is let go. Then
-    /// the fixes and the registry. Bad input in any of them is one StationError of bad input.
+    /// are never all held at once); `each` sees each source before it is let go. Then the
+    /// fixes; the registry is read beside the sources, its errors said after theirs. Bad
+    /// input in any of them is one StationError of bad input.
     package static func read(_ options: IngestOptions, each: (SourceNetwork) -> Void = { _ in }) async throws -> IngestInputs {
         try options.checkRawFolder()
         let config = try SourcesConfig.load(rawFolder: options.rawFolder, rawLabel: options.rawLabel)
@@ -374,7 +381,7 @@ package enum IngestPipeline {
         identity.review = review?.nonEmpty
         if !identity.isEmpty { meta[StagingMeta.identity] = identity.text }
         return IngestOutcome(staging: Staging(network: network, meta: meta), report: report, registryText: registryText,
-                             stationOrigins: stationOrigins, fixes: inputs.fixes, reviewer: reviewer)
+                             stationOrigins: stationOrigins, fixes: inputs.fixes, reviewer: reviewer, keptEvidence: keepsEvidence)
     }
 
     /// The decisions of raw/identity.csv this run applied, held against the network as the

@@ -89,7 +89,7 @@ enum IdentityLinker {
             for x in input.stationLines { out[x.lineIndex].append(x.stationIndex) }
             return out
         }()
-        // Made when first asked: a native master's run, its IDs all its own, needs none of it.
+        // Ingest's, made beside the sources; made here when a caller gives none.
         private var given: Registered?
         lazy var registered: Registered = given ?? Registered(registry)
         /// This run's stations as the evidence reads them (operators filled in once linked).

@@ -340,11 +340,8 @@ package struct BuildStage: Stage, Sendable {
     /// published version (PublishedIDs), and that every renumbered old s_id was once a station.
     package func checkPublishedIDs(against baseline: Baseline?, staging held: Staging? = nil) throws {
         let staging = try held ?? StagingFile.read(from: staging)
-        let renumberings = try renumberings(meta: staging.meta)
-        // Parsed only when something is held against it: a first version without renumberings has
-        // nothing to check (at 100 times national the parse was 1.5 s of the build).
-        let registry = renumberings.isEmpty && baseline?.registryPath == nil ? nil : try Registry.load(path: stagingRegistry)
-        if let registry { try RenumberingFile.checkOldIDs(renumberings, registry: registry, registryLabel: registryLabel, baseline: baseline) }
+        let renumberings = try renumberings(meta: staging.meta), registry = try Registry.load(path: stagingRegistry)
+        try RenumberingFile.checkOldIDs(renumberings, registry: registry, registryLabel: registryLabel, baseline: baseline)
         try PublishedIDs.check(staging.network, renumbered: Set(renumberings.keys.map(\.oldID)),
                                registry: registry, registryLabel: registryLabel, baseline: baseline)
     }
