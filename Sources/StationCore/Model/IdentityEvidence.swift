@@ -41,8 +41,8 @@ package struct IdentitySide: Sendable {
     package var stations: [IdentityStation]
     /// Each line's stations, by the line's index.
     let members: [[Int]]
-    private let byBase: Postings<String>
-    private let byKey: Postings<String>
+    private let byBase: Postings
+    private let byKey: Postings
     let cells: PointGrid
 
     package init(_ stations: [IdentityStation]) {
@@ -78,13 +78,13 @@ package struct IdentitySide: Sendable {
 /// The stations each string (a base name, a key) names, in index order: a string's first in a
 /// table, the rest chained through `next`. Most strings name one station, and an array of them
 /// each was a third of a side's memory at 100 times national.
-struct Postings<Key: Hashable & Sendable>: Sendable {
-    private var first: [Key: Int32] = [:]
+struct Postings: Sendable {
+    private var first: [String: Int32] = [:]
     /// Each entry's station, and the next entry of its string (-1: none).
     private var station: [Int32] = [], next: [Int32] = []
 
     /// `strings(i)`: the strings that name station i, of `count`.
-    init<S: Sequence<Key>>(count: Int, _ strings: (Int) -> S) {
+    init<S: Sequence<String>>(count: Int, _ strings: (Int) -> S) {
         first.reserveCapacity(count)
         station.reserveCapacity(count)
         next.reserveCapacity(count)
@@ -98,7 +98,7 @@ struct Postings<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    subscript(_ key: Key) -> Chain { Chain(postings: self, entry: first[key] ?? -1) }
+    subscript(_ string: String) -> Chain { Chain(postings: self, entry: first[string] ?? -1) }
 
     struct Chain: Sequence, IteratorProtocol {
         let postings: Postings

@@ -134,8 +134,11 @@ package struct Registry: Sendable, Equatable {
     package func contains(anyOf kind: Kind) -> Bool { !records[kind].isEmpty }
 
     /// The keys an ID is registered under (empty ones in a hand-edited field dropped).
-    package func keys(_ kind: Kind, _ id: Int) -> [String]? {
-        keysField(kind, id).map { $0.split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) } }
+    package func keys(_ kind: Kind, _ id: Int) -> [String]? { keysField(kind, id).map(Self.keys) }
+
+    /// A keys field's keys (empty ones dropped).
+    private static func keys(_ field: ArraySlice<UInt8>) -> [String] {
+        field.split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) }
     }
 
     private func keysField(_ kind: Kind, _ id: Int) -> ArraySlice<UInt8>? {
@@ -173,7 +176,11 @@ package struct Registry: Sendable, Equatable {
     /// registry written before rows said, its keys do (ShinkansenKey).
     package func isShinkansen(station id: Int) -> Bool {
         guard let table, let c, let r = records.stations[id] else { return false }
-        if table.trimmedBytes(r, c.shinkansen).isEmpty { return ShinkansenKey.marks(keys(.station, id) ?? []) }
+        return Self.isShinkansen(table, c, r, keys: Self.keys(table.bytes(r, c.keys)))
+    }
+
+    private static func isShinkansen(_ table: CSVTable, _ c: Columns, _ r: Int, keys: [String]) -> Bool {
+        if table.trimmedBytes(r, c.shinkansen).isEmpty { return ShinkansenKey.marks(keys) }
         var unused = DiagnosticCollector()
         return table.bool(r, c.shinkansen, default: false, &unused) ?? false
     }
@@ -186,10 +193,10 @@ package struct Registry: Sendable, Equatable {
         var unused = DiagnosticCollector()
         return ids.map { id in
             let r = records.stations[id]!
-            let keys = table.bytes(r, c.keys).split(separator: UInt8(ascii: "|")).map { String(decoding: $0, as: UTF8.self) }
-            let shinkansen = table.trimmedBytes(r, c.shinkansen).isEmpty ? ShinkansenKey.marks(keys) : table.bool(r, c.shinkansen, default: false, &unused) ?? false
+            let keys = Self.keys(table.bytes(r, c.keys))
             return IdentityStation(name: table.string(r, c.name), yomi: table.string(r, c.yomi), lat: table.int(r, c.lat, &unused) ?? 0,
-                                   lng: table.int(r, c.lng, &unused) ?? 0, operatorID: table.int(r, c.operatorID, &unused) ?? 0, shinkansen: shinkansen,
+                                   lng: table.int(r, c.lng, &unused) ?? 0, operatorID: table.int(r, c.operatorID, &unused) ?? 0,
+                                   shinkansen: Self.isShinkansen(table, c, r, keys: keys),
                                    enabled: table.bool(r, c.enabled, default: true, &unused) ?? true, keys: keys,
                                    lines: (Self.lineIDs(table.bytes(r, c.lines)) ?? []).compactMap { lineIndex[$0] })
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Publishing
 import StationCore
 import TestSupport
 import XCTest
@@ -192,14 +193,28 @@ final class DeployFixture {
     /// the words joined and run by the login's shell), run on this machine: rsync's
     /// -e and deploy's own commands go through it exactly as through ssh. Each call is
     /// logged, so a test sees what crossed to the "host".
-    func fakeSSH() throws -> (command: String, log: String) {
-        let path = folder + "/fake-ssh", log = folder + "/fake-ssh.log"
+    ///
+    /// `holding` holds one call: the rsync receiving that version gets the first `bytes` of
+    /// its stream, then nothing (the sender waits, the receiver waits), until the process
+    /// group is killed. A copy of a file larger than that stops partway through it, for as
+    /// long as the test likes. The call is known by its destination, the version's staging
+    /// folder: a deploy that stopped staging is not held, and the test says so ("the deploy
+    /// ended though its stream was held"). (dd, not head -c: head buffers what it passes on,
+    /// and rsync's first messages would never reach the receiver.)
+    func fakeSSH(holding: (version: Int, bytes: Int)? = nil) throws -> (command: String, log: String) {
+        let path = folder + (holding == nil ? "/fake-ssh" : "/fake-ssh-held"), log = folder + "/fake-ssh.log"
+        let held = holding.map { """
+            case "$*" in
+            *"rsync --server"*"/\(Deployment.stagingPrefix)\($0.version)-"*) { dd bs=65536 count=\($0.bytes) iflag=count_bytes status=none; exec sleep 3600; } | sh -c "$*"; exit ;;
+            esac
+
+            """ } ?? ""
         try """
             #!/bin/sh
             printf '%s\\n' "$*" >> '\(log)'
             while [ $# -gt 0 ]; do case "$1" in -l|-p|-i|-o) shift 2 ;; -*) shift ;; *) break ;; esac; done
             shift
-            exec sh -c "$*"
+            \(held)exec sh -c "$*"
             """.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)
         return (path, log)

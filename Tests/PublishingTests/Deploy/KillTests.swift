@@ -97,7 +97,7 @@ final class KillDuringDeployTests: XCTestCase {
         try assertKilledThenDeployedAgain(dist: dist, target: f.target, options: [], serves: [1], "local copy, killed at chunk#40")
 
         // rsync over ssh, its stream held: the kill lands during the copy, every time.
-        let holding = try f.fakeSSH(holdingVersion: 3, after: 8 << 20), ssh = try f.fakeSSH()
+        let holding = try f.fakeSSH(holding: (version: 3, bytes: 8 << 20)), ssh = try f.fakeSSH()
         let heldTarget = "deploy-host:" + f.target
         try f.resetTarget(to: atVersion1)
         let held = try GroupProcess(try BuiltTools.stationdb(), ["deploy", dist, heldTarget, "--rsh", holding.command])
@@ -179,29 +179,6 @@ final class KillDuringDeployTests: XCTestCase {
 }
 
 extension DeployFixture {
-    /// The stand-in ssh (fakeSSH) but for one call: the rsync receiving version `version`
-    /// gets the first `bytes` of its stream, then nothing (the sender waits, the receiver
-    /// waits), until the process group is killed. A copy of a file larger than that stops
-    /// partway through it, for as long as the test likes. The call is known by its destination,
-    /// the version's staging folder: a deploy that stopped staging is not held, and the test
-    /// says so ("the deploy ended though its stream was held"). (dd, not head -c: head buffers
-    /// what it passes on, and rsync's first messages would never reach the receiver.)
-    func fakeSSH(holdingVersion version: Int, after bytes: Int) throws -> (command: String, log: String) {
-        let path = folder + "/fake-ssh-held", log = folder + "/fake-ssh.log"
-        try """
-            #!/bin/sh
-            printf '%s\\n' "$*" >> '\(log)'
-            while [ $# -gt 0 ]; do case "$1" in -l|-p|-i|-o) shift 2 ;; -*) shift ;; *) break ;; esac; done
-            shift
-            case "$*" in
-            *"rsync --server"*"/\(Deployment.stagingPrefix)\(version)-"*) { dd bs=65536 count=\(bytes) iflag=count_bytes status=none; exec sleep 3600; } | sh -c "$*"; exit ;;
-            esac
-            exec sh -c "$*"
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
-        return (path, log)
-    }
-
     func stationdb(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         try Self.runStationDB(arguments, environment: environment, in: folder)
     }
